@@ -1,0 +1,138 @@
+# trainplan: GNU Make, C17, gcc, OpenMP. `make run` and `make test` install
+# what is missing (Debian packages), build and run. See README.md.
+#   make [all]            build ./trainplan and libtrainplan.a
+#   make run              deps + build + the default job
+#   make test             deps + unit, CLI and bad-input tests, then all again
+#                         under AddressSanitizer and UBSan
+#   make bench            predictor and search benchmarks (figures, no asserts)
+#   make install PREFIX=/usr/local
+#   make SANITIZE=address,undefined ...   sanitizer build (in build/san)
+#   make DEVELOPER=1      -Werror (CI)
+#   make V=1              show commands
+
+CC       ?= gcc
+CFLAGS   ?= -O2 -g
+PREFIX   ?= /usr/local
+WARN      = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
+            -Wmissing-prototypes -Wformat=2 -Wvla -Wdouble-promotion
+PKG_LIBS  = libconfig jansson
+ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. -fopenmp $(WARN) $(CFLAGS)
+ALL_LDFLAGS = -fopenmp $(LDFLAGS)
+LDLIBS     += -lconfig -ljansson -lm
+
+ifdef DEVELOPER
+ALL_CFLAGS += -Werror
+endif
+ifdef SANITIZE
+BUILD       ?= build/san
+ALL_CFLAGS  += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+PROG        ?= $(BUILD)/trainplan
+else
+BUILD       ?= build
+PROG        ?= trainplan
+endif
+
+ifneq ($(V),1)
+QUIET_CC  = @echo '   ' CC $@;
+QUIET_AR  = @echo '   ' AR $@;
+QUIET_LD  = @echo '   ' LINK $@;
+QUIET_GEN = @echo '   ' GEN $@;
+endif
+
+LIB_SRC   = $(wildcard common/*.c spaces/*.c hardware/*.c predictor/*.c \
+                       search/*.c results/*.c)
+CLI_SRC   = $(wildcard cli/*.c)
+UNIT_SRC  = $(wildcard tests/unit/*.c)
+MODEL_CFG = $(sort $(wildcard spaces/models/*.cfg))
+SYSTEM_CFG = $(sort $(wildcard hardware/systems/*.cfg))
+SCEN_CFG  = $(sort $(wildcard spaces/scenarios/*.cfg))
+GEN_SRC   = $(BUILD)/gen/model_presets.c $(BUILD)/gen/hw_presets.c \
+            $(BUILD)/gen/scenario_presets.c
+
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_OBJ  = $(UNIT_SRC:%.c=$(BUILD)/%.o)
+LIB       = $(BUILD)/libtrainplan.a
+UNIT      = $(BUILD)/tests/unit-tests
+BENCH     = $(BUILD)/bench/bench-predict
+
+DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev
+
+.PHONY: all run test check unit cli-test bench deps install clean
+.DELETE_ON_ERROR:
+
+all: $(PROG)
+
+$(PROG): $(CLI_OBJ) $(LIB)
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/model_presets.c: $(MODEL_CFG) common/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh common/embed.sh model_presets $(MODEL_CFG) > $@
+$(BUILD)/gen/hw_presets.c: $(SYSTEM_CFG) common/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh common/embed.sh hw_presets $(SYSTEM_CFG) > $@
+$(BUILD)/gen/scenario_presets.c: $(SCEN_CFG) common/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh common/embed.sh scenario_presets $(SCEN_CFG) > $@
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+
+# ---- set-up: Debian packages, installed only when missing ----
+deps:
+	@missing=; for p in $(DEB_PKGS); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(PROG)
+
+# ---- tests ----
+$(UNIT): $(UNIT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) -lcriterion $(LDLIBS)
+
+unit: $(UNIT)
+	TRAINPLAN_SHARED=$(CURDIR)/../shared ./$(UNIT) --jobs 2
+
+cli-test: $(PROG)
+	TRAINPLAN=$(CURDIR)/$(PROG) sh tests/cli/run.sh
+
+check: unit cli-test
+
+test: deps
+	@$(MAKE) --no-print-directory check
+	@echo '== again under AddressSanitizer and UndefinedBehaviorSanitizer =='
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(MAKE) --no-print-directory SANITIZE=address,undefined check
+
+# ---- benchmarks (figures only) ----
+$(BENCH): $(BUILD)/bench/bench_predict.o $(LIB)
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench: deps $(BENCH)
+	./$(BENCH)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(PROG) $(DESTDIR)$(PREFIX)/bin/trainplan
+
+clean:
+	rm -rf build trainplan

@@ -1,0 +1,84 @@
+/* common/outfile.c: write to "<dir>/.<name>.XXXXXX", fsync-free rename on
+ * success (rename(2) is atomic within one file system). */
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+
+static void clear(struct tpl_outfile *o)
+{
+    free(o->path);
+    free(o->tmp);
+    o->fp = NULL;
+    o->path = o->tmp = NULL;
+}
+
+int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *err)
+{
+    const char *slash;
+    size_t dirlen, n;
+    int fd;
+    o->fp = NULL;
+    o->path = o->tmp = NULL;
+    if (!path || !strcmp(path, "-")) {
+        o->fp = stdout;
+        return 0;
+    }
+    slash = strrchr(path, '/');
+    dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    n = strlen(path) + 16;
+    o->tmp = xmalloc(n);
+    snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    o->path = xstrdup(path);
+    fd = mkstemp(o->tmp);
+    if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path, strerror(e));
+        clear(o);
+        return TPL_EIO;
+    }
+    fchmod(fd, 0644);
+    return 0;
+}
+
+int tpl_outfile_commit(struct tpl_outfile *o, struct tpl_err *err)
+{
+    int bad;
+    if (!o->path) {
+        bad = fflush(o->fp) != 0 || ferror(o->fp);
+        o->fp = NULL;
+        return bad ? tpl_errorf(err, TPL_EIO, "cannot write to standard output")
+                   : 0;
+    }
+    bad = ferror(o->fp);
+    bad |= fclose(o->fp) != 0;
+    if (bad || rename(o->tmp, o->path) != 0) {
+        int e = errno;
+        unlink(o->tmp);
+        tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", o->path, strerror(e));
+        clear(o);
+        return TPL_EIO;
+    }
+    clear(o);
+    return 0;
+}
+
+void tpl_outfile_abort(struct tpl_outfile *o)
+{
+    if (!o || !o->fp)
+        return;
+    if (o->path) {
+        fclose(o->fp);
+        unlink(o->tmp);
+    }
+    clear(o);
+}

@@ -1,0 +1,189 @@
+/* hardware/hw.c: system file loader. Every field is required and range
+ * checked; units convert once here (TFLOP/s -> FLOP/s, GiB -> bytes,
+ * Gb/s -> bytes/s, us -> s) so the predictor computes in SI only. */
+#include "hardware/hw.h"
+
+#include <string.h>
+
+#define GIB   1073741824.0
+#define TERA  1e12
+#define GIGA  1e9
+#define US    1e-6
+
+const char *const hw_sections[] = {
+    "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
+    "price", NULL,
+};
+
+static const char *const system_fields[] = { "name", "description", NULL };
+static const char *const gpu_fields[] = {
+    "name", "bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_gib", "hbm_tbps",
+    "sms", "tdp_w", NULL,
+};
+static const char *const node_fields[] = {
+    "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_latency_us", NULL,
+};
+static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
+static const char *const efficiency_fields[] = {
+    "gemm", "gemm_half_gflop", "attn", "hbm", "nvlink", "network", NULL,
+};
+static const char *const kernel_fields[] = {
+    "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
+};
+static const char *const memory_fields[] = { "reserve_gib", NULL };
+static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
+
+bool hw_is_section(const char *section)
+{
+    for (int i = 0; hw_sections[i]; i++)
+        if (!strcmp(section, hw_sections[i]))
+            return true;
+    return false;
+}
+
+/* Open a group and refuse members it does not know. */
+static int group(const struct conf *c, const char *name,
+                 const char *const known[], struct conf_group *g,
+                 struct tpl_err *err)
+{
+    if (conf_group(c, name, g, err))
+        return TPL_ECONFIG;
+    return conf_check_group_known(g, known, err);
+}
+
+static int read_gpu(struct hw_system *hw, const struct conf *c,
+                    struct tpl_err *err)
+{
+    struct conf_group g;
+    double gib, tbps;
+    int64_t sms;
+    if (group(c, "gpu", gpu_fields, &g, err) ||
+        conf_str(&g, "name", hw->gpu_name, sizeof hw->gpu_name, err) ||
+        conf_num(&g, "bf16_tflops", 0, true, 1e6, &hw->bf16_flops, err) ||
+        conf_num(&g, "fp16_tflops", 0, true, 1e6, &hw->fp16_flops, err) ||
+        conf_num(&g, "fp8_tflops", 0, false, 1e6, &hw->fp8_flops, err) ||
+        conf_num(&g, "hbm_gib", 0, true, 1 << 20, &gib, err) ||
+        conf_num(&g, "hbm_tbps", 0, true, 1e4, &tbps, err) ||
+        conf_int(&g, "sms", 1, 1 << 16, &sms, err) ||
+        conf_num(&g, "tdp_w", 0, true, 1e5, &hw->tdp_w, err))
+        return TPL_ECONFIG;
+    hw->bf16_flops *= TERA;
+    hw->fp16_flops *= TERA;
+    hw->fp8_flops *= TERA;
+    hw->hbm_bytes = gib * GIB;
+    hw->hbm_bytes_per_s = tbps * TERA;
+    hw->sms = sms;
+    return 0;
+}
+
+static int read_links(struct hw_system *hw, const struct conf *c,
+                      struct tpl_err *err)
+{
+    struct conf_group g, n;
+    double gbs, gbps;
+    if (group(c, "node", node_fields, &g, err) ||
+        conf_int(&g, "gpus", 1, 1 << 20, &hw->gpus_per_node, err) ||
+        conf_int(&g, "nvlink_domain", 1, 1 << 20, &hw->nvlink_domain, err) ||
+        conf_num(&g, "nvlink_gbs", 0, true, 1e6, &gbs, err) ||
+        conf_num(&g, "nvlink_latency_us", 0, false, 1e6, &hw->nvlink_latency_s,
+                 err) ||
+        group(c, "network", network_fields, &n, err) ||
+        conf_num(&n, "nic_gbps", 0, true, 1e7, &gbps, err) ||
+        conf_num(&n, "latency_us", 0, false, 1e6, &hw->net_latency_s, err))
+        return TPL_ECONFIG;
+    if (hw->nvlink_domain < hw->gpus_per_node) {
+        char where[200];
+        conf_where(c, config_setting_get_member(g.s, "nvlink_domain"), where,
+                   sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'nvlink_domain' must be >= "
+                          "'gpus' (%lld)", where, (long long)hw->gpus_per_node);
+    }
+    hw->nvlink_bytes_per_s = gbs * GIGA;
+    hw->nvlink_latency_s *= US;
+    hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
+    hw->net_latency_s *= US;
+    return 0;
+}
+
+static int read_efficiency(struct hw_system *hw, const struct conf *c,
+                           struct tpl_err *err)
+{
+    struct conf_group g;
+    double half_gflop;
+    if (group(c, "efficiency", efficiency_fields, &g, err) ||
+        conf_num(&g, "gemm", 0, true, 1, &hw->eff_gemm, err) ||
+        conf_num(&g, "gemm_half_gflop", 0, false, 1e6, &half_gflop, err) ||
+        conf_num(&g, "attn", 0, true, 1, &hw->eff_attn, err) ||
+        conf_num(&g, "hbm", 0, true, 1, &hw->eff_hbm, err) ||
+        conf_num(&g, "nvlink", 0, true, 1.5, &hw->eff_nvlink, err) ||
+        conf_num(&g, "network", 0, true, 1, &hw->eff_net, err))
+        return TPL_ECONFIG;
+    hw->gemm_half_flop = half_gflop * GIGA;
+    return 0;
+}
+
+static int read_rest(struct hw_system *hw, const struct conf *c,
+                     struct tpl_err *err)
+{
+    struct conf_group k, m, p;
+    double reserve_gib;
+    if (group(c, "kernel", kernel_fields, &k, err) ||
+        conf_num(&k, "launch_us", 0, false, 1e6, &hw->launch_s, err) ||
+        conf_int(&k, "tile_m", 1, 4096, &hw->tile_m, err) ||
+        conf_int(&k, "tile_n", 1, 4096, &hw->tile_n, err) ||
+        conf_num(&k, "collective_base_us", 0, false, 1e6,
+                 &hw->collective_base_s, err) ||
+        group(c, "memory", memory_fields, &m, err) ||
+        conf_num(&m, "reserve_gib", 0, false, 1 << 20, &reserve_gib, err) ||
+        group(c, "price", price_fields, &p, err) ||
+        conf_num(&p, "usd_per_gpu_hour", 0, false, 1e6, &hw->usd_per_gpu_hour,
+                 err))
+        return TPL_ECONFIG;
+    hw->launch_s *= US;
+    hw->collective_base_s *= US;
+    hw->reserve_bytes = reserve_gib * GIB;
+    if (hw->reserve_bytes >= hw->hbm_bytes) {
+        char where[200];
+        conf_where(c, config_setting_get_member(m.s, "reserve_gib"), where,
+                   sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'reserve_gib' must be less "
+                          "than 'hbm_gib'", where);
+    }
+    return 0;
+}
+
+int hw_system_read(struct hw_system *hw, const struct conf *c,
+                   struct tpl_err *err)
+{
+    struct conf_group g;
+    memset(hw, 0, sizeof *hw);
+    if (conf_check_known(c, config_root_setting(&c->cfg), "a system file",
+                         hw_sections, err) ||
+        group(c, "system", system_fields, &g, err) ||
+        conf_str(&g, "name", hw->name, sizeof hw->name, err) ||
+        conf_str(&g, "description", hw->description, sizeof hw->description,
+                 err))
+        return TPL_ECONFIG;
+    if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
+        read_efficiency(hw, c, err) || read_rest(hw, c, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
+int hw_system_load(struct hw_system *hw, const char *name_or_path,
+                   const char *const *sets, int n_sets, struct tpl_err *err)
+{
+    struct conf c;
+    int rc = conf_load_named(&c, name_or_path, hw_presets, hw_presets_count,
+                             "system", err);
+    for (int i = 0; rc == 0 && i < n_sets; i++) {
+        char section[64];
+        if (conf_set_section(sets[i], section, sizeof section, NULL) == 0 &&
+            hw_is_section(section))
+            rc = conf_apply_set(&c, sets[i], err);
+    }
+    if (rc == 0)
+        rc = hw_system_read(hw, &c, err);
+    conf_release(&c);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* hardware/hw.h: a system (GPU, node, network, achievable efficiencies, kernel
+ * shape parameters, memory reserve, price) as a system file describes it
+ * (hardware/README.md), with its libconfig loader. Values are stored in SI
+ * units (FLOP/s, bytes, bytes/s, seconds) once loaded. */
+#ifndef HW_H
+#define HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+
+struct hw_system {              /* a plain value: nothing to free */
+    char name[64];
+    char description[200];
+    char gpu_name[64];
+    /* gpu */
+    double bf16_flops, fp16_flops, fp8_flops;  /* dense peak, FLOP/s; fp8 0: none */
+    double hbm_bytes;                          /* capacity */
+    double hbm_bytes_per_s;                    /* peak bandwidth */
+    int64_t sms;
+    double tdp_w;
+    /* node */
+    int64_t gpus_per_node;
+    int64_t nvlink_domain;                     /* GPUs in one NVLink/IF domain */
+    double nvlink_bytes_per_s;                 /* per GPU, per direction */
+    double nvlink_latency_s;
+    /* network */
+    double nic_bytes_per_s;                    /* per GPU, per direction */
+    double net_latency_s;
+    /* efficiency */
+    double eff_gemm, gemm_half_flop, eff_attn, eff_hbm, eff_nvlink, eff_net;
+    /* kernel */
+    double launch_s;
+    int64_t tile_m, tile_n;
+    double collective_base_s;
+    /* memory, price */
+    double reserve_bytes;
+    double usd_per_gpu_hour;
+};
+
+extern const struct conf_preset hw_presets[];
+extern const size_t hw_presets_count;
+
+/* Section names a --set may address in a system file. */
+extern const char *const hw_sections[];
+
+/* Load a preset name or a path, apply the --set assignments whose section is
+ * one of hw_sections, validate. 0 or TPL_ECONFIG / TPL_EIO / TPL_EUSAGE. */
+int hw_system_load(struct hw_system *hw, const char *name_or_path,
+                   const char *const *sets, int n_sets, struct tpl_err *err);
+int hw_system_read(struct hw_system *hw, const struct conf *c,
+                   struct tpl_err *err);
+bool hw_is_section(const char *section);
+
+#endif /* HW_H */

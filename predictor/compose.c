@@ -1,0 +1,230 @@
+/* predictor/compose.c: one iteration from one layer's times.
+ *
+ * Pipeline (Narayanan et al. SC21, sec. 2.2): with m micro-batches per
+ * iteration and per-micro-batch stage times t_f, t_b of the slowest stage,
+ * 1F1B takes (m + pp - 1)(t_f + t_b), a bubble fraction (pp - 1)/(m + pp - 1);
+ * the interleaved schedule with vpp chunks per rank shrinks the bubble to
+ * (pp - 1)/vpp (t_f + t_b) (sec. 2.2.2) at vpp times the point-to-point
+ * sends. Each send moves one micro-batch's activations, mbs * seq * h in
+ * 16-bit (divided by tp with sequence parallelism).
+ * Data parallel: gradients (fp32 main_grad) all-reduced, or reduce-scattered
+ * then parameters (16-bit) all-gathered with the distributed optimizer;
+ * Megatron-LM overlaps the reduce with the backward pass bucket by bucket
+ * (--overlap-grad-reduce; buckets of max(40M, 1M * dp) parameters,
+ * megatron/core/distributed) and the gather with the next forward
+ * (--overlap-param-gather), so the exposed time is what outlasts the last
+ * micro-batch's backward (forward), and never less than one bucket.
+ * Optimizer: Adam over the GPU's parameter shard is memory-bound: read fp32
+ * master, m, v and grad, write master, m, v and the 16-bit weight (30 bytes
+ * per parameter) plus 4 for the gradient-norm pass. */
+#include "predictor/pred.h"
+
+#include <math.h>
+#include <string.h>
+
+struct stage {                  /* one pipeline rank, one micro-batch */
+    double fwd, bwd;            /* everything, recompute included in bwd */
+    double comm;                /* tp communication inside fwd + bwd */
+    double rc;                  /* recompute, its communication excluded */
+};
+
+static double tp_coll(const struct pred_ctx *c, const struct plan *p,
+                      enum pred_coll kind, double bytes)
+{
+    int64_t k = p->tp < c->k.domain ? p->tp : c->k.domain;
+    return pred_coll_s(&c->k, kind, bytes, p->tp, k);
+}
+
+/* Embedding lookup on the first stage: gather rows, vocab-parallel
+ * all-reduce (reduce-scatter with sp); backward scatter-adds into the fp32
+ * gradient of the table. */
+static void add_embedding(const struct pred_ctx *c, const struct plan *p,
+                          struct stage *s)
+{
+    double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
+    double table = (double)c->model.vocab * h / p->tp, act = 2.0 * tok * h;
+    double comm = p->tp == 1 ? 0 : p->sp
+                ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
+                : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
+    double back = p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
+    s->fwd += pred_mem_s(&c->k, 2.0 * act, 1) + comm;
+    s->bwd += pred_mem_s(&c->k, 2.0 * act + 4.0 * table, 2) + back;
+    s->comm += comm + back;
+}
+
+/* Final norm, LM head GEMM and vocab-parallel cross-entropy (Megatron
+ * VocabParallelCrossEntropy: fp32 logits, three small all-reduces over tp
+ * for max, sum and target logit) on the last stage. */
+static void add_head(const struct pred_ctx *c, const struct plan *p,
+                     struct stage *s)
+{
+    const struct pred_kernels *k = &c->k;
+    double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
+    double vt = (double)c->model.vocab / p->tp, rows = p->sp ? tok / p->tp : tok;
+    double act = 2.0 * tok * h, in = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0;
+    double small = p->tp > 1 ? 3.0 * tp_coll(c, p, PRED_COLL_ALLREDUCE, 4.0 * tok)
+                             : 0;
+    double gather = p->tp > 1 && p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
+    double back = p->tp == 1 ? 0 : p->sp
+                ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
+                : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
+    s->fwd += pred_mem_s(k, 4.0 * rows * h, 1) + gather +
+              pred_gemm_s(k, tok, vt, h, in) +
+              pred_mem_s(k, 10.0 * tok * vt, 3) + small;
+    s->bwd += pred_mem_s(k, 6.0 * tok * vt, 1) +
+              pred_gemm_s(k, tok, h, vt, in) + pred_gemm_s(k, h, vt, tok, in) +
+              pred_mem_s(k, 6.0 * rows * h, 2) + back;
+    s->comm += small + gather + back;
+}
+
+static void stage_time(const struct pred_ctx *c, const struct plan *p,
+                       const struct pred_layer *l, int64_t rank,
+                       struct stage *s)
+{
+    double n = (double)c->model.layers / p->pp;
+    s->fwd = n * l->fwd_total_s;
+    s->bwd = n * (l->bwd_total_s + l->recompute_s);
+    s->comm = n * (l->fwd_s[PRED_OP_TP_COMM] + l->bwd_s[PRED_OP_TP_COMM] +
+                   l->recompute_comm_s);
+    s->rc = n * (l->recompute_s - l->recompute_comm_s);
+    if (rank == 0)
+        add_embedding(c, p, s);
+    if (rank == p->pp - 1)
+        add_head(c, p, s);
+}
+
+/* ---- data parallel and optimizer ---- */
+
+static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
+{
+    int64_t k = p->tp >= c->k.domain ? 1 : c->k.domain / p->tp;
+    return k > p->dp ? p->dp : k;
+}
+
+static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
+                         const struct stage *s, double params)
+{
+    int64_t k = dp_per_domain(c, p);
+    double bucket = fmax(4e7, 1e6 * p->dp), frac = fmin(1.0, bucket / params);
+    double grad, gather = 0, exposed, tied = 0;
+    if (p->dp > 1) {
+        grad = pred_coll_s(&c->k, p->zero ? PRED_COLL_REDUCESCATTER
+                           : PRED_COLL_ALLREDUCE, 4.0 * params, p->dp, k);
+        if (p->zero)
+            gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params,
+                                 p->dp, k);
+        exposed = c->job.overlap_grad_reduce
+                ? fmax(grad - s->bwd, grad * frac) : grad;
+        exposed += c->job.overlap_param_gather
+                 ? fmax(gather - s->fwd, gather * frac) : gather;
+    } else
+        exposed = 0;
+    /* tied embeddings: first and last stage all-reduce the table's gradient */
+    if (c->model.tied_embeddings && p->pp > 1) {
+        int inside = plan_gpus(p) <= c->k.domain;
+        tied = pred_coll_s(&c->k, PRED_COLL_ALLREDUCE,
+                           4.0 * (double)c->model.vocab * c->model.hidden / p->tp,
+                           2, inside ? 2 : 1);
+    }
+    return exposed + tied;
+}
+
+static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
+                             double params)
+{
+    double local = params / (p->zero ? (double)p->dp : 1.0);
+    return pred_mem_s(&c->k, 34.0 * local, 8);
+}
+
+/* ---- composition ---- */
+
+void pred_compose(const struct pred_ctx *c, const struct plan *p,
+                  const struct pred_layer *l, struct pred_result *o)
+{
+    struct stage first, last, *slow;
+    int64_t mb = plan_microbatches(p, &c->job);
+    double m, bubble_slots, params, p2p = 0, gpus = (double)plan_gpus(p);
+    mb = mb < 1 ? 1 : mb;
+    m = (double)mb;
+    stage_time(c, p, l, 0, &first);
+    slow = &first;
+    if (p->pp > 1) {
+        stage_time(c, p, l, p->pp - 1, &last);
+        if (last.fwd + last.bwd > first.fwd + first.bwd)
+            slow = &last;
+    }
+    params = fmax(pred_stage_params(&c->model, p, 0),
+                  pred_stage_params(&c->model, p, p->pp - 1));
+    bubble_slots = (double)(p->pp - 1) / p->vpp;
+    if (p->pp > 1) {
+        double bytes = 2.0 * (double)p->mbs * (double)c->job.seq *
+                       (double)c->model.hidden / (p->sp ? p->tp : 1);
+        int inter = plan_gpus(p) > c->k.domain;
+        p2p = 2.0 * (m * p->vpp + (double)(p->pp - 1)) *
+              pred_p2p_s(&c->k, bytes, inter);
+    }
+    o->microbatches = mb;
+    o->stage_fwd_s = slow->fwd;
+    o->stage_bwd_s = slow->bwd;
+    o->part_s[PRED_PART_TP_COMM] = m * slow->comm;
+    o->part_s[PRED_PART_RECOMPUTE] = m * slow->rc;
+    o->part_s[PRED_PART_COMPUTE] = m * (slow->fwd + slow->bwd - slow->comm -
+                                        slow->rc);
+    o->part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd + slow->bwd);
+    o->part_s[PRED_PART_PP_P2P] = p2p;
+    o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, slow, params);
+    o->part_s[PRED_PART_OPTIMIZER] = optimizer_time(c, p, params);
+    o->iteration_s = 0;
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        o->iteration_s += o->part_s[i];
+    o->model_flops = pred_model_flops(&c->model, &c->job);
+    o->hw_flops = pred_hw_flops(&c->model, &c->job, p->recompute);
+    o->tokens_per_s = (double)c->job.gbs * (double)c->job.seq / o->iteration_s;
+    o->mfu = o->model_flops / (o->iteration_s * gpus * c->peak_flops);
+    o->hfu = o->hw_flops / (o->iteration_s * gpus * c->peak_flops);
+}
+
+void pred_plan(const struct pred_ctx *c, const struct plan *p,
+               struct pred_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rule = plan_check(p, &c->model, &c->job, &c->limits);
+    if (out->rule == PLAN_RULE_DEGREE)
+        return;
+    pred_layer_time(c, p, &out->layer);
+    pred_compose(c, p, &out->layer, out);
+    pred_memory(c, p, &out->mem);
+}
+
+/* ---- FLOPs ---- */
+
+/* Forward FLOPs per token of one layer: 2 x (weights touched) for the
+ * GEMMs, plus QK^T and AV at 2 s h each, counted dense as Eq. 3 does. */
+static double layer_fwd_flops_per_token(const struct model *m, double s)
+{
+    double h = (double)m->hidden, kv = (double)model_kv_dim(m);
+    double f = (double)m->ffn_hidden;
+    return 2.0 * h * (h + 2.0 * kv) + 2.0 * h * h +
+           2.0 * h * f * (m->glu ? 3.0 : 2.0) + 4.0 * s * h;
+}
+
+double pred_model_flops(const struct model *m, const struct job *j)
+{
+    double tokens = (double)j->gbs * (double)j->seq, s = (double)j->seq;
+    double logits = 2.0 * (double)m->hidden * (double)m->vocab;
+    /* forward + backward = 3 x forward (backward GEMMs are twice forward) */
+    return 3.0 * tokens * ((double)m->layers *
+                           layer_fwd_flops_per_token(m, s) + logits);
+}
+
+double pred_hw_flops(const struct model *m, const struct job *j,
+                     enum plan_recompute rc)
+{
+    double tokens = (double)j->gbs * (double)j->seq, s = (double)j->seq;
+    double extra = 0;
+    if (rc == PLAN_RC_FULL)             /* one more forward of every layer */
+        extra = (double)m->layers * layer_fwd_flops_per_token(m, s);
+    else if (rc == PLAN_RC_SELECTIVE)   /* the attention core's forward */
+        extra = (double)m->layers * 4.0 * s * (double)m->hidden;
+    return pred_model_flops(m, j) + tokens * extra;
+}

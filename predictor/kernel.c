@@ -1,0 +1,102 @@
+/* predictor/kernel.c: kernel and collective time models (see kernel.h). */
+#include "predictor/kernel.h"
+
+#include <math.h>
+
+void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
+                       enum pred_gemm_prec prec)
+{
+    double peak16 = hw->bf16_flops;
+    k->gemm.peak_flops = prec == PRED_GEMM_FP8 && hw->fp8_flops > 0
+                       ? hw->fp8_flops : peak16;
+    k->gemm.eff_max = hw->eff_gemm;
+    k->gemm.half_flop = hw->gemm_half_flop;
+    k->attn.peak_flops = peak16;
+    k->attn.eff_max = hw->eff_attn;
+    k->attn.half_flop = hw->gemm_half_flop;
+    k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
+    k->launch_s = hw->launch_s;
+    k->tile_m = hw->tile_m;
+    k->tile_n = hw->tile_n;
+    k->sms = hw->sms;
+    k->intra_bytes_per_s = hw->nvlink_bytes_per_s * hw->eff_nvlink;
+    k->intra_lat_s = hw->nvlink_latency_s;
+    k->inter_bytes_per_s = hw->nic_bytes_per_s * hw->eff_net;
+    k->inter_lat_s = hw->net_latency_s;
+    k->coll_base_s = hw->collective_base_s;
+    k->domain = hw->nvlink_domain;
+}
+
+/* ---- kernels ---- */
+
+double pred_quant_eff(const struct pred_kernels *k, double m, double n)
+{
+    double tm = (double)k->tile_m, tn = (double)k->tile_n;
+    double rows = ceil(m / tm), cols = ceil(n / tn);
+    double tiles = rows * cols;
+    double waves = ceil(tiles / (double)k->sms);
+    /* useful outputs over the outputs of every tile slot in every wave */
+    return (m * n) / (waves * (double)k->sms * tm * tn);
+}
+
+double pred_sat_eff(const struct pred_kparams *p, double flops)
+{
+    return p->eff_max * flops / (flops + p->half_flop);
+}
+
+double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                      double flops, double bytes)
+{
+    double t_math = flops / (p->peak_flops * pred_sat_eff(p, flops));
+    double t_mem = bytes / k->mem_bytes_per_s;
+    return fmax(t_math, t_mem) + k->launch_s;
+}
+
+double pred_gemm_s(const struct pred_kernels *k, double m, double n, double kk,
+                   double in_bytes)
+{
+    double flops = 2.0 * m * n * kk;
+    double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n;
+    double t_math = flops / (k->gemm.peak_flops * pred_sat_eff(&k->gemm, flops)
+                             * pred_quant_eff(k, m, n));
+    return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+}
+
+double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
+{
+    return bytes / k->mem_bytes_per_s + launches * k->launch_s;
+}
+
+/* ---- collectives ---- */
+
+static const double ring_factor[PRED_COLL_COUNT] = {
+    [PRED_COLL_ALLREDUCE] = 2.0, [PRED_COLL_ALLGATHER] = 1.0,
+    [PRED_COLL_REDUCESCATTER] = 1.0,
+};
+
+/* Latency follows NCCL's tuning model (hardware-facts.md sec. 6.5, S28b):
+ * base + ring steps x intra-hop latency inside a domain, and the tree's
+ * 2 log2(domains) hops across them, which NCCL picks at scale. */
+double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
+                   int64_t n, int64_t per_domain)
+{
+    double f = ring_factor[c], kk, nd, t;
+    if (n <= 1)
+        return 0;
+    kk = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
+    nd = ceil((double)n / kk);
+    t = k->coll_base_s;
+    if (kk > 1)
+        t += f * (kk - 1) / kk * bytes / k->intra_bytes_per_s +
+             f * (kk - 1) * k->intra_lat_s;
+    if (nd > 1)
+        t += f * (nd - 1) / nd * (bytes / kk) / k->inter_bytes_per_s +
+             fmin(f * (nd - 1), 2.0 * ceil(log2(nd))) * k->inter_lat_s;
+    return t;
+}
+
+double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter)
+{
+    return inter ? k->inter_lat_s + bytes / k->inter_bytes_per_s
+                 : k->intra_lat_s + bytes / k->intra_bytes_per_s;
+}

@@ -1,0 +1,73 @@
+/* predictor/kernel.h: time of one kernel or one collective on a system.
+ * Kernels: roofline (FLOPs over peak x efficiency, bytes over bandwidth x
+ * efficiency) shaped by tile and wave quantisation and a saturating
+ * efficiency curve in problem size, plus a launch overhead. Collectives:
+ * alpha-beta with ring factors, hierarchical over NVLink domains.
+ * The efficiency of each kernel class lives in a struct pred_kparams, so a
+ * calibrated, shape-dependent fit can replace the defaults taken from the
+ * system file without touching the callers. */
+#ifndef PRED_KERNEL_H
+#define PRED_KERNEL_H
+
+#include <stdint.h>
+
+#include "hardware/hw.h"
+
+struct pred_kparams {           /* one kernel class */
+    double peak_flops;          /* FLOP/s at the math precision of the class */
+    double eff_max;             /* best achievable fraction of peak */
+    double half_flop;           /* FLOPs at which efficiency is half of eff_max */
+};
+
+struct pred_kernels {           /* built once per (system, precision); read-only */
+    struct pred_kparams gemm;   /* dense GEMMs of the layer and LM head */
+    struct pred_kparams attn;   /* attention core (flash: fused fwd / bwd) */
+    double mem_bytes_per_s;     /* achievable HBM bandwidth */
+    double launch_s;
+    int64_t tile_m, tile_n, sms;
+    /* links: achievable bus bandwidth and per-hop latency */
+    double intra_bytes_per_s, intra_lat_s;
+    double inter_bytes_per_s, inter_lat_s;
+    double coll_base_s;
+    int64_t domain;             /* GPUs per NVLink domain */
+};
+
+enum pred_gemm_prec { PRED_GEMM_16BIT, PRED_GEMM_FP8 };
+
+/* Kernel parameters for 'hw' with GEMMs in 16-bit or FP8 (attention stays
+ * 16-bit, as Transformer Engine's FP8 recipes run it). */
+void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
+                       enum pred_gemm_prec prec);
+
+/* Tile x wave quantisation efficiency in (0, 1] of an M x N output
+ * (NVIDIA "Matrix Multiplication Background" user guide, sections on tile and
+ * wave quantisation). */
+double pred_quant_eff(const struct pred_kernels *k, double m, double n);
+/* Saturating efficiency: eff_max * W / (W + half_flop). */
+double pred_sat_eff(const struct pred_kparams *p, double flops);
+
+/* C[M,N] = A[M,K] B[K,N] with 2-byte operands ('in_bytes' per element). */
+double pred_gemm_s(const struct pred_kernels *k, double m, double n, double kk,
+                   double in_bytes);
+/* A compute kernel of 'flops' moving 'bytes', under class p. */
+double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                      double flops, double bytes);
+/* A memory-bound kernel moving 'bytes' in 'launches' kernels. */
+double pred_mem_s(const struct pred_kernels *k, double bytes, double launches);
+
+/* ---- collectives (NCCL conventions: S is the whole buffer in bytes) ---- */
+
+enum pred_coll { PRED_COLL_ALLREDUCE, PRED_COLL_ALLGATHER,
+                 PRED_COLL_REDUCESCATTER, PRED_COLL_COUNT };
+
+/* A collective over n ranks, k of them in each NVLink domain (n/k domains).
+ * Ring bus factors: all-reduce 2(n-1)/n, all-gather / reduce-scatter
+ * (n-1)/n (NCCL tests PERFORMANCE.md). Hierarchical across domains: the
+ * intra-domain stage over k ranks moves S, the inter-domain stage over n/k
+ * domains moves S/k per GPU on every GPU's own NIC. */
+double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
+                   int64_t n, int64_t per_domain);
+/* One point-to-point send of 'bytes' inside a domain or across. */
+double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter);
+
+#endif /* PRED_KERNEL_H */

@@ -1,0 +1,176 @@
+/* predictor/pred.c: per-layer operator times and their composition into one
+ * training iteration (../shared/DESIGN.md "The plan and its cost").
+ *
+ * Layer (per micro-batch of T = mbs * seq tokens, per GPU of a tp group):
+ * Megatron-LM's tensor-parallel layer (Shoeybi et al. 2019, sec. 3): QKV and
+ * MLP-up are column-parallel, out-proj and MLP-down row-parallel, so each GEMM
+ * has one dimension divided by tp; a backward GEMM is a data-gradient and a
+ * weight-gradient GEMM of the same FLOPs. Two all-reduces forward and two
+ * backward; with sequence parallelism each becomes an all-gather plus a
+ * reduce-scatter of the same total volume, and norms, residuals and dropout
+ * run on T/tp tokens instead of T (Korthikanti et al. 2023, sec. 4.2.2).
+ * Flash attention: causal forward 2 b s^2 (a/t) d FLOPs (half of the dense
+ * 4 b s^2 (a/t) d), backward 2.5x the forward (Dao 2023, FlashAttention-2,
+ * sec. 3: five matmuls backward vs two forward). */
+#include "predictor/pred.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const op_names[PRED_OP_COUNT] = {
+    [PRED_OP_NORM] = "norm", [PRED_OP_QKV] = "qkv", [PRED_OP_ROPE] = "rope",
+    [PRED_OP_ATTN] = "attention", [PRED_OP_PROJ] = "out_proj",
+    [PRED_OP_FC1] = "mlp_up", [PRED_OP_ACT] = "activation",
+    [PRED_OP_FC2] = "mlp_down", [PRED_OP_RESIDUAL] = "residual",
+    [PRED_OP_TP_COMM] = "tp_comm",
+};
+static const char *const part_names[PRED_PART_COUNT] = {
+    [PRED_PART_COMPUTE] = "compute", [PRED_PART_RECOMPUTE] = "recompute",
+    [PRED_PART_TP_COMM] = "tp_comm", [PRED_PART_PP_BUBBLE] = "pp_bubble",
+    [PRED_PART_PP_P2P] = "pp_p2p", [PRED_PART_DP_EXPOSED] = "dp_exposed",
+    [PRED_PART_OPTIMIZER] = "optimizer",
+};
+static_assert(PRED_OP_COUNT == 10, "update op_names and pred_layer_time");
+static_assert(PRED_PART_COUNT == 7, "update part_names and pred_compose");
+
+const char *pred_op_name(enum pred_op op) { return op_names[op]; }
+const char *pred_part_name(enum pred_part p) { return part_names[p]; }
+
+void pred_ctx_init(struct pred_ctx *c, const struct model *m,
+                   const struct hw_system *hw, const struct job *j,
+                   bool tp_cross_node)
+{
+    memset(c, 0, sizeof *c);
+    c->model = *m;
+    c->hw = *hw;
+    c->job = *j;
+    pred_kernels_init(&c->k, hw, j->precision == JOB_PREC_FP8
+                                 ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
+    c->peak_flops = j->precision == JOB_PREC_FP8 && hw->fp8_flops > 0
+                  ? hw->fp8_flops
+                  : j->precision == JOB_PREC_FP16 ? hw->fp16_flops
+                  : hw->bf16_flops;
+    c->limits.tp_domain = hw->nvlink_domain;
+    c->limits.tp_cross_node = tp_cross_node;
+}
+
+/* ---- one layer ---- */
+
+struct gemm_shape { double m, n, k; };
+
+/* Forward C[T, N] = X[T, K] W[K, N]; backward dX = dC W^T and dW = X^T dC. */
+static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
+                    double in_bytes, double *fwd, double *bwd)
+{
+    *fwd = pred_gemm_s(k, g.m, g.n, g.k, in_bytes);
+    *bwd = pred_gemm_s(k, g.m, g.k, g.n, in_bytes) +
+           pred_gemm_s(k, g.k, g.n, g.m, in_bytes);
+}
+
+static void attn_time(const struct pred_ctx *c, const struct plan *p,
+                      double *fwd, double *bwd)
+{
+    const struct model *m = &c->model;
+    double b = (double)p->mbs, s = (double)c->job.seq;
+    double at = (double)m->heads / p->tp, d = (double)(m->hidden / m->heads);
+    double kvt = (double)model_kv_dim(m) / p->tp, tok = b * s;
+    if (c->job.attention == JOB_ATTN_FLASH) {
+        double flops = 2.0 * b * s * s * at * d;            /* causal */
+        double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
+        *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
+        *bwd = pred_compute_s(&c->k, &c->k.attn, 2.5 * flops, 2.0 * io);
+    } else {
+        /* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked
+         * softmax (and dropout) is memory-bound over b (a/t) s^2 scores */
+        struct pred_kparams bmm = c->k.gemm;
+        double flops = 2.0 * b * at * s * s * d, scores = b * at * s * s;
+        double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
+        double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
+        bmm.peak_flops = c->k.attn.peak_flops;
+        *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
+               pred_mem_s(&c->k, sm_f, m->dropout ? 2 : 1);
+        *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
+               pred_mem_s(&c->k, sm_b, m->dropout ? 2 : 1);
+    }
+}
+
+/* Bytes moved by the memory-bound operators (2-byte activations). */
+static void membound_time(const struct pred_ctx *c, const struct plan *p,
+                          struct pred_layer *o)
+{
+    const struct model *m = &c->model;
+    const struct pred_kernels *k = &c->k;
+    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double rows = p->sp ? tok / t : tok;        /* tokens each GPU normalises */
+    double h = (double)m->hidden, ft = (double)m->ffn_hidden / t;
+    double mask = m->dropout ? 2.0 * rows * h : 0.0;
+    double qk = tok * (h + (double)model_kv_dim(m)) / t;
+    /* two norms: read x, write y; backward read x and dy, write dx */
+    o->fwd_s[PRED_OP_NORM] = pred_mem_s(k, 2.0 * 4.0 * rows * h, 2);
+    o->bwd_s[PRED_OP_NORM] = pred_mem_s(k, 2.0 * 6.0 * rows * h, 4);
+    /* two (bias-dropout-)adds: read 2, write 1; backward read 2, write 1 */
+    o->fwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
+    o->bwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
+    /* rotary: read and write q and k, both ways */
+    o->fwd_s[PRED_OP_ROPE] = m->position == MODEL_POS_ROPE
+                           ? pred_mem_s(k, 4.0 * qk, 2) : 0.0;
+    o->bwd_s[PRED_OP_ROPE] = o->fwd_s[PRED_OP_ROPE];
+    /* GeLU: read f, write f; back read 2f, write f. SwiGLU: read 2f, write f;
+     * back read 3f, write 2f */
+    o->fwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 6.0 : 4.0) * tok * ft, 1);
+    o->bwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 10.0 : 6.0) * tok * ft, 1);
+}
+
+/* Tier for a tp group: tp is innermost in Megatron's rank order, so a group
+ * stays in one NVLink domain unless tp exceeds it. */
+static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
+                         struct pred_layer *o)
+{
+    double bytes = (double)p->mbs * (double)c->job.seq *
+                   (double)c->model.hidden * 2.0;
+    int64_t k = p->tp < c->k.domain ? p->tp : c->k.domain;
+    double t;
+    if (p->tp == 1) {
+        o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = 0;
+        return;
+    }
+    if (p->sp)
+        t = 2.0 * (pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, p->tp, k) +
+                   pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, p->tp, k));
+    else
+        t = 2.0 * pred_coll_s(&c->k, PRED_COLL_ALLREDUCE, bytes, p->tp, k);
+    o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = t;
+}
+
+void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_layer *o)
+{
+    const struct model *m = &c->model;
+    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double h = (double)m->hidden, kv = (double)model_kv_dim(m);
+    double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
+                                        ? 1.0 : 2.0;
+    memset(o, 0, sizeof *o);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, (h + 2.0 * kv) / t, h }, in,
+            &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, h / t }, in,
+            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
+            in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, f / t }, in,
+            &o->fwd_s[PRED_OP_FC2], &o->bwd_s[PRED_OP_FC2]);
+    attn_time(c, p, &o->fwd_s[PRED_OP_ATTN], &o->bwd_s[PRED_OP_ATTN]);
+    membound_time(c, p, o);
+    tp_comm_time(c, p, o);
+    for (int i = 0; i < PRED_OP_COUNT; i++) {
+        o->fwd_total_s += o->fwd_s[i];
+        o->bwd_total_s += o->bwd_s[i];
+    }
+    if (p->recompute == PLAN_RC_SELECTIVE)
+        o->recompute_s = o->fwd_s[PRED_OP_ATTN];
+    else if (p->recompute == PLAN_RC_FULL) {
+        o->recompute_s = o->fwd_total_s;
+        o->recompute_comm_s = o->fwd_s[PRED_OP_TP_COMM];
+    }
+}

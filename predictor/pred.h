@@ -1,0 +1,121 @@
+/* predictor/pred.h: memory and iteration time of one plan. A pred_ctx is
+ * built once from a model, a system and a job, then read-only and shared by
+ * threads; pred_plan() allocates nothing, locks nothing and prints nothing.
+ *
+ * The time of a plan is composed from per-layer operator times (which depend
+ * only on tp, sp, mbs, recompute and the job: pred_layer_time) and the plan's
+ * schedule (pipeline, data parallel, optimizer: pred_compose), so a search can
+ * memoise the first and pay only the arithmetic of the second per plan. */
+#ifndef PRED_H
+#define PRED_H
+
+#include <stdbool.h>
+
+#include "hardware/hw.h"
+#include "predictor/kernel.h"
+#include "spaces/model.h"
+#include "spaces/plan.h"
+
+/* ---- operators of one transformer layer ---- */
+enum pred_op {
+    PRED_OP_NORM,               /* both pre-norms */
+    PRED_OP_QKV,                /* QKV projection GEMM */
+    PRED_OP_ROPE,               /* rotary embedding on q and k */
+    PRED_OP_ATTN,               /* attention core: flash, or QK^T+softmax+AV */
+    PRED_OP_PROJ,               /* attention output projection GEMM */
+    PRED_OP_FC1,                /* MLP up (and gate) GEMM */
+    PRED_OP_ACT,                /* GeLU or SwiGLU */
+    PRED_OP_FC2,                /* MLP down GEMM */
+    PRED_OP_RESIDUAL,           /* residual adds (+ bias, dropout) */
+    PRED_OP_TP_COMM,            /* tensor-parallel all-reduce / AG + RS */
+    PRED_OP_COUNT
+};
+const char *pred_op_name(enum pred_op op);      /* "qkv", "tp_comm", ... */
+
+struct pred_layer {             /* one layer, one micro-batch, one GPU */
+    double fwd_s[PRED_OP_COUNT];
+    double bwd_s[PRED_OP_COUNT];    /* without recompute */
+    double fwd_total_s, bwd_total_s;
+    double recompute_s;             /* extra backward time from recompute */
+    double recompute_comm_s;        /* TP communication inside it */
+};
+
+/* ---- memory per GPU, bytes ---- */
+struct pred_mem {
+    double weights, grads, optimizer;   /* of the worst stage */
+    double activations;                 /* layers' saved activations in flight */
+    double embed_logits;                /* embedding output / fp32 logits */
+    double total;                       /* sum of the above */
+    double usable;                      /* HBM less the system's reserve */
+    double reserve;
+    double margin;                      /* usable - total (< 0: does not fit) */
+    bool fits;
+    int worst_stage;                    /* pipeline rank of the worst stage */
+};
+
+enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
+                 PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
+                 PRED_PART_OPTIMIZER, PRED_PART_COUNT };
+const char *pred_part_name(enum pred_part p);   /* "pp_bubble" */
+
+struct pred_result {            /* a plain value */
+    double iteration_s, tokens_per_s, mfu, hfu;
+    double model_flops, hw_flops;       /* per iteration, whole job */
+    double part_s[PRED_PART_COUNT];     /* sums to iteration_s */
+    double stage_fwd_s, stage_bwd_s;    /* slowest stage, one micro-batch */
+    int64_t microbatches;
+    struct pred_mem mem;
+    struct pred_layer layer;
+    enum plan_rule rule;                /* PLAN_OK or the first broken rule */
+};
+
+struct pred_ctx {               /* caller-owned; read-only after init */
+    struct model model;
+    struct hw_system hw;
+    struct job job;
+    struct pred_kernels k;
+    double peak_flops;          /* MFU denominator: dense peak at job precision */
+    struct plan_limits limits;
+};
+
+void pred_ctx_init(struct pred_ctx *c, const struct model *m,
+                   const struct hw_system *hw, const struct job *j,
+                   bool tp_cross_node);
+
+/* Everything about one plan. Numbers are computed even when a rule is broken
+ * or memory does not fit (out->rule, out->mem.fits say so); degrees must be
+ * >= 1 (PLAN_RULE_DEGREE otherwise, and only 'rule' is set). */
+void pred_plan(const struct pred_ctx *c, const struct plan *p,
+               struct pred_result *out);
+
+/* The pieces pred_plan is made of. */
+void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_layer *out);
+void pred_compose(const struct pred_ctx *c, const struct plan *p,
+                  const struct pred_layer *layer, struct pred_result *out);
+void pred_memory(const struct pred_ctx *c, const struct plan *p,
+                 struct pred_mem *out);
+
+/* ---- memory model pieces (bytes), exposed for tests ---- */
+/* Saved activations of one layer for one micro-batch on one GPU
+ * (Korthikanti et al. 2022 Table 2, adapted for flash attention, GQA, GLU). */
+double pred_act_layer_bytes(const struct model *m, const struct job *j,
+                            const struct plan *p);
+/* Micro-batches (in layer-chunk units of layers/(pp*vpp)) whose activations
+ * pipeline rank 'rank' holds at its peak under 1F1B or interleaved 1F1B. */
+double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
+                            int64_t rank);
+/* Parameters held by one GPU of pipeline rank 'rank'. */
+double pred_stage_params(const struct model *m, const struct plan *p,
+                         int64_t rank);
+
+/* ---- FLOPs ---- */
+/* Model FLOPs per iteration: Narayanan et al. SC21 Eq. 3 without the
+ * recompute pass (72 B s l h^2 (1 + s/6h + V/12lh) for GPT), generalised to
+ * GQA and GLU. */
+double pred_model_flops(const struct model *m, const struct job *j);
+/* Hardware FLOPs: model FLOPs plus what recompute runs again. */
+double pred_hw_flops(const struct model *m, const struct job *j,
+                     enum plan_recompute rc);
+
+#endif /* PRED_H */

@@ -1,0 +1,146 @@
+/* spaces/model.c: model file loader and parameter counts. Counts are exact
+ * sums over the weight shapes, so they reproduce the published sizes (GPT-3
+ * 175B: 174.6 B with V = 51200, Narayanan et al. SC21 Table 1). */
+#include "spaces/model.h"
+
+#include <assert.h>
+#include <string.h>
+
+static const char *const norm_names[MODEL_NORM_COUNT] = {
+    [MODEL_NORM_LAYERNORM] = "layernorm", [MODEL_NORM_RMSNORM] = "rmsnorm",
+};
+static const char *const pos_names[MODEL_POS_COUNT] = {
+    [MODEL_POS_LEARNED] = "learned", [MODEL_POS_ROPE] = "rope",
+    [MODEL_POS_ALIBI] = "alibi",
+};
+static_assert(MODEL_NORM_COUNT == 2 && MODEL_POS_COUNT == 3,
+              "update norm_names and pos_names");
+
+const char *model_norm_name(enum model_norm n) { return norm_names[n]; }
+const char *model_pos_name(enum model_pos p) { return pos_names[p]; }
+
+static const char *const model_fields[] = {
+    "name", "description", "layers", "hidden", "heads", "kv_heads",
+    "ffn_hidden", "vocab", "glu", "tied_embeddings", "norm", "position",
+    "position_table", "bias", "dropout", NULL,
+};
+static const char *const root_groups[] = { "model", NULL };
+
+static int read_sizes(struct model *m, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    if (conf_int(g, "layers", 1, MODEL_MAX_LAYERS, &m->layers, err) ||
+        conf_int(g, "hidden", 1, MODEL_MAX_HIDDEN, &m->hidden, err) ||
+        conf_int(g, "heads", 1, MODEL_MAX_HIDDEN, &m->heads, err) ||
+        conf_int(g, "kv_heads", 1, MODEL_MAX_HIDDEN, &m->kv_heads, err) ||
+        conf_int(g, "ffn_hidden", 1, MODEL_MAX_FFN, &m->ffn_hidden, err) ||
+        conf_int(g, "vocab", 1, MODEL_MAX_VOCAB, &m->vocab, err) ||
+        conf_int(g, "position_table", 0, 1 << 20, &m->position_table, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
+static int read_kinds(struct model *m, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    int norm, pos;
+    if (conf_str(g, "name", m->name, sizeof m->name, err) ||
+        conf_str(g, "description", m->description, sizeof m->description, err) ||
+        conf_bool(g, "glu", &m->glu, err) ||
+        conf_bool(g, "tied_embeddings", &m->tied_embeddings, err) ||
+        conf_bool(g, "bias", &m->bias, err) ||
+        conf_bool(g, "dropout", &m->dropout, err) ||
+        conf_enum(g, "norm", norm_names, MODEL_NORM_COUNT, &norm, err) ||
+        conf_enum(g, "position", pos_names, MODEL_POS_COUNT, &pos, err))
+        return TPL_ECONFIG;
+    m->norm = (enum model_norm)norm;
+    m->position = (enum model_pos)pos;
+    return 0;
+}
+
+/* Consistency between fields; each message names the field at fault. */
+static int check_shape(const struct model *m, const struct conf_group *g,
+                       struct tpl_err *err)
+{
+    char where[200];
+    const char *key = NULL, *must = NULL;
+    if (m->heads > m->hidden || m->hidden % m->heads)
+        key = "heads", must = "a divisor of 'hidden'";
+    else if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+        key = "kv_heads", must = "a divisor of 'heads'";
+    else if (m->position == MODEL_POS_LEARNED && m->position_table == 0)
+        key = "position_table", must = "> 0 with position = \"learned\"";
+    else if (m->position != MODEL_POS_LEARNED && m->position_table != 0)
+        key = "position_table", must = "0 unless position = \"learned\"";
+    if (!key)
+        return 0;
+    conf_where(g->c, config_setting_get_member(g->s, key), where, sizeof where);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be %s", where, key, must);
+}
+
+int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
+{
+    struct conf_group g;
+    memset(m, 0, sizeof *m);
+    if (conf_check_known(c, config_root_setting(&c->cfg), "a model file",
+                         root_groups, err) ||
+        conf_group(c, "model", &g, err) ||
+        conf_check_group_known(&g, model_fields, err) ||
+        read_kinds(m, &g, err) || read_sizes(m, &g, err))
+        return TPL_ECONFIG;
+    return check_shape(m, &g, err);
+}
+
+int model_load(struct model *m, const char *name_or_path,
+               const char *const *sets, int n_sets, struct tpl_err *err)
+{
+    struct conf c;
+    int rc = conf_load_named(&c, name_or_path, model_presets,
+                             model_presets_count, "model", err);
+    for (int i = 0; rc == 0 && i < n_sets; i++)
+        if (!strncmp(sets[i], "model.", 6))
+            rc = conf_apply_set(&c, sets[i], err);
+    if (rc == 0)
+        rc = model_read(m, &c, err);
+    conf_release(&c);
+    return rc;
+}
+
+/* ---- parameter counts ---- */
+
+int64_t model_kv_dim(const struct model *m)
+{
+    return m->kv_heads * (m->hidden / m->heads);
+}
+
+static int64_t norm_params(const struct model *m)
+{
+    return m->norm == MODEL_NORM_LAYERNORM ? 2 * m->hidden : m->hidden;
+}
+
+/* Q and O are h x h, K and V h x kv_dim (GQA: Ainslie et al. 2023); the MLP
+ * has 2 matrices of h x f, or 3 with a GLU (Shazeer 2020); two norms. */
+int64_t model_layer_params(const struct model *m)
+{
+    int64_t h = m->hidden, f = m->ffn_hidden, kv = model_kv_dim(m);
+    int64_t attn = 2 * h * h + 2 * h * kv;
+    int64_t mlp = (m->glu ? 3 : 2) * h * f;
+    int64_t bias = m->bias ? (h + 2 * kv) + h + (m->glu ? 2 : 1) * f + h : 0;
+    return attn + mlp + bias + 2 * norm_params(m);
+}
+
+int64_t model_embedding_params(const struct model *m)
+{
+    return m->vocab * m->hidden + m->position_table * m->hidden;
+}
+
+int64_t model_head_params(const struct model *m)
+{
+    return (m->tied_embeddings ? 0 : m->vocab * m->hidden) + norm_params(m);
+}
+
+int64_t model_params(const struct model *m)
+{
+    return m->layers * model_layer_params(m) + model_embedding_params(m) +
+           model_head_params(m);
+}

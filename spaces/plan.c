@@ -1,0 +1,203 @@
+/* spaces/plan.c: job defaults, plan keys and validity rules. The rules are
+ * Megatron-LM's own argument checks (megatron/training/arguments.py): heads,
+ * query groups and the MLP width split evenly over tp; sequence parallelism
+ * needs tp > 1 and a sequence divisible by tp; layers split evenly over
+ * pp * vpp; the global batch is a whole number of dp * mbs micro-batches; the
+ * interleaved schedule needs pp > 1 and micro-batches divisible by pp. */
+#include "spaces/plan.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const prec_names[JOB_PREC_COUNT] = {
+    [JOB_PREC_BF16] = "bf16", [JOB_PREC_FP16] = "fp16", [JOB_PREC_FP8] = "fp8",
+};
+static const char *const attn_names[JOB_ATTN_COUNT] = {
+    [JOB_ATTN_FLASH] = "flash", [JOB_ATTN_UNFUSED] = "unfused",
+};
+static const char *const rc_names[PLAN_RC_COUNT] = {
+    [PLAN_RC_NONE] = "none", [PLAN_RC_SELECTIVE] = "selective",
+    [PLAN_RC_FULL] = "full",
+};
+static const char *const rc_keys[PLAN_RC_COUNT] = {
+    [PLAN_RC_NONE] = "", [PLAN_RC_SELECTIVE] = ".rc-sel",
+    [PLAN_RC_FULL] = ".rc-full",
+};
+static const char *const rule_names[PLAN_RULE_COUNT] = {
+    [PLAN_OK] = "ok", [PLAN_RULE_DEGREE] = "degree",
+    [PLAN_RULE_HEADS_TP] = "heads-tp", [PLAN_RULE_KV_HEADS_TP] = "kv-heads-tp",
+    [PLAN_RULE_FFN_TP] = "ffn-tp", [PLAN_RULE_TP_DOMAIN] = "tp-domain",
+    [PLAN_RULE_SP_TP] = "sp-tp", [PLAN_RULE_SEQ_SP] = "seq-sp",
+    [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
+    [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
+};
+static_assert(JOB_PREC_COUNT == 3 && JOB_ATTN_COUNT == 2 && PLAN_RC_COUNT == 3,
+              "update the name tables");
+static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
+
+void job_default(struct job *j)
+{
+    j->seq = 2048;
+    j->gbs = 512;
+    j->precision = JOB_PREC_BF16;
+    j->attention = JOB_ATTN_FLASH;
+    j->tokens = 0;
+    j->overlap_grad_reduce = true;
+    j->overlap_param_gather = true;
+}
+
+const char *job_precision_name(enum job_precision p) { return prec_names[p]; }
+const char *job_attention_name(enum job_attention a) { return attn_names[a]; }
+const char *plan_recompute_name(enum plan_recompute r) { return rc_names[r]; }
+const char *plan_rule_name(enum plan_rule r) { return rule_names[r]; }
+
+static int lookup(const char *const names[], int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return i;
+    return -1;
+}
+
+int job_precision_parse(const char *s, enum job_precision *out)
+{
+    int i = lookup(prec_names, JOB_PREC_COUNT, s);
+    if (i >= 0)
+        *out = (enum job_precision)i;
+    return i >= 0 ? 0 : -1;
+}
+
+int job_attention_parse(const char *s, enum job_attention *out)
+{
+    int i = lookup(attn_names, JOB_ATTN_COUNT, s);
+    if (i >= 0)
+        *out = (enum job_attention)i;
+    return i >= 0 ? 0 : -1;
+}
+
+int plan_recompute_parse(const char *s, enum plan_recompute *out)
+{
+    int i = lookup(rc_names, PLAN_RC_COUNT, s);
+    if (i < 0 && !strcmp(s, "sel"))
+        i = PLAN_RC_SELECTIVE;
+    if (i >= 0)
+        *out = (enum plan_recompute)i;
+    return i >= 0 ? 0 : -1;
+}
+
+int plan_key(const struct plan *p, char *buf, size_t n)
+{
+    char vpp[24] = "", zero[16] = "";
+    if (p->vpp != 1)
+        snprintf(vpp, sizeof vpp, ".vpp%d", (int)p->vpp);
+    if (p->zero)
+        snprintf(zero, sizeof zero, ".z%d", (int)p->zero);
+    return snprintf(buf, n, "tp%d.pp%d.dp%d.mb%d%s%s%s%s", (int)p->tp,
+                    (int)p->pp, (int)p->dp, (int)p->mbs, vpp,
+                    p->sp ? ".sp" : "", rc_keys[p->recompute], zero);
+}
+
+int64_t plan_gpus(const struct plan *p)
+{
+    return (int64_t)p->tp * p->pp * p->dp;
+}
+
+int64_t plan_microbatches(const struct plan *p, const struct job *j)
+{
+    return j->gbs / ((int64_t)p->dp * p->mbs);
+}
+
+static bool degrees_ok(const struct plan *p)
+{
+    return p->tp >= 1 && p->pp >= 1 && p->dp >= 1 && p->mbs >= 1 &&
+           p->vpp >= 1 && p->tp <= PLAN_MAX_DEGREE && p->pp <= PLAN_MAX_DEGREE &&
+           p->dp <= PLAN_MAX_DEGREE && p->mbs <= PLAN_MAX_DEGREE &&
+           p->vpp <= PLAN_MAX_DEGREE && (p->zero == 0 || p->zero == 1);
+}
+
+enum plan_rule plan_check(const struct plan *p, const struct model *m,
+                          const struct job *j, const struct plan_limits *lim)
+{
+    int64_t dpm;
+    if (!degrees_ok(p))
+        return PLAN_RULE_DEGREE;
+    if (m->heads % p->tp)
+        return PLAN_RULE_HEADS_TP;
+    if (m->kv_heads % p->tp)
+        return PLAN_RULE_KV_HEADS_TP;
+    if (m->ffn_hidden % p->tp)
+        return PLAN_RULE_FFN_TP;
+    if (p->tp > lim->tp_domain && !lim->tp_cross_node)
+        return PLAN_RULE_TP_DOMAIN;
+    if (p->sp && p->tp == 1)
+        return PLAN_RULE_SP_TP;
+    if (p->sp && j->seq % p->tp)
+        return PLAN_RULE_SEQ_SP;
+    if (m->layers % ((int64_t)p->pp * p->vpp))
+        return PLAN_RULE_LAYERS_PP;
+    dpm = (int64_t)p->dp * p->mbs;
+    if (j->gbs % dpm)
+        return PLAN_RULE_GBS_DP;
+    if (p->vpp > 1 && p->pp == 1)
+        return PLAN_RULE_VPP_PP;
+    if (p->vpp > 1 && (j->gbs / dpm) % p->pp)
+        return PLAN_RULE_VPP_MICRO;
+    return PLAN_OK;
+}
+
+void plan_rule_explain(enum plan_rule r, const struct plan *p,
+                       const struct model *m, const struct job *j,
+                       const struct plan_limits *lim, char *buf, size_t n)
+{
+    long long dpm = (long long)p->dp * p->mbs;
+    switch (r) {
+    case PLAN_OK:
+        snprintf(buf, n, "valid");
+        break;
+    case PLAN_RULE_DEGREE:
+        snprintf(buf, n, "degree: tp, pp, dp, mbs and vpp must be in [1, %d] "
+                 "and zero 0 or 1", PLAN_MAX_DEGREE);
+        break;
+    case PLAN_RULE_HEADS_TP:
+        snprintf(buf, n, "heads-tp: heads (%lld) not divisible by tp (%d)",
+                 (long long)m->heads, (int)p->tp);
+        break;
+    case PLAN_RULE_KV_HEADS_TP:
+        snprintf(buf, n, "kv-heads-tp: kv_heads (%lld) not divisible by tp (%d)",
+                 (long long)m->kv_heads, (int)p->tp);
+        break;
+    case PLAN_RULE_FFN_TP:
+        snprintf(buf, n, "ffn-tp: ffn_hidden (%lld) not divisible by tp (%d)",
+                 (long long)m->ffn_hidden, (int)p->tp);
+        break;
+    case PLAN_RULE_TP_DOMAIN:
+        snprintf(buf, n, "tp-domain: tp (%d) larger than the NVLink domain "
+                 "(%lld GPUs)", (int)p->tp, (long long)lim->tp_domain);
+        break;
+    case PLAN_RULE_SP_TP:
+        snprintf(buf, n, "sp-tp: sequence parallelism needs tp > 1");
+        break;
+    case PLAN_RULE_SEQ_SP:
+        snprintf(buf, n, "seq-sp: seq (%lld) not divisible by tp (%d) with "
+                 "sequence parallelism", (long long)j->seq, (int)p->tp);
+        break;
+    case PLAN_RULE_LAYERS_PP:
+        snprintf(buf, n, "layers-pp: layers (%lld) not divisible by pp*vpp (%lld)",
+                 (long long)m->layers, (long long)p->pp * p->vpp);
+        break;
+    case PLAN_RULE_GBS_DP:
+        snprintf(buf, n, "gbs-dp: gbs (%lld) not divisible by dp*mbs (%lld)",
+                 (long long)j->gbs, dpm);
+        break;
+    case PLAN_RULE_VPP_PP:
+        snprintf(buf, n, "vpp-pp: vpp > 1 needs pp > 1");
+        break;
+    case PLAN_RULE_VPP_MICRO:
+        snprintf(buf, n, "vpp-microbatches: micro-batches (%lld) not divisible "
+                 "by pp (%d) with vpp > 1", (long long)(j->gbs / dpm), (int)p->pp);
+        break;
+    case PLAN_RULE_COUNT:
+        TPL_BUG("plan_rule_explain: bad rule %d", (int)r);
+    }
+}

@@ -1,0 +1,160 @@
+/* spaces/scenario.c: scenario loader: model and system names, the job and
+ * the search space, each field checked with file:line messages. */
+#include "spaces/scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const scenario_sections[] = { "scenario", "job", "space", NULL };
+
+static const char *const scenario_fields[] = { "name", "model", "system", NULL };
+static const char *const job_fields[] = {
+    "seq", "gbs", "precision", "attention", "tokens", "overlap_grad_reduce",
+    "overlap_param_gather", NULL,
+};
+static const char *const space_fields[] = {
+    "gpus", "tp", "pp", "mbs", "vpp", "sp", "recompute", "zero",
+    "tp_cross_node", NULL,
+};
+static const char *const prec_names[] = { "bf16", "fp16", "fp8" };
+static const char *const attn_names[] = { "flash", "unfused" };
+static const char *const sp_names[] = { "any", "y", "n" };
+static const char *const rc_names[] = { "none", "selective", "full" };
+
+bool scenario_is_section(const char *section)
+{
+    for (int i = 0; scenario_sections[i]; i++)
+        if (!strcmp(section, scenario_sections[i]))
+            return true;
+    return false;
+}
+
+static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
+{
+    struct conf_group g;
+    int prec, attn;
+    if (conf_group(c, "job", &g, err) ||
+        conf_check_group_known(&g, job_fields, err) ||
+        conf_int(&g, "seq", 1, JOB_MAX_SEQ, &j->seq, err) ||
+        conf_int(&g, "gbs", 1, JOB_MAX_GBS, &j->gbs, err) ||
+        conf_enum(&g, "precision", prec_names, 3, &prec, err) ||
+        conf_enum(&g, "attention", attn_names, 2, &attn, err) ||
+        conf_num(&g, "tokens", 0, false, 1e18, &j->tokens, err) ||
+        conf_bool(&g, "overlap_grad_reduce", &j->overlap_grad_reduce, err) ||
+        conf_bool(&g, "overlap_param_gather", &j->overlap_param_gather, err))
+        return TPL_ECONFIG;
+    j->precision = (enum job_precision)prec;
+    j->attention = (enum job_attention)attn;
+    return 0;
+}
+
+/* "auto", or an array of integers in [lo, hi] (or of names, when 'names'). */
+static int read_list(const struct conf_group *g, const char *key, int64_t lo,
+                     int64_t hi, const char *const *names, int n_names,
+                     struct space_list *out, struct tpl_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g->s, key);
+    char where[200];
+    int n;
+    out->n = 0;
+    if (!s)
+        return conf_int(g, key, 0, 0, &(int64_t){0}, err);    /* "missing" */
+    conf_where(g->c, s, where, sizeof where);
+    if (config_setting_type(s) == CONFIG_TYPE_STRING &&
+        !strcmp(config_setting_get_string(s), "auto"))
+        return 0;
+    n = config_setting_is_aggregate(s) ? config_setting_length(s) : -1;
+    if (n < 1 || n > SPACE_MAX_VALUES)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be \"auto\" or a "
+                          "list of 1 to %d values", where, key, SPACE_MAX_VALUES);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        int64_t v = -1;
+        int t = config_setting_type(e);
+        if (names && t == CONFIG_TYPE_STRING) {
+            for (int k = 0; k < n_names; k++)
+                if (!strcmp(config_setting_get_string(e), names[k]))
+                    v = k;
+        } else if (!names && (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64))
+            v = config_setting_get_int64(e);
+        if (v < lo || v > hi)
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be %s "
+                              "in [%lld, %lld]", where, key, i + 1,
+                              names ? "a known name" : "an integer",
+                              (long long)lo, (long long)hi);
+        out->v[out->n++] = (int32_t)v;
+    }
+    return 0;
+}
+
+static int read_space(struct space *sp, const struct conf *c, struct tpl_err *err)
+{
+    struct conf_group g;
+    int sp_kind;
+    if (conf_group(c, "space", &g, err) ||
+        conf_check_group_known(&g, space_fields, err) ||
+        conf_str(&g, "gpus", sp->gpus, sizeof sp->gpus, err) ||
+        read_list(&g, "tp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->tp, err) ||
+        read_list(&g, "pp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->pp, err) ||
+        read_list(&g, "mbs", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->mbs, err) ||
+        read_list(&g, "vpp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->vpp, err) ||
+        read_list(&g, "zero", 0, 1, NULL, 0, &sp->zero, err) ||
+        read_list(&g, "recompute", 0, 2, rc_names, 3, &sp->recompute, err) ||
+        conf_enum(&g, "sp", sp_names, 3, &sp_kind, err) ||
+        conf_bool(&g, "tp_cross_node", &sp->tp_cross_node, err))
+        return TPL_ECONFIG;
+    sp->sp = (enum space_sp)sp_kind;
+    return 0;
+}
+
+int scenario_read(struct scenario *s, const struct conf *c, struct tpl_err *err)
+{
+    struct conf_group g;
+    memset(s, 0, sizeof *s);
+    if (conf_check_known(c, config_root_setting(&c->cfg), "a scenario file",
+                         scenario_sections, err) ||
+        conf_group(c, "scenario", &g, err) ||
+        conf_check_group_known(&g, scenario_fields, err) ||
+        conf_str(&g, "name", s->name, sizeof s->name, err) ||
+        conf_str(&g, "model", s->model, sizeof s->model, err) ||
+        conf_str(&g, "system", s->system, sizeof s->system, err))
+        return TPL_ECONFIG;
+    return read_job(&s->job, c, err) || read_space(&s->space, c, err)
+         ? TPL_ECONFIG : 0;
+}
+
+/* A relative path in a scenario file is relative to the file. */
+static void rebase(char *path, size_t n, const char *scenario_path)
+{
+    const char *slash = strrchr(scenario_path, '/');
+    char tmp[512];
+    if (!slash || path[0] == '/' || !strchr(path, '/'))
+        return;
+    snprintf(tmp, sizeof tmp, "%.*s/%s", (int)(slash - scenario_path),
+             scenario_path, path);
+    if (strlen(tmp) < n)
+        memcpy(path, tmp, strlen(tmp) + 1);
+}
+
+int scenario_load(struct scenario *s, const char *name_or_path,
+                  const char *const *sets, int n_sets, struct tpl_err *err)
+{
+    struct conf c;
+    int rc = conf_load_named(&c, name_or_path, scenario_presets,
+                             scenario_presets_count, "scenario", err);
+    for (int i = 0; rc == 0 && i < n_sets; i++) {
+        char section[64];
+        if (conf_set_section(sets[i], section, sizeof section, NULL) == 0 &&
+            scenario_is_section(section))
+            rc = conf_apply_set(&c, sets[i], err);
+    }
+    if (rc == 0)
+        rc = scenario_read(s, &c, err);
+    if (rc == 0 && !conf_preset_find(scenario_presets, scenario_presets_count,
+                                     name_or_path)) {
+        rebase(s->model, sizeof s->model, name_or_path);
+        rebase(s->system, sizeof s->system, name_or_path);
+    }
+    conf_release(&c);
+    return rc;
+}
