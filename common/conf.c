@@ -12,6 +12,7 @@
 
 #include "common/alloc.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char set_mark;           /* hook value of overridden settings */
@@ -28,7 +29,8 @@ static int parse_failed(struct conf *c, bool from_file, struct tpl_err *err)
 {
     int rc;
     if (from_file && config_error_type(&c->cfg) == CONFIG_ERR_FILE_IO)
-        rc = tpl_errorf(err, TPL_EIO, "cannot read '%s'", c->name);
+        rc = tpl_errorf(err, TPL_EIO, "cannot read '%s': %s", c->name,
+                        strerror(errno ? errno : EIO));
     else
         rc = tpl_errorf(err, TPL_ECONFIG, "%s:%d: %s", c->name,
                         config_error_line(&c->cfg), config_error_text(&c->cfg));
@@ -38,7 +40,14 @@ static int parse_failed(struct conf *c, bool from_file, struct tpl_err *err)
 
 int conf_load_file(struct conf *c, const char *path, struct tpl_err *err)
 {
+    struct stat st;
     conf_init(c, path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        config_read_file(&c->cfg, "");      /* sets CONFIG_ERR_FILE_IO */
+        return parse_failed(c, true, err);
+    }
+    errno = 0;
     if (!config_read_file(&c->cfg, path))
         return parse_failed(c, true, err);
     c->loaded = true;
@@ -206,8 +215,12 @@ int conf_num(const struct conf_group *g, const char *key, double min,
     int t;
     if (!s)
         return TPL_ECONFIG;
-    snprintf(must, sizeof must, "a number in %s%g, %g]", min_open ? "(" : "[",
-             min, max);
+    if (max >= 1e5)             /* the cap is a sanity bound, not a real range */
+        snprintf(must, sizeof must, "a number %s %.10g", min_open ? ">" : ">=",
+                 min);
+    else
+        snprintf(must, sizeof must, "a number in %s%.10g, %.10g]",
+                 min_open ? "(" : "[", min, max);
     t = config_setting_type(s);
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && t != CONFIG_TYPE_FLOAT)
         return bad(g, s, key, must, err);
