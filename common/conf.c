@@ -43,8 +43,8 @@ int conf_load_file(struct conf *c, const char *path, struct tpl_err *err)
     struct stat st;
     conf_init(c, path);
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
         config_read_file(&c->cfg, "");      /* sets CONFIG_ERR_FILE_IO */
+        errno = EISDIR;
         return parse_failed(c, true, err);
     }
     errno = 0;
