@@ -1,0 +1,47 @@
+/* tests/unit/helpers.h: shared set-up for the unit tests. */
+#ifndef TEST_HELPERS_H
+#define TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "predictor/pred.h"
+
+/* Load a preset model / system or fail the test. */
+static inline struct model load_model(const char *name)
+{
+    struct model m;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(model_load(&m, name, NULL, 0, &err), 0, "%s", err.msg);
+    return m;
+}
+
+static inline struct hw_system load_system(const char *name)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(hw_system_load(&h, name, NULL, 0, &err), 0, "%s", err.msg);
+    return h;
+}
+
+static inline struct job make_job(int64_t seq, int64_t gbs)
+{
+    struct job j;
+    job_default(&j);
+    j.seq = seq;
+    j.gbs = gbs;
+    return j;
+}
+
+static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
+{
+    return (struct plan){ .tp = tp, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,
+                          .sp = false, .recompute = PLAN_RC_NONE, .zero = 0 };
+}
+
+#define assert_rel(a, b, tol) \
+    cr_assert(fabs((a) - (b)) <= (tol) * fabs(b), \
+              "%s = %.12g, expected %.12g (rel tol %g)", #a, (double)(a), \
+              (double)(b), (double)(tol))
+
+#endif

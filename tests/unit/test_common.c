@@ -1,0 +1,124 @@
+/* tests/unit/test_common.c: PCG, --set overrides, loaders, output files. */
+#include "helpers.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/outfile.h"
+#include "common/rng.h"
+#include "spaces/scenario.h"
+
+/* Reference output of pcg32_srandom_r(42, 54) from the PCG distribution's
+ * pcg32-demo (O'Neill 2014). */
+Test(rng, pcg32_reference_sequence)
+{
+    static const uint32_t expect[6] = { 0xa15c02b7, 0x7b47f409, 0xba1d3330,
+                                        0x83d2f293, 0xbfa4784b, 0xcbed606e };
+    struct tpl_rng r;
+    tpl_rng_seed(&r, 42, 54);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(tpl_rng_u32(&r), expect[i], "output %d", i);
+}
+
+Test(rng, bounded_and_unit)
+{
+    struct tpl_rng r;
+    int seen[10] = { 0 };
+    tpl_rng_seed(&r, 1, 1);
+    for (int i = 0; i < 10000; i++) {
+        uint32_t v = tpl_rng_below(&r, 10);
+        double u = tpl_rng_unit(&r);
+        cr_assert_lt(v, 10u);
+        cr_assert(u >= 0 && u < 1);
+        seen[v]++;
+    }
+    for (int i = 0; i < 10; i++)
+        cr_assert(seen[i] > 850 && seen[i] < 1150, "bucket %d: %d", i, seen[i]);
+}
+
+Test(conf, set_overrides_and_names_its_origin)
+{
+    const char *sets[] = { "model.layers=40", "gpu.hbm_gib=96", "model.glu=false" };
+    const char *bad[] = { "model.layers=-3" };
+    const char *typo[] = { "network.nic_gpbs=800" };
+    struct model m;
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(model_load(&m, "llama3-70b", sets, 3, &err), 0, "%s", err.msg);
+    cr_assert_eq(m.layers, 40);
+    cr_assert(!m.glu);
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", sets, 3, &err), 0, "%s", err.msg);
+    cr_assert_eq(h.hbm_bytes, 96.0 * 1073741824.0);
+    cr_assert_eq(model_load(&m, "llama3-70b", bad, 1, &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "--set model.layers: 'layers' must be an integer "
+                     "in [1, 16384]");
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", typo, 1, &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "--set network.nic_gpbs: unknown field 'nic_gpbs' "
+                     "in 'network'");
+}
+
+Test(conf, file_errors_name_file_line_field)
+{
+    char path[] = "/tmp/trainplan-test-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    struct model m;
+    struct tpl_err err = { 0 };
+    char expect[400];
+    fputs("model: {\n  name = \"x\"; description = \"y\";\n  layers = 2;\n"
+          "  hidden = 100;\n  heads = 3;\n  kv_heads = 3; ffn_hidden = 400;\n"
+          "  vocab = 1000; glu = false; tied_embeddings = true;\n"
+          "  norm = \"layernorm\"; position = \"rope\"; position_table = 0;\n"
+          "  bias = false; dropout = false;\n};\n", fp);
+    fclose(fp);
+    cr_assert_eq(model_load(&m, path, NULL, 0, &err), TPL_ECONFIG);
+    snprintf(expect, sizeof expect, "%s:5: 'heads' must be a divisor of 'hidden'",
+             path);
+    cr_assert_str_eq(err.msg, expect);
+    unlink(path);
+    cr_assert_eq(model_load(&m, path, NULL, 0, &err), TPL_EIO);
+}
+
+Test(conf, every_preset_loads)
+{
+    struct tpl_err err = { 0 };
+    for (size_t i = 0; i < hw_presets_count; i++) {
+        struct hw_system h = load_system(hw_presets[i].name);
+        cr_assert_str_eq(h.name, hw_presets[i].name);
+        cr_assert_gt(h.hbm_bytes, h.reserve_bytes);
+    }
+    for (size_t i = 0; i < scenario_presets_count; i++) {
+        struct scenario s;
+        cr_assert_eq(scenario_load(&s, scenario_presets[i].name, NULL, 0, &err),
+                     0, "%s", err.msg);
+        load_model(s.model);
+        load_system(s.system);
+    }
+}
+
+Test(outfile, commit_replaces_abort_keeps)
+{
+    char dir[] = "/tmp/trainplan-out-XXXXXX", path[300], buf[64] = "";
+    struct tpl_outfile o;
+    struct tpl_err err = { 0 };
+    FILE *fp;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    cr_assert_eq(tpl_outfile_open(&o, path, &err), 0);
+    fputs("first\n", o.fp);
+    cr_assert_eq(access(path, F_OK), -1);           /* nothing until commit */
+    cr_assert_eq(tpl_outfile_commit(&o, &err), 0);
+    cr_assert_eq(tpl_outfile_open(&o, path, &err), 0);
+    fputs("half-written", o.fp);
+    tpl_outfile_abort(&o);
+    fp = fopen(path, "r");
+    cr_assert_not_null(fp);
+    cr_assert_not_null(fgets(buf, sizeof buf, fp));
+    fclose(fp);
+    cr_assert_str_eq(buf, "first\n");
+    unlink(path);
+    cr_assert_eq(rmdir(dir), 0);                    /* no temporary left */
+    snprintf(path, sizeof path, "%s/missing/x", dir);
+    cr_assert_eq(tpl_outfile_open(&o, path, &err), TPL_EIO);
+}

@@ -1,0 +1,137 @@
+/* tests/unit/test_memory.c: the memory model against Korthikanti et al.
+ * 2023 Table 2 and the pipeline in-flight rules. */
+#include "helpers.h"
+
+/* Table 2 of Korthikanti et al. assumes GPT layers with dropout and the
+ * unfused softmax; these are their four evaluation shapes (Table 3). */
+static const char *const shapes[] = { "gpt3-22b", "gpt3-175b", "gpt3-530b",
+                                      "gpt3-1t" };
+
+static double table2(const struct model *m, double s, double b, double t,
+                     bool sp, enum plan_recompute rc)
+{
+    double h = (double)m->hidden, a = (double)m->heads, sbh = s * b * h;
+    switch (rc) {
+    case PLAN_RC_NONE:
+        return sp ? sbh / t * (34 + 5 * a * s / h)
+                  : sbh * (10 + 24 / t + 5 * a * s / (h * t));
+    case PLAN_RC_SELECTIVE:
+        return sp ? sbh * 34 / t : sbh * (10 + 24 / t);
+    default:
+        return sp ? 2 * sbh / t : 2 * sbh;
+    }
+}
+
+Test(memory, korthikanti_table2_every_combination)
+{
+    struct job j = make_job(2048, 512);
+    j.attention = JOB_ATTN_UNFUSED;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct model m = load_model(shapes[i]);
+        for (int t = 1; t <= 8; t *= 2)
+            for (int sp = 0; sp <= (t > 1); sp++)
+                for (int rc = 0; rc < PLAN_RC_COUNT; rc++) {
+                    struct plan p = make_plan(t, 1, 1, 1);
+                    p.sp = sp;
+                    p.recompute = (enum plan_recompute)rc;
+                    assert_rel(pred_act_layer_bytes(&m, &j, &p),
+                               table2(&m, 2048, 1, t, sp, p.recompute), 1e-12);
+                }
+    }
+}
+
+/* No parallelism: sbh (34 + 5as/h), Korthikanti eq. 1. */
+Test(memory, korthikanti_eq1_no_parallelism)
+{
+    struct model m = load_model("gpt3-22b");
+    struct job j = make_job(2048, 512);
+    struct plan p = make_plan(1, 1, 1, 4);
+    double sbh = 2048.0 * 4 * 6144;
+    j.attention = JOB_ATTN_UNFUSED;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p),
+               sbh * (34 + 5.0 * 64 * 2048 / 6144), 1e-12);
+}
+
+/* Flash attention keeps the per-row log-sum-exp (4 bytes per head and
+ * token) instead of the a s^2 scores; hand count for Llama 3 70B, tp 8,
+ * sp, no recompute, s 8192, b 1: (8 sbh) / 8 + (4 sbh + 4 s b kv + 6 s b f
+ * + 4 a s b) / 8 with no dropout. */
+Test(memory, flash_gqa_glu_hand_count)
+{
+    struct model m = load_model("llama3-70b");
+    struct job j = make_job(8192, 512);
+    struct plan p = make_plan(8, 1, 1, 1);
+    double s = 8192, h = 8192, sbh = s * h;
+    double expect = 8 * sbh / 8 +
+                    (4 * sbh + 4 * s * 1024 + 6 * s * 28672 + 4 * 64 * s) / 8;
+    p.sp = true;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), expect, 1e-12);
+}
+
+Test(memory, inflight_1f1b)
+{
+    struct plan p = make_plan(1, 8, 1, 1);
+    cr_assert_eq(pred_inflight_chunks(&p, 64, 0), 8);      /* first stage: pp */
+    cr_assert_eq(pred_inflight_chunks(&p, 64, 7), 1);      /* last stage: 1 */
+    cr_assert_eq(pred_inflight_chunks(&p, 64, 3), 5);
+    cr_assert_eq(pred_inflight_chunks(&p, 4, 0), 4);       /* m < pp */
+    p.pp = 1;
+    cr_assert_eq(pred_inflight_chunks(&p, 64, 0), 1);      /* no pipeline */
+}
+
+/* Korthikanti sec. 4.2.3: interleaving multiplies the first stage's
+ * activation memory by 1 + (pp - 1)/(pp vpp). */
+Test(memory, inflight_interleaved_factor)
+{
+    for (int pp = 2; pp <= 16; pp *= 2)
+        for (int vpp = 2; vpp <= 6; vpp++) {
+            struct plan p = make_plan(1, pp, 1, 1);
+            double layers_per_chunk = 1.0 / (pp * vpp);      /* of l */
+            p.vpp = vpp;
+            assert_rel(pred_inflight_chunks(&p, 1024, 0) * layers_per_chunk,
+                       1.0 + (pp - 1.0) / (pp * vpp), 1e-12);
+        }
+}
+
+Test(memory, stage_params_sum_to_model)
+{
+    struct model m = load_model("llama3-70b");
+    struct model g = load_model("gpt3-175b");
+    struct plan p = make_plan(1, 1, 1, 1);
+    double sum = 0;
+    cr_assert_eq(pred_stage_params(&m, &p, 0), (double)model_params(&m));
+    cr_assert_eq(pred_stage_params(&g, &p, 0), (double)model_params(&g));
+    p.pp = 8;
+    for (int r = 0; r < 8; r++)
+        sum += pred_stage_params(&m, &p, r);
+    assert_rel(sum, (double)model_params(&m), 1e-12);
+    sum = 0;                    /* tied: the last stage holds a second copy */
+    for (int r = 0; r < 8; r++)
+        sum += pred_stage_params(&g, &p, r);
+    assert_rel(sum, (double)model_params(&g) + (double)g.vocab * g.hidden, 1e-12);
+}
+
+/* Mixed-precision Adam: 2 + 4 + 12 bytes per parameter; ZeRO-1 divides the
+ * 12 by dp (Rajbhandari et al. SC20 sec. 5.1). */
+Test(memory, model_states_bytes_per_parameter)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem a, b;
+    struct plan p = make_plan(2, 1, 8, 1);
+    double params;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    params = pred_stage_params(&m, &p, 0);
+    pred_memory(&c, &p, &a);
+    assert_rel(a.weights, 2 * params, 1e-12);
+    assert_rel(a.grads, 4 * params, 1e-12);
+    assert_rel(a.optimizer, 12 * params, 1e-12);
+    p.zero = 1;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.optimizer, 12 * params / 8, 1e-12);
+    cr_assert_lt(b.total, a.total);
+    assert_rel(b.margin, b.usable - b.total, 1e-12);
+    cr_assert_eq(b.fits, b.margin >= 0);
+}
