@@ -14,6 +14,11 @@
 #   run_tp ARGS...       run it: stdout in $T_OUT, stderr in $T_ERR, status $T_RC
 #   pass NAME / fail NAME WHAT   count a case of a test's own making
 #
+# A case run with T_BUG set ("T_BUG='what is wrong' check ...") states the
+# right behaviour of a known program bug: while it fails it prints a
+# "KNOWN BUG" line and is not counted (KNOWN_BUGS=fail counts it as failed);
+# once it passes it prints a "FIXED" line asking to drop the marker.
+#
 # Temporary files go in $T_TMP, which run.sh creates and removes.
 
 : "${TRAINPLAN:=./trainplan}"
@@ -24,19 +29,26 @@ T_OUT=$T_TMP/stdout
 T_ERR=$T_TMP/stderr
 T_PASSED=${T_PASSED:-0}
 T_FAILED=${T_FAILED:-0}
-T_NL='
-'
+T_KNOWN=${T_KNOWN:-0}
 
 pass()
 {
     T_PASSED=$((T_PASSED + 1))
+    [ -z "${T_BUG:-}" ] ||
+        printf 'FIXED %s: known bug (%s) now passes: drop its marker\n' "$1" "$T_BUG"
 }
 
 # fail NAME WHAT: one line, the case's name and what differed
 fail()
 {
+    f_what=$(printf '%s' "$2" | tr '\n' ' ')
+    if [ -n "${T_BUG:-}" ] && [ "${KNOWN_BUGS:-}" != fail ]; then
+        T_KNOWN=$((T_KNOWN + 1))
+        printf 'KNOWN BUG %s (%s): %s\n' "$1" "$T_BUG" "$f_what"
+        return
+    fi
     T_FAILED=$((T_FAILED + 1))
-    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')"
+    printf 'FAIL %s: %s\n' "$1" "$f_what"
 }
 
 # the command line, for messages

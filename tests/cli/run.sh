@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/cli/run.sh: the CLI tests. Runs every tests/cli/t-*.sh, in sorted
+# order, sourced into this shell after tests/cli/lib.sh, against $TRAINPLAN
+# (default ./trainplan, relative to where this is started). Prints one line
+# per failing case and ends with "N passed, N failed"; exits 1 if any failed.
+#   TRAINPLAN=build/san/trainplan sh tests/cli/run.sh
+#   UPDATE_GOLDEN=1 sh tests/cli/run.sh      rewrite tests/data/golden/*
+#   sh tests/cli/run.sh t-bad-input          only the scripts named
+# See lib.sh for the helpers and for known-bug cases (KNOWN_BUGS=fail).
+
+: "${TRAINPLAN:=./trainplan}"
+case $TRAINPLAN in
+/*) ;;
+*/*) TRAINPLAN=$(pwd)/$TRAINPLAN ;;
+esac
+export TRAINPLAN
+
+root=$(cd "$(dirname "$0")/../.." && pwd) || exit 2
+cd "$root" || exit 2
+unset OMP_NUM_THREADS
+LC_ALL=C
+export LC_ALL
+
+if [ ! -x "$TRAINPLAN" ] && ! command -v "$TRAINPLAN" >/dev/null 2>&1; then
+    echo "run.sh: no program at '$TRAINPLAN' (build it with make)" >&2
+    exit 2
+fi
+
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trainplan-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T_TMP"' EXIT
+trap 'exit 130' INT HUP TERM
+
+. tests/cli/lib.sh
+
+for t_script in tests/cli/t-*.sh; do
+    if [ $# -gt 0 ]; then
+        t_want=
+        for t_arg in "$@"; do
+            case $t_script in
+            *"/$t_arg"|*"/$t_arg.sh") t_want=1 ;;
+            esac
+        done
+        [ -n "$t_want" ] || continue
+    fi
+    . "./$t_script"
+done
+
+[ "$T_KNOWN" = 0 ] || echo "$T_KNOWN known bugs (not counted; see KNOWN BUG lines)"
+echo "$T_PASSED passed, $T_FAILED failed"
+[ "$T_FAILED" = 0 ]
