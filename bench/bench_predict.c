@@ -11,14 +11,14 @@
 static double run(const struct pred_ctx *c, const struct plan *plans, int n,
                   int reps, int compose_only, double *sink)
 {
-    struct pred_layer layer;
+    struct pred_memo memo;
     double t0 = omp_get_wtime(), acc = 0;
-    pred_layer_time(c, &plans[0], &layer);
+    pred_memo_build(c, &plans[0], &memo);
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < n; i++) {
             struct pred_result o;
             if (compose_only) {
-                pred_compose(c, &plans[i], &layer, &o);
+                pred_compose(c, &plans[i], &memo, &o);
                 pred_memory(c, &plans[i], &o.mem);
             } else
                 pred_plan(c, &plans[i], &o);

@@ -22,12 +22,6 @@
 #include <math.h>
 #include <string.h>
 
-struct stage {                  /* one pipeline rank, one micro-batch */
-    double fwd, bwd;            /* everything, recompute included in bwd */
-    double comm;                /* tp communication inside fwd + bwd */
-    double rc;                  /* recompute, its communication excluded */
-};
-
 static double tp_coll(const struct pred_ctx *c, const struct plan *p,
                       enum pred_coll kind, double bytes)
 {
@@ -39,7 +33,7 @@ static double tp_coll(const struct pred_ctx *c, const struct plan *p,
  * all-reduce (reduce-scatter with sp); backward scatter-adds into the fp32
  * gradient of the table. */
 static void add_embedding(const struct pred_ctx *c, const struct plan *p,
-                          struct stage *s)
+                          struct pred_stage *s)
 {
     double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
     double table = (double)c->model.vocab * h / p->tp, act = 2.0 * tok * h;
@@ -56,7 +50,7 @@ static void add_embedding(const struct pred_ctx *c, const struct plan *p,
  * VocabParallelCrossEntropy: fp32 logits, three small all-reduces over tp
  * for max, sum and target logit) on the last stage. */
 static void add_head(const struct pred_ctx *c, const struct plan *p,
-                     struct stage *s)
+                     struct pred_stage *s)
 {
     const struct pred_kernels *k = &c->k;
     double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
@@ -77,10 +71,19 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
     s->comm += small + gather + back;
 }
 
-static void stage_time(const struct pred_ctx *c, const struct plan *p,
-                       const struct pred_layer *l, int64_t rank,
-                       struct stage *s)
+static void add_stage(struct pred_stage *s, const struct pred_stage *e)
 {
+    s->fwd += e->fwd;
+    s->bwd += e->bwd;
+    s->comm += e->comm;
+    s->rc += e->rc;
+}
+
+static void stage_time(const struct pred_ctx *c, const struct plan *p,
+                       const struct pred_memo *memo, int64_t rank,
+                       struct pred_stage *s)
+{
+    const struct pred_layer *l = &memo->layer;
     double n = (double)c->model.layers / p->pp;
     s->fwd = n * l->fwd_total_s;
     s->bwd = n * (l->bwd_total_s + l->recompute_s);
@@ -88,9 +91,28 @@ static void stage_time(const struct pred_ctx *c, const struct plan *p,
                    l->recompute_comm_s);
     s->rc = n * (l->recompute_s - l->recompute_comm_s);
     if (rank == 0)
-        add_embedding(c, p, s);
+        add_stage(s, &memo->embed);
     if (rank == p->pp - 1)
-        add_head(c, p, s);
+        add_stage(s, &memo->head);
+}
+
+void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_memo *out)
+{
+    memset(out, 0, sizeof *out);
+    pred_layer_time(c, p, &out->layer);
+    add_embedding(c, p, &out->embed);
+    add_head(c, p, &out->head);
+}
+
+double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
+                       const struct pred_memo *memo)
+{
+    const struct pred_layer *l = &memo->layer;
+    double m = (double)(c->job.gbs / ((int64_t)p->dp * p->mbs));
+    return (fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp) *
+           ((double)c->model.layers / p->pp) *
+           (l->fwd_total_s + l->bwd_total_s + l->recompute_s);
 }
 
 /* ---- data parallel and optimizer ---- */
@@ -102,7 +124,7 @@ static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
 }
 
 static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
-                         const struct stage *s, double params)
+                         const struct pred_stage *s, double params)
 {
     int64_t k = dp_per_domain(c, p);
     double bucket = fmax(4e7, 1e6 * p->dp), frac = fmin(1.0, bucket / params);
@@ -139,17 +161,17 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
 /* ---- composition ---- */
 
 void pred_compose(const struct pred_ctx *c, const struct plan *p,
-                  const struct pred_layer *l, struct pred_result *o)
+                  const struct pred_memo *memo, struct pred_result *o)
 {
-    struct stage first, last, *slow;
+    struct pred_stage first, last, *slow;
     int64_t mb = plan_microbatches(p, &c->job);
     double m, bubble_slots, params, p2p = 0, gpus = (double)plan_gpus(p);
     mb = mb < 1 ? 1 : mb;
     m = (double)mb;
-    stage_time(c, p, l, 0, &first);
+    stage_time(c, p, memo, 0, &first);
     slow = &first;
     if (p->pp > 1) {
-        stage_time(c, p, l, p->pp - 1, &last);
+        stage_time(c, p, memo, p->pp - 1, &last);
         if (last.fwd + last.bwd > first.fwd + first.bwd)
             slow = &last;
     }
@@ -177,8 +199,8 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
     o->iteration_s = 0;
     for (int i = 0; i < PRED_PART_COUNT; i++)
         o->iteration_s += o->part_s[i];
-    o->model_flops = pred_model_flops(&c->model, &c->job);
-    o->hw_flops = pred_hw_flops(&c->model, &c->job, p->recompute);
+    o->model_flops = c->model_flops;
+    o->hw_flops = c->hw_flops[p->recompute];
     o->tokens_per_s = (double)c->job.gbs * (double)c->job.seq / o->iteration_s;
     o->mfu = o->model_flops / (o->iteration_s * gpus * c->peak_flops);
     o->hfu = o->hw_flops / (o->iteration_s * gpus * c->peak_flops);
@@ -187,12 +209,14 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
 void pred_plan(const struct pred_ctx *c, const struct plan *p,
                struct pred_result *out)
 {
+    struct pred_memo memo;
     memset(out, 0, sizeof *out);
     out->rule = plan_check(p, &c->model, &c->job, &c->limits);
     if (out->rule == PLAN_RULE_DEGREE)
         return;
-    pred_layer_time(c, p, &out->layer);
-    pred_compose(c, p, &out->layer, out);
+    pred_memo_build(c, p, &memo);
+    out->layer = memo.layer;
+    pred_compose(c, p, &memo, out);
     pred_memory(c, p, &out->mem);
 }
 

@@ -51,6 +51,9 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                   ? hw->fp8_flops
                   : j->precision == JOB_PREC_FP16 ? hw->fp16_flops
                   : hw->bf16_flops;
+    c->model_flops = pred_model_flops(m, j);
+    for (int rc = 0; rc < PLAN_RC_COUNT; rc++)
+        c->hw_flops[rc] = pred_hw_flops(m, j, (enum plan_recompute)rc);
     c->limits.tp_domain = hw->nvlink_domain;
     c->limits.tp_cross_node = tp_cross_node;
 }

@@ -75,7 +75,25 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     struct job job;
     struct pred_kernels k;
     double peak_flops;          /* MFU denominator: dense peak at job precision */
+    double model_flops;         /* per iteration */
+    double hw_flops[PLAN_RC_COUNT];
     struct plan_limits limits;
+};
+
+/* Time of one pipeline stage's share for one micro-batch: what the layers,
+ * the embedding or the LM head add. */
+struct pred_stage {
+    double fwd, bwd;            /* everything, recompute included in bwd */
+    double comm;                /* tp communication inside fwd + bwd */
+    double rc;                  /* recompute, its communication excluded */
+};
+
+/* Everything of a plan's time that depends only on (tp, sp, mbs,
+ * recompute) for a given context: what a search memoises. */
+struct pred_memo {
+    struct pred_layer layer;
+    struct pred_stage embed;    /* first stage's extra */
+    struct pred_stage head;     /* last stage's extra */
 };
 
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
@@ -88,11 +106,19 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
 void pred_plan(const struct pred_ctx *c, const struct plan *p,
                struct pred_result *out);
 
-/* The pieces pred_plan is made of. */
+/* The pieces pred_plan is made of. pred_memo_build reads only tp, sp, mbs
+ * and recompute of 'p'; pred_compose adds pp, dp, vpp and zero, allocating
+ * nothing (out->layer is left alone, out->mem is not computed). */
 void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
                      struct pred_layer *out);
+void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_memo *out);
 void pred_compose(const struct pred_ctx *c, const struct plan *p,
-                  const struct pred_layer *layer, struct pred_result *out);
+                  const struct pred_memo *memo, struct pred_result *out);
+/* A lower bound of pred_compose's iteration_s: the pipeline's layer time
+ * alone, without ends, communication outside layers, DP and optimizer. */
+double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
+                       const struct pred_memo *memo);
 void pred_memory(const struct pred_ctx *c, const struct plan *p,
                  struct pred_mem *out);
 

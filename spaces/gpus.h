@@ -1,0 +1,25 @@
+/* spaces/gpus.h: the GPU counts of a search: "64,128,256" (a list),
+ * "64..4096" (doubling from 64 up to 4096) or "8..16384:8" (from 8 to 16384
+ * in steps of 8); forms may be joined with commas. Counts are sorted and
+ * unique, each in [1, SPACE_MAX_GPUS]. */
+#ifndef SPACE_GPUS_H
+#define SPACE_GPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+#define SPACE_MAX_GPUS       (1 << 20)
+#define SPACE_MAX_GPU_COUNTS 65536
+
+struct gpu_list {               /* caller-owned: gpu_list_release */
+    int64_t *v;
+    size_t n;
+};
+
+/* Parse 'spec' into out; TPL_EUSAGE with a message naming the bad part. */
+int gpu_list_parse(struct gpu_list *out, const char *spec, struct tpl_err *err);
+void gpu_list_release(struct gpu_list *l);
+
+#endif /* SPACE_GPUS_H */
