@@ -12,6 +12,7 @@
 #include "spaces/scenario.h"
 
 int cmd_predict(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_default(int argc, char **argv);
 

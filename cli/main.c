@@ -16,6 +16,7 @@ static const struct cmd {
     int (*fn)(int, char **);
     const char *help;
 } commands[] = {
+    { "search",  cmd_search,  "fastest feasible plans per GPU count" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
     { "list",    cmd_list,    "list the preset models, systems and scenarios" },
     { "help",    cmd_help,    "show this help" },

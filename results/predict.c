@@ -120,8 +120,10 @@ int res_json_dump(FILE *fp, json_t *v, struct tpl_err *err)
 
 /* ---- CSV ---- */
 
-static void csv_header(FILE *fp)
+void res_csv_header(FILE *fp, bool ranked)
 {
+    if (ranked)
+        fputs("rank,", fp);
     fputs("key,model,system,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,gbs,seq,"
           "precision,iteration_s,tokens_per_s,mfu,hfu,memory_gib,margin_gib,"
           "fits", fp);
@@ -130,10 +132,12 @@ static void csv_header(FILE *fp)
     fputs(",reason\n", fp);
 }
 
-static void csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
-                    const struct pred_result *r)
+void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
+                 const struct plan *p, const struct pred_result *r)
 {
     char key[96], reason[256];
+    if (rank > 0)
+        fprintf(fp, "%d,", rank);
     plan_key(p, key, sizeof key);
     res_plan_reason(c, p, r, reason, sizeof reason);
     for (char *q = reason; *q; q++)         /* keep the row one CSV field */
@@ -237,8 +241,8 @@ int res_predict_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
         table_write(fp, c, p, r);
         break;
     case RES_FMT_CSV:
-        csv_header(fp);
-        csv_row(fp, c, p, r);
+        res_csv_header(fp, false);
+        res_csv_row(fp, 0, c, p, r);
         break;
     case RES_FMT_JSON:
         j = res_plan_json(c, p, r);

@@ -5,9 +5,11 @@
 #define RES_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "predictor/pred.h"
+#include "search/search.h"
 
 enum res_format { RES_FMT_TABLE, RES_FMT_CSV, RES_FMT_JSON, RES_FMT_COUNT };
 
@@ -29,9 +31,24 @@ int res_predict_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
                       const struct plan *p, const struct pred_result *r,
                       struct tpl_err *err);
 
+/* CSV: the header (with a leading "rank" column when ranked) and one row
+ * per plan (rank 0: no rank column). */
+void res_csv_header(FILE *fp, bool ranked);
+void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
+                 const struct plan *p, const struct pred_result *r);
+
 /* Dump a JSON value with the project's settings (sorted keys off, 2-space
  * indent, 10 significant digits), newline-terminated. */
 int res_json_dump(FILE *fp, json_t *v, struct tpl_err *err);
+
+/* The report of a search: per GPU count the ranked plans (each predicted in
+ * full again for the report), counts of what was rejected and why, or why
+ * nothing fits. 'work' adds the figures that depend on the run (evaluated,
+ * pruned by the bound, seconds) to table and CSV output; JSON always has
+ * them under "stats". */
+int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
+                     const struct search_result *s, bool work,
+                     struct tpl_err *err);
 
 #define RES_GIB 1073741824.0
 

@@ -1,0 +1,295 @@
+/* cli/cmd_search.c: trainplan search: the fastest feasible plans per GPU
+ * count for a scenario (the embedded default when none is given). */
+#include "cli/cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "search/search.h"
+#include "spaces/gpus.h"
+
+static const char usage[] =
+"usage: trainplan search [--scenario FILE] [--model M] [--system S] [--gbs N]\n"
+"                        [--seq N] [--gpus LIST] [--top K] [--tp LIST] [--pp LIST]\n"
+"                        [--mbs LIST] [--vpp LIST] [--sp y|n|any]\n"
+"                        [--recompute LIST] [--zero LIST] [--precision P]\n"
+"                        [--attention flash|unfused] [--tp-cross-node]\n"
+"                        [--budget N] [--seed N] [--set K=V]...\n"
+"                        [--format table|csv|json] [--stats] [-o FILE]\n"
+"\n"
+"Rank the fastest plans that fit in memory for each GPU count. Every value\n"
+"comes from the scenario (the embedded 'default': llama3-70b on dgx-h100,\n"
+"seq 8192, gbs 512, GPUs 64..1024, every dimension free) unless given here.\n"
+"\n"
+"  --gpus LIST      64,128,256 | 64..4096 (doubling) | 8..16384:8 (step 8)\n"
+"  --top K          plans per GPU count (default 5)\n"
+"  --tp LIST        allowed values, e.g. 1,2,4,8, or 'auto' (so --pp --mbs\n"
+"                   --vpp --zero; --recompute none,selective,full)\n"
+"  --budget N       sample N plans uniformly (PCG, --seed) when the space is\n"
+"                   larger; default: enumerate everything\n"
+"  --stats          add the run's work (evaluated, pruned by bound, seconds)\n"
+"  --set K=V        override any loaded field, e.g. --set network.nic_gbps=800\n"
+"\n"
+"Exit status: 0 ok, 1 no GPU count has a feasible plan, 2 usage, 3 bad\n"
+"input, 4 I/O.\n";
+
+enum { OPT_SCEN = 256, OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_GPUS,
+       OPT_TOP, OPT_TP, OPT_PP, OPT_MBS, OPT_VPP, OPT_SP, OPT_RC, OPT_ZERO,
+       OPT_PREC, OPT_ATTN, OPT_CROSS, OPT_BUDGET, OPT_SEED, OPT_SET,
+       OPT_FORMAT, OPT_STATS, OPT_EXHAUSTIVE, OPT_HELP };
+
+static const struct option long_opts[] = {
+    { "scenario", required_argument, NULL, OPT_SCEN },
+    { "model", required_argument, NULL, OPT_MODEL },
+    { "system", required_argument, NULL, OPT_SYSTEM },
+    { "gbs", required_argument, NULL, OPT_GBS },
+    { "seq", required_argument, NULL, OPT_SEQ },
+    { "gpus", required_argument, NULL, OPT_GPUS },
+    { "top", required_argument, NULL, OPT_TOP },
+    { "tp", required_argument, NULL, OPT_TP },
+    { "pp", required_argument, NULL, OPT_PP },
+    { "mbs", required_argument, NULL, OPT_MBS },
+    { "vpp", required_argument, NULL, OPT_VPP },
+    { "sp", required_argument, NULL, OPT_SP },
+    { "recompute", required_argument, NULL, OPT_RC },
+    { "zero", required_argument, NULL, OPT_ZERO },
+    { "precision", required_argument, NULL, OPT_PREC },
+    { "attention", required_argument, NULL, OPT_ATTN },
+    { "tp-cross-node", no_argument, NULL, OPT_CROSS },
+    { "budget", required_argument, NULL, OPT_BUDGET },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "set", required_argument, NULL, OPT_SET },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "stats", no_argument, NULL, OPT_STATS },
+    { "exhaustive", no_argument, NULL, OPT_EXHAUSTIVE },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+struct search_opts {
+    const char *scenario, *model, *system, *gpus, *out, *prec, *attn, *sp;
+    const char *lists[5];       /* tp pp mbs vpp zero */
+    const char *rc;
+    int64_t gbs, seq, top, budget, seed;
+    int cross, stats, exhaustive;
+    enum res_format fmt;
+    struct cmd_sets sets;
+};
+
+/* "auto" or a comma list of integers in [lo, hi]. */
+static int parse_int_list(const char *opt, const char *v, int64_t lo, int64_t hi,
+                          struct space_list *out, struct tpl_err *err)
+{
+    char buf[32];
+    const char *p = v;
+    if (!strcmp(v, "auto")) {
+        out->n = 0;
+        return 0;
+    }
+    out->n = 0;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int64_t x;
+        if (len == 0 || len >= sizeof buf || out->n == SPACE_MAX_VALUES)
+            return tpl_errorf(err, TPL_EUSAGE, "'%s' must be 'auto' or a list "
+                              "of up to %d integers, not '%s'", opt,
+                              SPACE_MAX_VALUES, v);
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (opt_int(opt, buf, lo, hi, &x, err))
+            return TPL_EUSAGE;
+        out->v[out->n++] = (int32_t)x;
+        p += len + (p[len] == ',');
+        if (p[-1] == ',' && !*p)
+            return tpl_errorf(err, TPL_EUSAGE, "'%s': trailing comma in '%s'",
+                              opt, v);
+    }
+    return 0;
+}
+
+static int parse_rc_list(const char *v, struct space_list *out,
+                         struct tpl_err *err)
+{
+    char buf[32];
+    const char *p = v;
+    out->n = 0;
+    if (!strcmp(v, "auto"))
+        return 0;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        enum plan_recompute rc;
+        if (len == 0 || len >= sizeof buf || out->n == SPACE_MAX_VALUES)
+            return tpl_errorf(err, TPL_EUSAGE, "'--recompute' must be 'auto' "
+                              "or a list of none, selective, full, not '%s'", v);
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (plan_recompute_parse(buf, &rc))
+            return tpl_errorf(err, TPL_EUSAGE, "'--recompute': '%s' is not none, "
+                              "selective or full", buf);
+        out->v[out->n++] = (int32_t)rc;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+static int parse_args(struct search_opts *o, int argc, char **argv)
+{
+    struct tpl_err err = { 0 };
+    int c;
+    memset(o, 0, sizeof *o);
+    o->top = 5;
+    o->seed = 1;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", long_opts, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case OPT_HELP:   fputs(usage, stdout); return 1;
+        case OPT_SCEN:   o->scenario = optarg; break;
+        case OPT_MODEL:  o->model = optarg; break;
+        case OPT_SYSTEM: o->system = optarg; break;
+        case OPT_GPUS:   o->gpus = optarg; break;
+        case OPT_PREC:   o->prec = optarg; break;
+        case OPT_ATTN:   o->attn = optarg; break;
+        case OPT_SP:     o->sp = optarg; break;
+        case OPT_RC:     o->rc = optarg; break;
+        case OPT_TP: case OPT_PP: case OPT_MBS: case OPT_VPP:
+            o->lists[c - OPT_TP] = optarg; break;
+        case OPT_ZERO:   o->lists[4] = optarg; break;
+        case 'o':        o->out = optarg; break;
+        case OPT_CROSS:  o->cross = 1; break;
+        case OPT_STATS:  o->stats = 1; break;
+        case OPT_EXHAUSTIVE: o->exhaustive = 1; break;
+        case OPT_SET:    rc = cmd_sets_add(&o->sets, optarg, &err); break;
+        case OPT_GBS:    rc = opt_int("--gbs", optarg, 1, JOB_MAX_GBS, &o->gbs, &err); break;
+        case OPT_SEQ:    rc = opt_int("--seq", optarg, 1, JOB_MAX_SEQ, &o->seq, &err); break;
+        case OPT_TOP:    rc = opt_int("--top", optarg, 1, SEARCH_MAX_TOP, &o->top, &err); break;
+        case OPT_BUDGET: rc = opt_int("--budget", optarg, 1, INT64_MAX, &o->budget, &err); break;
+        case OPT_SEED:   rc = opt_int("--seed", optarg, 0, INT64_MAX, &o->seed, &err); break;
+        case OPT_FORMAT:
+            if (res_format_parse(optarg, &o->fmt))
+                rc = tpl_errorf(&err, TPL_EUSAGE, "'--format' must be table, "
+                                "csv or json, not '%s'", optarg);
+            break;
+        default:
+            return 1 + cmd_usage_error("search", "%s '%s'", c == ':'
+                                       ? "missing value for" : "unknown option",
+                                       argv[optind - 1]);
+        }
+        if (rc)
+            return 1 + cmd_usage_error("search", "%s", err.msg);
+    }
+    if (optind < argc)
+        return 1 + cmd_usage_error("search", "unexpected argument '%s'",
+                                   argv[optind]);
+    return 0;
+}
+
+/* Fold the command line into the scenario; TPL_EUSAGE on a bad value. */
+static int apply(const struct search_opts *o, struct scenario *s,
+                 struct tpl_err *err)
+{
+    static const char *const names[5] = { "--tp", "--pp", "--mbs", "--vpp", "--zero" };
+    struct space_list *lists[5] = { &s->space.tp, &s->space.pp, &s->space.mbs,
+                                    &s->space.vpp, &s->space.zero };
+    if (o->gbs)
+        s->job.gbs = o->gbs;
+    if (o->seq)
+        s->job.seq = o->seq;
+    if (o->prec && job_precision_parse(o->prec, &s->job.precision))
+        return tpl_errorf(err, TPL_EUSAGE, "'--precision' must be bf16, fp16 "
+                          "or fp8, not '%s'", o->prec);
+    if (o->attn && job_attention_parse(o->attn, &s->job.attention))
+        return tpl_errorf(err, TPL_EUSAGE, "'--attention' must be flash or "
+                          "unfused, not '%s'", o->attn);
+    if (o->sp) {
+        if (!strcmp(o->sp, "any"))
+            s->space.sp = SPACE_SP_ANY;
+        else if (!strcmp(o->sp, "y"))
+            s->space.sp = SPACE_SP_YES;
+        else if (!strcmp(o->sp, "n"))
+            s->space.sp = SPACE_SP_NO;
+        else
+            return tpl_errorf(err, TPL_EUSAGE, "'--sp' must be y, n or any, "
+                              "not '%s'", o->sp);
+    }
+    for (int i = 0; i < 5; i++)
+        if (o->lists[i] && parse_int_list(names[i], o->lists[i], i == 4 ? 0 : 1,
+                                          i == 4 ? 1 : PLAN_MAX_DEGREE,
+                                          lists[i], err))
+            return TPL_EUSAGE;
+    if (o->rc && parse_rc_list(o->rc, &s->space.recompute, err))
+        return TPL_EUSAGE;
+    if (o->cross)
+        s->space.tp_cross_node = true;
+    return 0;
+}
+
+static void show_progress(void *arg, double fraction)
+{
+    (void)arg;
+    fprintf(stderr, "\rsearch: %5.1f%%", 100 * fraction);
+}
+
+struct search_report {
+    enum res_format fmt;
+    const struct pred_ctx *ctx;
+    const struct search_result *res;
+    int work;
+};
+
+static int write_report(FILE *fp, void *arg, struct tpl_err *err)
+{
+    struct search_report *r = arg;
+    return res_search_write(fp, r->fmt, r->ctx, r->res, r->work, err);
+}
+
+static bool any_feasible(const struct search_result *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->per_gpu[i].n_hits)
+            return true;
+    return false;
+}
+
+int cmd_search(int argc, char **argv)
+{
+    static struct search_opts o;
+    static struct cmd_inputs in;
+    static struct pred_ctx ctx;
+    struct search_result res;
+    struct search_cfg cfg;
+    struct gpu_list gpus;
+    struct tpl_err err = { 0 };
+    struct search_report rep;
+    int rc = parse_args(&o, argc, argv);
+    if (rc)
+        return rc - 1;
+    if (cmd_load_inputs(&in, o.scenario, o.model, o.system, &o.sets, &err))
+        return cmd_fail(&err);
+    if (apply(&o, &in.scen, &err))
+        return cmd_usage_error("search", "%s", err.msg);
+    if (gpu_list_parse(&gpus, o.gpus ? o.gpus : in.scen.space.gpus, &err))
+        return o.gpus ? cmd_usage_error("search", "%s", err.msg) : cmd_fail(&err);
+    pred_ctx_init(&ctx, &in.model, &in.hw, &in.scen.job,
+                  in.scen.space.tp_cross_node);
+    cfg = (struct search_cfg){ .ctx = &ctx, .space = &in.scen.space,
+        .gpus = gpus.v, .n_gpus = gpus.n, .top_k = (int)o.top,
+        .exhaustive = o.exhaustive, .budget = (uint64_t)o.budget,
+        .seed = (uint64_t)o.seed,
+        .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
+    rc = search_run(&cfg, &res, &err);
+    if (cfg.progress)
+        fputs("\r               \r", stderr);
+    gpu_list_release(&gpus);
+    if (rc)
+        return cmd_fail(&err);
+    rep = (struct search_report){ o.fmt, &ctx, &res, o.stats };
+    rc = cmd_write_output(o.out, write_report, &rep, &err);
+    if (rc == 0)
+        rc = any_feasible(&res) ? 0 : TPL_ENOPLAN;
+    search_result_release(&res);
+    return rc == TPL_ENOPLAN ? tpl_exit_code(rc) : rc ? cmd_fail(&err) : 0;
+}

@@ -1,0 +1,209 @@
+/* results/search.c: the report of a search (trainplan search): per GPU count
+ * the top plans with time, throughput, MFU, memory and the largest parts of
+ * the breakdown, what was rejected and why; table, CSV or JSON. */
+#include "results/res.h"
+
+#include <string.h>
+
+/* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
+ * that rejected most plans. */
+static void why_none(const struct pred_ctx *c, const struct search_gpu *g,
+                     char *buf, size_t n)
+{
+    char key[96];
+    int worst = 1;
+    if (g->valid > 0 && g->nearest_short_bytes < 1e300) {
+        struct pred_mem mem;
+        plan_key(&g->nearest, key, sizeof key);
+        pred_memory(c, &g->nearest, &mem);
+        snprintf(buf, n, "nothing fits in memory; nearest: %s needs %.2f GiB "
+                 "per GPU, %.2f usable (short by %.2f GiB)", key,
+                 mem.total / RES_GIB, mem.usable / RES_GIB,
+                 g->nearest_short_bytes / RES_GIB);
+        return;
+    }
+    for (int r = 1; r < PLAN_RULE_COUNT; r++)
+        if (g->rule[r] > g->rule[worst])
+            worst = r;
+    if (g->enumerated == 0)
+        snprintf(buf, n, "no layout: %lld GPUs is not tp x pp x dp for any "
+                 "allowed tp and pp", (long long)g->gpus);
+    else
+        snprintf(buf, n, "no valid plan; most rejected by rule %s (%llu of %llu)",
+                 plan_rule_name((enum plan_rule)worst),
+                 (unsigned long long)g->rule[worst],
+                 (unsigned long long)g->enumerated);
+}
+
+/* "compute 71%, tp_comm 22%, pp_bubble 4%": the three largest parts. */
+static void largest_parts(const struct pred_result *r, char *buf, size_t n)
+{
+    int used[PRED_PART_COUNT] = { 0 };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < 3; k++) {
+        int best = -1;
+        for (int i = 0; i < PRED_PART_COUNT; i++)
+            if (!used[i] && (best < 0 || r->part_s[i] > r->part_s[best]))
+                best = i;
+        used[best] = 1;
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %.0f%%", k ? ", " : "",
+                                pred_part_name((enum pred_part)best),
+                                100 * r->part_s[best] / r->iteration_s);
+        if (len >= n)
+            break;
+    }
+}
+
+static void rejected_line(FILE *fp, const struct search_gpu *g)
+{
+    fprintf(fp, "  %llu plans: %llu valid, %llu fit in memory; rejected:",
+            (unsigned long long)g->enumerated, (unsigned long long)g->valid,
+            (unsigned long long)g->feasible);
+    for (int r = 1; r < PLAN_RULE_COUNT; r++)
+        if (g->rule[r])
+            fprintf(fp, " %s %llu,", plan_rule_name((enum plan_rule)r),
+                    (unsigned long long)g->rule[r]);
+    fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
+}
+
+static void table_gpu(FILE *fp, const struct pred_ctx *c, const struct search_gpu *g)
+{
+    char key[96], parts[128], why[320];
+    fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
+    if (g->n_hits == 0) {
+        why_none(c, g, why, sizeof why);
+        fprintf(fp, "  no feasible plan: %s\n", why);
+    } else
+        fprintf(fp, "  %3s  %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
+                "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
+    for (int i = 0; i < g->n_hits; i++) {
+        struct pred_result r;
+        pred_plan(c, &g->hits[i].plan, &r);
+        plan_key(&g->hits[i].plan, key, sizeof key);
+        largest_parts(&r, parts, sizeof parts);
+        fprintf(fp, "  %3d  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n", i + 1,
+                key, r.iteration_s, r.tokens_per_s, 100 * r.mfu,
+                r.mem.total / RES_GIB, r.mem.margin / RES_GIB, parts);
+    }
+    rejected_line(fp, g);
+}
+
+static void table_write(FILE *fp, const struct pred_ctx *c,
+                        const struct search_result *s, bool work)
+{
+    const struct search_stats *st = &s->stats;
+    fprintf(fp, "%s on %s: seq %lld, gbs %lld, %s, %s attention; top %d per "
+            "GPU count\n", c->model.name, c->hw.name, (long long)c->job.seq,
+            (long long)c->job.gbs, job_precision_name(c->job.precision),
+            job_attention_name(c->job.attention), s->top_k);
+    for (size_t i = 0; i < s->n; i++)
+        table_gpu(fp, c, &s->per_gpu[i]);
+    fprintf(fp, "\n%s %llu of %llu combinations%s: %llu plans, %llu valid, "
+            "%llu fit in memory\n", st->sampled ? "sampled" : "searched",
+            (unsigned long long)(st->sampled ? st->enumerated : st->space_size),
+            (unsigned long long)st->space_size,
+            st->sampled ? " (uniformly, with PCG)" : "",
+            (unsigned long long)st->enumerated,
+            (unsigned long long)(st->memory + st->feasible),
+            (unsigned long long)st->feasible);
+    if (work)
+        fprintf(fp, "evaluated %llu, pruned by the time bound %llu, %.3f s, "
+                "%.2f M plans/s\n", (unsigned long long)st->evaluated,
+                (unsigned long long)st->bound, st->seconds,
+                st->seconds > 0 ? (double)st->enumerated / st->seconds / 1e6 : 0);
+}
+
+/* ---- CSV ---- */
+
+static void csv_write(FILE *fp, const struct pred_ctx *c,
+                      const struct search_result *s)
+{
+    res_csv_header(fp, true);
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < s->per_gpu[i].n_hits; k++) {
+            struct pred_result r;
+            pred_plan(c, &s->per_gpu[i].hits[k].plan, &r);
+            res_csv_row(fp, k + 1, c, &s->per_gpu[i].hits[k].plan, &r);
+        }
+}
+
+/* ---- JSON ---- */
+
+static json_t *rules_obj(const uint64_t *rule, uint64_t memory)
+{
+    json_t *o = json_object();
+    for (int r = 1; r < PLAN_RULE_COUNT; r++)
+        json_object_set_new(o, plan_rule_name((enum plan_rule)r),
+                            json_integer((json_int_t)rule[r]));
+    json_object_set_new(o, "memory", json_integer((json_int_t)memory));
+    return o;
+}
+
+static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
+{
+    json_t *plans = json_array();
+    char why[320] = "";
+    for (int k = 0; k < g->n_hits; k++) {
+        struct pred_result r;
+        pred_plan(c, &g->hits[k].plan, &r);
+        json_array_append_new(plans, res_plan_json(c, &g->hits[k].plan, &r));
+    }
+    if (g->n_hits == 0)
+        why_none(c, g, why, sizeof why);
+    return json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:s}",
+                     "gpus", (json_int_t)g->gpus, "plans", plans,
+                     "enumerated", (json_int_t)g->enumerated,
+                     "valid", (json_int_t)g->valid,
+                     "feasible", (json_int_t)g->feasible,
+                     "pruned", rules_obj(g->rule, g->memory),
+                     "reason", why);
+}
+
+static json_t *search_json(const struct pred_ctx *c, const struct search_result *s)
+{
+    const struct search_stats *st = &s->stats;
+    json_t *results = json_array(), *pruned = rules_obj(st->rule, st->memory);
+    for (size_t i = 0; i < s->n; i++)
+        json_array_append_new(results, gpu_obj(c, &s->per_gpu[i]));
+    json_object_set_new(pruned, "bound", json_integer((json_int_t)st->bound));
+    return json_pack("{s:{s:s, s:s, s:I, s:I, s:s, s:i}, s:o, s:{s:I, s:I, "
+                     "s:I, s:I, s:o, s:b, s:f}}",
+                     "job", "model", c->model.name, "system", c->hw.name,
+                     "seq", (json_int_t)c->job.seq, "gbs", (json_int_t)c->job.gbs,
+                     "precision", job_precision_name(c->job.precision),
+                     "top", s->top_k,
+                     "results", results,
+                     "stats", "space", (json_int_t)st->space_size,
+                     "enumerated", (json_int_t)st->enumerated,
+                     "evaluated", (json_int_t)st->evaluated,
+                     "feasible", (json_int_t)st->feasible,
+                     "pruned", pruned, "sampled", st->sampled,
+                     "seconds", st->seconds);
+}
+
+int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
+                     const struct search_result *s, bool work,
+                     struct tpl_err *err)
+{
+    int rc = 0;
+    json_t *j;
+    switch (fmt) {
+    case RES_FMT_TABLE:
+        table_write(fp, c, s, work);
+        break;
+    case RES_FMT_CSV:
+        csv_write(fp, c, s);
+        break;
+    case RES_FMT_JSON:
+        j = search_json(c, s);
+        rc = res_json_dump(fp, j, err);
+        json_decref(j);
+        break;
+    case RES_FMT_COUNT:
+        TPL_BUG("bad format %d", (int)fmt);
+    }
+    if (rc == 0 && ferror(fp))
+        rc = tpl_errorf(err, TPL_EIO, "cannot write the report");
+    return rc;
+}

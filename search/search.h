@@ -1,0 +1,73 @@
+/* search/search.h: the fastest feasible plans per GPU count. Streams the
+ * whole space (nothing holds every plan), prunes by rules, memory and a time
+ * lower bound, predicts the rest with memoised layer times, and keeps a
+ * top-K per GPU count per thread, merged deterministically (time, then plan
+ * key): the answer is the same for any number of threads. */
+#ifndef SEARCH_H
+#define SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "predictor/pred.h"
+#include "spaces/scenario.h"
+
+#define SEARCH_MAX_TOP 1000
+
+struct search_cfg {
+    const struct pred_ctx *ctx;         /* model, system, job */
+    const struct space *space;          /* allowed values; n == 0: auto */
+    const int64_t *gpus;                /* sorted, unique */
+    size_t n_gpus;
+    int top_k;                          /* 1 .. SEARCH_MAX_TOP */
+    bool exhaustive;                    /* no bound pruning (tests) */
+    uint64_t budget;                    /* 0: enumerate all; else sample this many */
+    uint64_t seed;
+    /* Called by one thread, at most 10 times a second once a second has
+     * passed, with the fraction done; NULL for none. */
+    void (*progress)(void *arg, double fraction);
+    void *progress_arg;
+};
+
+struct search_hit {                     /* one ranked plan */
+    struct plan plan;
+    double iteration_s;
+    uint64_t idx;                       /* position in the space */
+};
+
+struct search_gpu {                     /* per GPU count */
+    int64_t gpus;
+    int n_hits;                         /* <= top_k */
+    struct search_hit *hits;            /* fastest first */
+    uint64_t enumerated, valid, feasible, evaluated;
+    uint64_t rule[PLAN_RULE_COUNT];     /* rejected by each rule */
+    uint64_t memory, bound;             /* rejected by memory, by the bound */
+    double nearest_short_bytes;         /* smallest memory shortfall (valid plans) */
+    struct plan nearest;                /* the plan that came nearest */
+    uint64_t nearest_idx;
+};
+
+struct search_stats {
+    uint64_t space_size;                /* every combination of the dimensions */
+    uint64_t enumerated;                /* plans with a whole dp, visited */
+    uint64_t evaluated, feasible;
+    uint64_t rule[PLAN_RULE_COUNT], memory, bound;
+    bool sampled;
+    double seconds;
+};
+
+struct search_result {                  /* caller-owned: search_result_release */
+    size_t n;
+    struct search_gpu *per_gpu;
+    struct search_stats stats;
+    int top_k;
+};
+
+/* Run the search. TPL_ECONFIG when a listed value is impossible (e.g. a tp
+ * list that is empty after "auto"), else 0; per-plan failures are counted,
+ * not returned. */
+int search_run(const struct search_cfg *cfg, struct search_result *out,
+               struct tpl_err *err);
+void search_result_release(struct search_result *r);
+
+#endif /* SEARCH_H */
