@@ -1,0 +1,240 @@
+/* tests/unit/test_search.c: the search against a brute-force reference, with
+ * and without pruning, across thread counts, sampled; --gpus parsing. */
+#include "helpers.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rng.h"
+#include "search/search.h"
+#include "spaces/gpus.h"
+
+struct ref_hit { struct plan p; double t; char key[96]; };
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const struct ref_hit *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* Every plan of the auto space, predicted one by one. */
+static int brute_force(const struct pred_ctx *c, int64_t gpus,
+                       struct ref_hit *out, int cap)
+{
+    int n = 0;
+    for (int tp = 1; tp <= c->hw.nvlink_domain; tp++) {
+        if (c->model.heads % tp)
+            continue;
+        for (int pp = 1; pp <= c->model.layers; pp++) {
+            if (c->model.layers % pp || gpus % (tp * pp))
+                continue;
+            for (int mbs = 1; mbs <= 8; mbs++)
+                for (int vpp = 1; vpp <= 8; vpp++)
+                    for (int sp = 0; sp < 2; sp++)
+                        for (int rc = 0; rc < 3; rc++)
+                            for (int z = 0; z < 2; z++) {
+                                struct plan p = { tp, pp, (int32_t)(gpus / (tp * pp)),
+                                                  mbs, vpp, sp, rc, z };
+                                struct pred_result r;
+                                pred_plan(c, &p, &r);
+                                if (r.rule != PLAN_OK || !r.mem.fits)
+                                    continue;
+                                cr_assert_lt(n, cap);
+                                out[n].p = p;
+                                out[n].t = r.iteration_s;
+                                plan_key(&p, out[n].key, sizeof out[n].key);
+                                n++;
+                            }
+        }
+    }
+    qsort(out, (size_t)n, sizeof *out, ref_cmp);
+    return n;
+}
+
+static void setup(struct pred_ctx *c, struct space *s, const char *model,
+                  const char *system, int64_t seq, int64_t gbs)
+{
+    struct model m = load_model(model);
+    struct hw_system h = load_system(system);
+    struct job j = make_job(seq, gbs);
+    pred_ctx_init(c, &m, &h, &j, false);
+    memset(s, 0, sizeof *s);            /* every dimension auto, sp any */
+}
+
+static void run(const struct pred_ctx *c, const struct space *s,
+                const int64_t *gpus, size_t n, int k, bool exhaustive,
+                uint64_t budget, struct search_result *out)
+{
+    struct search_cfg cfg = { .ctx = c, .space = s, .gpus = gpus, .n_gpus = n,
+                              .top_k = k, .exhaustive = exhaustive,
+                              .budget = budget, .seed = 7 };
+    struct tpl_err err = { 0 };
+    cr_assert_eq(search_run(&cfg, out, &err), 0, "%s", err.msg);
+}
+
+Test(search, first_plan_is_the_brute_force_best)
+{
+    static struct ref_hit ref[200000];
+    static const int64_t gpus[] = { 8, 16, 32, 64 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result r;
+    setup(&c, &s, "llama3-8b", "dgx-h100", 4096, 64);
+    run(&c, &s, gpus, 4, 5, false, 0, &r);
+    for (size_t g = 0; g < 4; g++) {
+        int n = brute_force(&c, gpus[g], ref, 200000);
+        const struct search_gpu *sg = &r.per_gpu[g];
+        cr_assert_eq((uint64_t)n, sg->feasible, "%lld GPUs", (long long)gpus[g]);
+        cr_assert_eq(sg->n_hits, n < 5 ? n : 5);
+        for (int i = 0; i < sg->n_hits; i++) {
+            char key[96];
+            plan_key(&sg->hits[i].plan, key, sizeof key);
+            cr_assert_str_eq(key, ref[i].key, "%lld GPUs, rank %d",
+                             (long long)gpus[g], i + 1);
+            cr_assert_eq(sg->hits[i].iteration_s, ref[i].t);
+        }
+    }
+    search_result_release(&r);
+}
+
+static void assert_same(const struct search_result *a, const struct search_result *b,
+                        bool same_work)
+{
+    cr_assert_eq(a->n, b->n);
+    cr_assert_eq(a->stats.enumerated, b->stats.enumerated);
+    cr_assert_eq(a->stats.feasible, b->stats.feasible);
+    cr_assert_eq(a->stats.memory, b->stats.memory);
+    for (int r = 0; r < PLAN_RULE_COUNT; r++)
+        cr_assert_eq(a->stats.rule[r], b->stats.rule[r]);
+    if (same_work)
+        cr_assert_eq(a->stats.evaluated, b->stats.evaluated);
+    for (size_t g = 0; g < a->n; g++) {
+        cr_assert_eq(a->per_gpu[g].n_hits, b->per_gpu[g].n_hits);
+        cr_assert(!memcmp(&a->per_gpu[g].nearest, &b->per_gpu[g].nearest,
+                          sizeof a->per_gpu[g].nearest));
+        for (int i = 0; i < a->per_gpu[g].n_hits; i++) {
+            cr_assert(!memcmp(&a->per_gpu[g].hits[i].plan,
+                              &b->per_gpu[g].hits[i].plan, sizeof(struct plan)));
+            cr_assert_eq(a->per_gpu[g].hits[i].iteration_s,
+                         b->per_gpu[g].hits[i].iteration_s);
+        }
+    }
+}
+
+/* Pruning never changes the answer: random scenarios drawn with PCG. */
+Test(search, pruning_changes_nothing)
+{
+    static const char *const models[] = { "llama3-8b", "gpt3-22b", "llama2-13b",
+                                          "gpt3-7.5b" };
+    static const char *const systems[] = { "dgx-h100", "dgx-a100", "mi300x",
+                                           "gb200-nvl72" };
+    struct tpl_rng rng;
+    tpl_rng_seed(&rng, 99, 3);
+    for (int i = 0; i < 6; i++) {
+        int64_t gpus[3] = { 8 << tpl_rng_below(&rng, 3), 64, 96 };
+        struct pred_ctx c;
+        struct space s;
+        struct search_result a, b;
+        setup(&c, &s, models[tpl_rng_below(&rng, 4)],
+              systems[tpl_rng_below(&rng, 4)], 2048 << tpl_rng_below(&rng, 2),
+              128 << tpl_rng_below(&rng, 3));
+        if (gpus[0] == 64)
+            gpus[0] = 32;
+        run(&c, &s, gpus, 3, 1 + (int)tpl_rng_below(&rng, 8), false, 0, &a);
+        run(&c, &s, gpus, 3, a.top_k, true, 0, &b);
+        assert_same(&a, &b, false);
+        cr_assert_leq(a.stats.evaluated, b.stats.evaluated);
+        search_result_release(&a);
+        search_result_release(&b);
+    }
+}
+
+Test(search, same_answer_for_any_thread_count)
+{
+    static const int64_t gpus[] = { 64, 128, 256, 512 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result a, b;
+    setup(&c, &s, "llama3-70b", "dgx-h100", 8192, 512);
+    omp_set_num_threads(1);
+    run(&c, &s, gpus, 4, 5, false, 0, &a);
+    omp_set_num_threads(2);
+    run(&c, &s, gpus, 4, 5, false, 0, &b);
+    assert_same(&a, &b, false);
+    search_result_release(&a);
+    search_result_release(&b);
+}
+
+Test(search, sampling_is_reproducible_and_said)
+{
+    static const int64_t gpus[] = { 64, 128 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result a, b;
+    setup(&c, &s, "llama3-70b", "dgx-h100", 8192, 512);
+    omp_set_num_threads(2);
+    run(&c, &s, gpus, 2, 3, false, 2000, &a);
+    omp_set_num_threads(1);
+    run(&c, &s, gpus, 2, 3, false, 2000, &b);
+    cr_assert(a.stats.sampled);
+    cr_assert_gt(a.stats.space_size, 2000);
+    cr_assert_leq(a.stats.enumerated, 2000);
+    assert_same(&a, &b, false);
+    search_result_release(&a);
+    run(&c, &s, gpus, 2, 3, false, 1000000000, &a);   /* budget above the space */
+    cr_assert(!a.stats.sampled);
+    search_result_release(&a);
+    search_result_release(&b);
+}
+
+Test(search, no_feasible_plan_names_the_nearest_miss)
+{
+    static const int64_t gpus[] = { 8 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result r;
+    setup(&c, &s, "llama3-405b", "dgx-h100", 8192, 64);
+    run(&c, &s, gpus, 1, 5, false, 0, &r);
+    cr_assert_eq(r.per_gpu[0].n_hits, 0);
+    cr_assert_gt(r.per_gpu[0].valid, 0);
+    cr_assert_gt(r.per_gpu[0].nearest_short_bytes, 0);
+    cr_assert_lt(r.per_gpu[0].nearest_short_bytes, 1e300);
+    search_result_release(&r);
+}
+
+Test(gpus, lists_and_ranges)
+{
+    struct gpu_list l;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(gpu_list_parse(&l, "64..1024", &err), 0);
+    cr_assert_eq(l.n, 5);
+    cr_assert_eq(l.v[4], 1024);
+    gpu_list_release(&l);
+    cr_assert_eq(gpu_list_parse(&l, "8..16384:8", &err), 0);
+    cr_assert_eq(l.n, 2048);
+    cr_assert_eq(l.v[2047], 16384);
+    gpu_list_release(&l);
+    cr_assert_eq(gpu_list_parse(&l, "256,64,128,64,3..12", &err), 0);
+    cr_assert_eq(l.n, 6);                   /* 3 6 12 64 128 256 */
+    cr_assert_eq(l.v[0], 3);
+    cr_assert_eq(l.v[5], 256);
+    gpu_list_release(&l);
+}
+
+Test(gpus, bad_forms_are_usage_errors)
+{
+    static const char *const bad[] = { "", "0", "64..", "..64", "a", "64..32",
+                                       "1,,2", "2,", "2000000", "8..64:0",
+                                       "8..64:", "64 128", "-8", "1..2..3",
+                                       "1..1048576:1" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct gpu_list l;
+        struct tpl_err err = { 0 };
+        cr_assert_eq(gpu_list_parse(&l, bad[i], &err), TPL_EUSAGE, "'%s'", bad[i]);
+        cr_assert_null(l.v);
+        cr_assert(strstr(err.msg, "--gpus"), "%s", err.msg);
+    }
+}
