@@ -127,8 +127,9 @@ test: deps
 $(BENCH): $(BUILD)/bench/bench_predict.o $(LIB)
 	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-bench: deps $(BENCH)
+bench: deps $(BENCH) $(PROG)
 	./$(BENCH)
+	TRAINPLAN=./$(PROG) sh bench/search.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -3,6 +3,8 @@
 #include "cli/cmd.h"
 
 #include <getopt.h>
+#include <omp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -246,6 +248,20 @@ static int write_report(FILE *fp, void *arg, struct tpl_err *err)
     return res_search_write(fp, r->fmt, r->ctx, r->res, r->work, err);
 }
 
+/* Peak resident memory in KiB from /proc (0 where there is none). */
+static long peak_rss_kib(void)
+{
+    char line[128];
+    long kib = 0;
+    FILE *fp = fopen("/proc/self/status", "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (!strncmp(line, "VmHWM:", 6))
+            kib = strtol(line + 6, NULL, 10);
+    if (fp)
+        fclose(fp);
+    return kib;
+}
+
 static bool any_feasible(const struct search_result *r)
 {
     for (size_t i = 0; i < r->n; i++)
@@ -286,6 +302,18 @@ int cmd_search(int argc, char **argv)
     gpu_list_release(&gpus);
     if (rc)
         return cmd_fail(&err);
+    if (o.stats)
+        fprintf(stderr, "search: %llu combinations, %llu plans (whole dp), "
+                "%llu evaluated, %.3f s, %.1f M combinations/s, %.1f M plans/s, "
+                "%d threads, peak RSS %.1f MiB\n",
+                (unsigned long long)res.stats.space_size,
+                (unsigned long long)res.stats.enumerated,
+                (unsigned long long)res.stats.evaluated, res.stats.seconds,
+                (double)(res.stats.sampled ? res.stats.enumerated
+                                           : res.stats.space_size)
+                / res.stats.seconds / 1e6,
+                (double)res.stats.enumerated / res.stats.seconds / 1e6,
+                omp_get_max_threads(), (double)peak_rss_kib() / 1024);
     rep = (struct search_report){ o.fmt, &ctx, &res, o.stats };
     rc = cmd_write_output(o.out, write_report, &rep, &err);
     if (rc == 0)
