@@ -134,7 +134,7 @@ static int parse_args(struct predict_opts *o, int argc, char **argv)
     o->gbs = o->seq = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             fputs(usage, stdout);
             return 1;

@@ -145,7 +145,7 @@ static int parse_args(struct search_opts *o, int argc, char **argv)
     o->seed = 1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case OPT_HELP:   fputs(usage, stdout); return 1;

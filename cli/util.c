@@ -34,7 +34,8 @@ int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
     long long v;
     errno = 0;
     v = strtoll(val, &end, 10);
-    if (!*val || *end || errno || v < lo || v > hi)
+    if ((*val != '-' && (*val < '0' || *val > '9')) || *end || errno ||
+        v < lo || v > hi)
         return tpl_errorf(err, TPL_EUSAGE, "'%s' must be an integer in "
                           "[%lld, %lld], not '%s'", opt, (long long)lo,
                           (long long)hi, val);

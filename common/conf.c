@@ -164,8 +164,9 @@ int conf_check_known(const struct conf *c, const config_setting_t *s,
         if (!ok) {
             char where[200];
             conf_where(c, m, where, sizeof where);
-            return tpl_errorf(err, TPL_ECONFIG, "%s: unknown field '%s' in %s",
-                              where, name ? name : "?", what);
+            return tpl_errorf(err, TPL_ECONFIG, "%s: unknown %s '%s' in %s",
+                              where, config_setting_is_root(s) ? "group" : "field",
+                              name ? name : "?", what);
         }
     }
     return 0;
@@ -215,12 +216,8 @@ int conf_num(const struct conf_group *g, const char *key, double min,
     int t;
     if (!s)
         return TPL_ECONFIG;
-    if (max >= 1e5)             /* the cap is a sanity bound, not a real range */
-        snprintf(must, sizeof must, "a number %s %.10g", min_open ? ">" : ">=",
-                 min);
-    else
-        snprintf(must, sizeof must, "a number in %s%.10g, %.10g]",
-                 min_open ? "(" : "[", min, max);
+    snprintf(must, sizeof must, "a number in %s%.10g, %.10g]",
+             min_open ? "(" : "[", min, max);
     t = config_setting_type(s);
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && t != CONFIG_TYPE_FLOAT)
         return bad(g, s, key, must, err);
@@ -254,6 +251,8 @@ int conf_str(const struct conf_group *g, const char *key, char *buf, size_t n,
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
         return bad(g, s, key, "a string", err);
     v = config_setting_get_string(s);
+    if (!*v)
+        return out_of_range(g, s, key, "a non-empty string", err);
     if (strlen(v) >= n) {
         char must[64];
         snprintf(must, sizeof must, "at most %zu characters long", n - 1);
@@ -292,7 +291,8 @@ int conf_set_section(const char *assignment, char *buf, size_t n,
     const char *dot = strchr(assignment, '.');
     const char *eq = strchr(assignment, '=');
     size_t len;
-    if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1)
+    if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1 ||
+        memchr(dot + 1, '.', (size_t)(eq - dot - 1)) || eq - dot - 1 >= 64)
         return tpl_errorf(err, TPL_EUSAGE, "--set '%s': expected "
                           "section.field=value", assignment);
     len = (size_t)(dot - assignment);

@@ -95,8 +95,9 @@ static int read_links(struct hw_system *hw, const struct conf *c,
         char where[200];
         conf_where(c, config_setting_get_member(g.s, "nvlink_domain"), where,
                    sizeof where);
-        return tpl_errorf(err, TPL_ECONFIG, "%s: 'nvlink_domain' must be >= "
-                          "'gpus' (%lld)", where, (long long)hw->gpus_per_node);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'nvlink_domain' (%lld) must be "
+                          ">= 'gpus' (%lld)", where, (long long)hw->nvlink_domain,
+                          (long long)hw->gpus_per_node);
     }
     hw->nvlink_bytes_per_s = gbs * GIGA;
     hw->nvlink_latency_s *= US;
@@ -146,8 +147,9 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         char where[200];
         conf_where(c, config_setting_get_member(m.s, "reserve_gib"), where,
                    sizeof where);
-        return tpl_errorf(err, TPL_ECONFIG, "%s: 'reserve_gib' must be less "
-                          "than 'hbm_gib'", where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'reserve_gib' (%g) must be "
+                          "less than 'hbm_gib' (%g)", where, reserve_gib,
+                          hw->hbm_bytes / GIB);
     }
     return 0;
 }

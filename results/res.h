@@ -43,9 +43,9 @@ int res_json_dump(FILE *fp, json_t *v, struct tpl_err *err);
 
 /* The report of a search: per GPU count the ranked plans (each predicted in
  * full again for the report), counts of what was rejected and why, or why
- * nothing fits. 'work' adds the figures that depend on the run (evaluated,
- * pruned by the bound, seconds) to table and CSV output; JSON always has
- * them under "stats". */
+ * nothing fits. 'work' adds the figures that depend on the run and its
+ * thread count (evaluated, pruned by the time bound, seconds); without it
+ * the output is byte-identical for any thread count. */
 int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
                      const struct search_result *s, bool work,
                      struct tpl_err *err);

@@ -160,26 +160,32 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
                      "reason", why);
 }
 
-static json_t *search_json(const struct pred_ctx *c, const struct search_result *s)
+static json_t *search_json(const struct pred_ctx *c, const struct search_result *s,
+                           bool work)
 {
     const struct search_stats *st = &s->stats;
-    json_t *results = json_array(), *pruned = rules_obj(st->rule, st->memory);
+    json_t *results = json_array(), *stats;
     for (size_t i = 0; i < s->n; i++)
         json_array_append_new(results, gpu_obj(c, &s->per_gpu[i]));
-    json_object_set_new(pruned, "bound", json_integer((json_int_t)st->bound));
-    return json_pack("{s:{s:s, s:s, s:I, s:I, s:s, s:i}, s:o, s:{s:I, s:I, "
-                     "s:I, s:I, s:o, s:b, s:f}}",
+    stats = json_pack("{s:I, s:I, s:I, s:o, s:b}",
+                      "space", (json_int_t)st->space_size,
+                      "enumerated", (json_int_t)st->enumerated,
+                      "feasible", (json_int_t)st->feasible,
+                      "pruned", rules_obj(st->rule, st->memory),
+                      "sampled", st->sampled);
+    if (work) {                 /* these depend on the run and its threads */
+        json_object_set_new(json_object_get(stats, "pruned"), "bound",
+                            json_integer((json_int_t)st->bound));
+        json_object_set_new(stats, "evaluated",
+                            json_integer((json_int_t)st->evaluated));
+        json_object_set_new(stats, "seconds", json_real(st->seconds));
+    }
+    return json_pack("{s:{s:s, s:s, s:I, s:I, s:s, s:i}, s:o, s:o}",
                      "job", "model", c->model.name, "system", c->hw.name,
                      "seq", (json_int_t)c->job.seq, "gbs", (json_int_t)c->job.gbs,
                      "precision", job_precision_name(c->job.precision),
                      "top", s->top_k,
-                     "results", results,
-                     "stats", "space", (json_int_t)st->space_size,
-                     "enumerated", (json_int_t)st->enumerated,
-                     "evaluated", (json_int_t)st->evaluated,
-                     "feasible", (json_int_t)st->feasible,
-                     "pruned", pruned, "sampled", st->sampled,
-                     "seconds", st->seconds);
+                     "results", results, "stats", stats);
 }
 
 int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
@@ -196,7 +202,7 @@ int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
         csv_write(fp, c, s);
         break;
     case RES_FMT_JSON:
-        j = search_json(c, s);
+        j = search_json(c, s, work);
         rc = res_json_dump(fp, j, err);
         json_decref(j);
         break;

@@ -77,10 +77,13 @@ static int read_list(const struct conf_group *g, const char *key, int64_t lo,
                     v = k;
         } else if (!names && (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64))
             v = config_setting_get_int64(e);
+        if ((v < lo || v > hi) && names)
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be "
+                              "one of 'none', 'selective', 'full'", where, key,
+                              i + 1);
         if (v < lo || v > hi)
-            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be %s "
-                              "in [%lld, %lld]", where, key, i + 1,
-                              names ? "a known name" : "an integer",
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be an "
+                              "integer in [%lld, %lld]", where, key, i + 1,
                               (long long)lo, (long long)hi);
         out->v[out->n++] = (int32_t)v;
     }

@@ -14,7 +14,7 @@
 #   run_tp ARGS...       run it: stdout in $T_OUT, stderr in $T_ERR, status $T_RC
 #   pass NAME / fail NAME WHAT   count a case of a test's own making
 #
-# A case run with T_BUG set ("T_BUG='what is wrong' check ...") states the
+# A case run with T_BUG set (T_BUG='what is wrong'; check ...; T_BUG=) states the
 # right behaviour of a known program bug: while it fails it prints a
 # "KNOWN BUG" line and is not counted (KNOWN_BUGS=fail counts it as failed);
 # once it passes it prints a "FIXED" line asking to drop the marker.
@@ -65,7 +65,7 @@ t_cmd()
 
 run_tp()
 {
-    "$TRAINPLAN" "$@" >"$T_OUT" 2>"$T_ERR"
+    "$TRAINPLAN" "$@" </dev/null >"$T_OUT" 2>"$T_ERR"
     T_RC=$?
 }
 
@@ -152,8 +152,14 @@ golden()
         return 1
     fi
     if ! cmp -s "$T_OUT" "$g_file"; then
-        g_at=$(cmp "$g_file" "$T_OUT" 2>&1 | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')
-        fail "$g_name" "$g_cmd: stdout differs from $g_file at line ${g_at:-?}: got '$(t_line "$T_OUT" "${g_at:-1}")', expected '$(t_line "$g_file" "${g_at:-1}")'"
+        g_n=$(t_lines "$g_file")
+        g_got=$(t_lines "$T_OUT")
+        g_at=$(cmp "$g_file" "$T_OUT" 2>/dev/null | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')
+        if cmp "$g_file" "$T_OUT" 2>&1 | grep -q 'EOF'; then
+            g_at=$((g_n < g_got ? g_n : g_got))
+            g_at=$((g_at + 1))
+        fi
+        fail "$g_name" "$g_cmd: stdout ($g_got lines) differs from $g_file ($g_n lines) at line ${g_at:-?}: got '$(t_line "$T_OUT" "${g_at:-1}")', expected '$(t_line "$g_file" "${g_at:-1}")'"
         return 1
     fi
     pass "$g_name"

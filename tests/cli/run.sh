@@ -42,6 +42,7 @@ for t_script in tests/cli/t-*.sh; do
         done
         [ -n "$t_want" ] || continue
     fi
+    # shellcheck source=/dev/null
     . "./$t_script"
 done
 
