@@ -132,6 +132,9 @@ static int parse_rc_list(const char *v, struct space_list *out,
                               "selective or full", buf);
         out->v[out->n++] = (int32_t)rc;
         p += len + (p[len] == ',');
+        if (p[-1] == ',' && !*p)
+            return tpl_errorf(err, TPL_EUSAGE, "'--recompute': trailing comma "
+                              "in '%s'", v);
     }
     return 0;
 }
@@ -287,8 +290,9 @@ int cmd_search(int argc, char **argv)
         return cmd_fail(&err);
     if (apply(&o, &in.scen, &err))
         return cmd_usage_error("search", "%s", err.msg);
-    if (gpu_list_parse(&gpus, o.gpus ? o.gpus : in.scen.space.gpus, &err))
-        return o.gpus ? cmd_usage_error("search", "%s", err.msg) : cmd_fail(&err);
+    if (gpu_list_parse(&gpus, o.gpus ? o.gpus : in.scen.space.gpus, "--gpus",
+                       &err))      /* the scenario's own was checked on load */
+        return cmd_usage_error("search", "%s", err.msg);
     pred_ctx_init(&ctx, &in.model, &in.hw, &in.scen.job,
                   in.scen.space.tp_cross_node);
     cfg = (struct search_cfg){ .ctx = &ctx, .space = &in.scen.space,

@@ -10,6 +10,19 @@
 
 #include "common/alloc.h"
 
+/* The replaced file's mode, or what open(2) would give a new file (0666
+ * less the umask). */
+static mode_t new_file_mode(const char *path)
+{
+    struct stat st;
+    mode_t mask;
+    if (stat(path, &st) == 0)
+        return st.st_mode & 07777;
+    mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
 static void clear(struct tpl_outfile *o)
 {
     free(o->path);
@@ -46,7 +59,7 @@ int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *er
         clear(o);
         return TPL_EIO;
     }
-    fchmod(fd, 0644);
+    fchmod(fd, new_file_mode(path));
     return 0;
 }
 
@@ -59,10 +72,11 @@ int tpl_outfile_commit(struct tpl_outfile *o, struct tpl_err *err)
         return bad ? tpl_errorf(err, TPL_EIO, "cannot write to standard output")
                    : 0;
     }
+    errno = 0;
     bad = ferror(o->fp);
     bad |= fclose(o->fp) != 0;
     if (bad || rename(o->tmp, o->path) != 0) {
-        int e = errno;
+        int e = errno ? errno : EIO;
         unlink(o->tmp);
         tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", o->path, strerror(e));
         clear(o);

@@ -43,14 +43,16 @@ uint64_t tpl_rng_u64_below(struct tpl_rng *r, uint64_t bound)
     if (bound <= 1)
         return 0;
     threshold = -bound % bound;
-    do
-        x = ((uint64_t)tpl_rng_u32(r) << 32) | tpl_rng_u32(r);
-    while (x < threshold);
+    do {
+        x = (uint64_t)tpl_rng_u32(r) << 32;     /* two statements: the order */
+        x |= tpl_rng_u32(r);                    /* of the draws is fixed */
+    } while (x < threshold);
     return x % bound;
 }
 
 double tpl_rng_unit(struct tpl_rng *r)
 {
-    uint64_t x = ((uint64_t)tpl_rng_u32(r) << 21) ^ (tpl_rng_u32(r) >> 11);
+    uint64_t x = (uint64_t)tpl_rng_u32(r) << 21;
+    x ^= tpl_rng_u32(r) >> 11;
     return (double)(x & ((1ULL << 53) - 1)) * 0x1.0p-53;
 }

@@ -29,14 +29,18 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
 
 /* ---- kernels ---- */
 
-double pred_quant_eff(const struct pred_kernels *k, double m, double n)
+/* Output elements the tile slots of every wave cover. */
+static double covered(const struct pred_kernels *k, double m, double n)
 {
     double tm = (double)k->tile_m, tn = (double)k->tile_n;
-    double rows = ceil(m / tm), cols = ceil(n / tn);
-    double tiles = rows * cols;
+    double tiles = ceil(m / tm) * ceil(n / tn);
     double waves = ceil(tiles / (double)k->sms);
-    /* useful outputs over the outputs of every tile slot in every wave */
-    return (m * n) / (waves * (double)k->sms * tm * tn);
+    return waves * (double)k->sms * tm * tn;
+}
+
+double pred_quant_eff(const struct pred_kernels *k, double m, double n)
+{
+    return (m * n) / covered(k, m, n);     /* useful outputs over covered */
 }
 
 double pred_sat_eff(const struct pred_kparams *p, double flops)
@@ -55,10 +59,12 @@ double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p
 double pred_gemm_s(const struct pred_kernels *k, double m, double n, double kk,
                    double in_bytes)
 {
-    double flops = 2.0 * m * n * kk;
+    /* the work the tiles really do: useful FLOPs over quantisation
+     * efficiency; the saturating curve applies to that padded work, so a
+     * bigger problem never takes less time than a smaller one */
+    double padded = 2.0 * kk * covered(k, m, n);
     double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n;
-    double t_math = flops / (k->gemm.peak_flops * pred_sat_eff(&k->gemm, flops)
-                             * pred_quant_eff(k, m, n));
+    double t_math = padded / (k->gemm.peak_flops * pred_sat_eff(&k->gemm, padded));
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
 }
 

@@ -117,10 +117,11 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->grads = 4.0 * params;
     out->optimizer = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
     out->activations = chunks * chunk_layers * act;
-    if (p->recompute == PLAN_RC_FULL) {     /* one layer rebuilt at a time */
-        struct plan q = *p;
-        q.recompute = PLAN_RC_NONE;
-        out->activations += pred_act_layer_bytes(&c->model, &c->job, &q);
+    if (p->recompute != PLAN_RC_NONE) {     /* one layer rebuilt at a time: */
+        struct plan q = *p;                 /* all of it (full), or its */
+        q.recompute = PLAN_RC_NONE;         /* attention core (selective) */
+        out->activations += pred_act_layer_bytes(&c->model, &c->job, &q) -
+                            (p->recompute == PLAN_RC_SELECTIVE ? act : 0.0);
     }
     out->embed_logits = end_stage_act(c, p, rank,
                                       ceil(chunks / (double)p->vpp));

@@ -44,11 +44,24 @@ struct local {                  /* one per thread */
 
 /* ---- dimensions ---- */
 
-static int take_list(const struct space_list *l, int32_t *out)
+static int cmp_i32(const void *a, const void *b)
 {
-    for (int i = 0; i < l->n; i++)
-        out[i] = l->v[i];
-    return l->n;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The list's values sorted and without repeats (a value listed twice would
+ * count its plans twice), at most 'cap' of them. */
+static int take_list(const struct space_list *l, int32_t *out, int cap)
+{
+    int32_t v[SPACE_MAX_VALUES];
+    int n = 0;
+    memcpy(v, l->v, (size_t)l->n * sizeof *v);
+    qsort(v, (size_t)l->n, sizeof *v, cmp_i32);
+    for (int i = 0; i < l->n && n < cap; i++)
+        if (i == 0 || v[i] != v[i - 1])
+            out[n++] = v[i];
+    return n;
 }
 
 static int divisors(int64_t n, int64_t cap, int32_t *out)
@@ -66,19 +79,19 @@ static void build_dims(const struct search_cfg *cfg, struct dims *d)
     const struct space *s = cfg->space;
     int64_t max_gpus = cfg->gpus[cfg->n_gpus - 1];
     int64_t tp_cap = s->tp_cross_node ? max_gpus : cfg->ctx->hw.nvlink_domain;
-    d->n_tp = s->tp.n ? take_list(&s->tp, d->tp) : divisors(m->heads, tp_cap, d->tp);
-    d->n_pp = s->pp.n ? take_list(&s->pp, d->pp) : divisors(m->layers, max_gpus, d->pp);
-    d->n_mbs = s->mbs.n ? take_list(&s->mbs, d->mbs) : divisors(8 * 7 * 5 * 3, 8, d->mbs);
-    d->n_vpp = s->vpp.n ? take_list(&s->vpp, d->vpp) : divisors(8 * 7 * 5 * 3, 8, d->vpp);
+    d->n_tp = s->tp.n ? take_list(&s->tp, d->tp, DIM_MAX) : divisors(m->heads, tp_cap, d->tp);
+    d->n_pp = s->pp.n ? take_list(&s->pp, d->pp, DIM_MAX) : divisors(m->layers, max_gpus, d->pp);
+    d->n_mbs = s->mbs.n ? take_list(&s->mbs, d->mbs, DIM_MAX) : divisors(8 * 7 * 5 * 3, 8, d->mbs);
+    d->n_vpp = s->vpp.n ? take_list(&s->vpp, d->vpp, DIM_MAX) : divisors(8 * 7 * 5 * 3, 8, d->vpp);
     d->n_sp = 0;
     if (s->sp != SPACE_SP_YES)
         d->sp[d->n_sp++] = 0;
     if (s->sp != SPACE_SP_NO)
         d->sp[d->n_sp++] = 1;
-    d->n_rc = s->recompute.n ? take_list(&s->recompute, d->rc) : 0;
+    d->n_rc = s->recompute.n ? take_list(&s->recompute, d->rc, PLAN_RC_COUNT) : 0;
     for (int r = 0; !s->recompute.n && r < PLAN_RC_COUNT; r++)
         d->rc[d->n_rc++] = r;
-    d->n_zero = s->zero.n ? take_list(&s->zero, d->zero) : 0;
+    d->n_zero = s->zero.n ? take_list(&s->zero, d->zero, 2) : 0;
     for (int z = 0; !s->zero.n && z < 2; z++)
         d->zero[d->n_zero++] = z;
     d->inner = (uint64_t)d->n_mbs * d->n_vpp * d->n_sp * d->n_rc * d->n_zero;

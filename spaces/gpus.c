@@ -7,9 +7,11 @@
 
 #include "common/alloc.h"
 
-static int bad(struct tpl_err *err, const char *spec, const char *why)
+struct where { const char *label, *spec; };
+
+static int bad(struct tpl_err *err, const struct where *w, const char *why)
 {
-    return tpl_errorf(err, TPL_EUSAGE, "--gpus '%s': %s", spec, why);
+    return tpl_errorf(err, TPL_EUSAGE, "%s '%s': %s", w->label, w->spec, why);
 }
 
 /* A whole number in [1, SPACE_MAX_GPUS] at *p, advancing *p. */
@@ -42,7 +44,7 @@ static int push(struct gpu_list *l, size_t *cap, int64_t v)
 
 /* One comma-separated item: N, A..B (doubling) or A..B:S. */
 static int item(struct gpu_list *l, size_t *cap, const char **p,
-                const char *spec, struct tpl_err *err)
+                const struct where *spec, struct tpl_err *err)
 {
     int64_t a, b, step = 0;
     if (number(p, &a))
@@ -71,14 +73,16 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int gpu_list_parse(struct gpu_list *out, const char *spec, struct tpl_err *err)
+int gpu_list_parse(struct gpu_list *out, const char *spec, const char *label,
+                   struct tpl_err *err)
 {
+    const struct where w = { label, spec };
     const char *p = spec;
     size_t cap = 0, k = 0;
     out->v = NULL;
     out->n = 0;
     for (;;) {
-        int rc = item(out, &cap, &p, spec, err);
+        int rc = item(out, &cap, &p, &w, err);
         if (rc) {
             gpu_list_release(out);
             return rc;
@@ -87,7 +91,7 @@ int gpu_list_parse(struct gpu_list *out, const char *spec, struct tpl_err *err)
             break;
         if (*p != ',' || p[1] == '\0') {
             gpu_list_release(out);
-            return bad(err, spec, "expected N, A..B or A..B:STEP, joined by commas");
+            return bad(err, &w, "expected N, A..B or A..B:STEP, joined by commas");
         }
         p++;
     }

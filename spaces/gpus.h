@@ -18,8 +18,11 @@ struct gpu_list {               /* caller-owned: gpu_list_release */
     size_t n;
 };
 
-/* Parse 'spec' into out; TPL_EUSAGE with a message naming the bad part. */
-int gpu_list_parse(struct gpu_list *out, const char *spec, struct tpl_err *err);
+/* Parse 'spec' into out. On failure TPL_EUSAGE with "LABEL 'SPEC': what is
+ * wrong", LABEL being "--gpus" on the command line or "FILE:LINE: 'gpus'"
+ * in a file (whose caller reports it as TPL_ECONFIG). */
+int gpu_list_parse(struct gpu_list *out, const char *spec, const char *label,
+                   struct tpl_err *err);
 void gpu_list_release(struct gpu_list *l);
 
 #endif /* SPACE_GPUS_H */

@@ -2,6 +2,8 @@
  * the search space, each field checked with file:line messages. */
 #include "spaces/scenario.h"
 
+#include "spaces/gpus.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +92,21 @@ static int read_list(const struct conf_group *g, const char *key, int64_t lo,
     return 0;
 }
 
+/* The GPU counts must parse now, so a bad one is reported with its place. */
+static int check_gpus(const struct conf_group *g, const char *spec,
+                      struct tpl_err *err)
+{
+    char label[240];
+    struct gpu_list l;
+    conf_where(g->c, config_setting_get_member(g->s, "gpus"), label,
+               sizeof label - 8);
+    strcat(label, ": 'gpus'");
+    if (gpu_list_parse(&l, spec, label, err))
+        return err ? (err->code = TPL_ECONFIG) : TPL_ECONFIG;
+    gpu_list_release(&l);
+    return 0;
+}
+
 static int read_space(struct space *sp, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
@@ -107,7 +124,7 @@ static int read_space(struct space *sp, const struct conf *c, struct tpl_err *er
         conf_bool(&g, "tp_cross_node", &sp->tp_cross_node, err))
         return TPL_ECONFIG;
     sp->sp = (enum space_sp)sp_kind;
-    return 0;
+    return check_gpus(&g, sp->gpus, err);
 }
 
 int scenario_read(struct scenario *s, const struct conf *c, struct tpl_err *err)

@@ -73,3 +73,14 @@ check budget-zero 2 "trainplan: error: '--budget' must be an integer in [1, 9223
 check search-missing-value 2 "trainplan: error: missing value for '--gpus'" -- search --gpus
 check search-unknown 2 "trainplan: error: unknown option '--fast'" -- search --fast
 check search-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- search --format xml
+
+# a value listed twice is one value
+"$TRAINPLAN" search --gpus 64 --zero 0,1 --tp 4,8 >"$T_TMP/a" 2>&1
+"$TRAINPLAN" search --gpus 64 --zero 1,0,1,1,1,1,1,1,1 --tp 8,4,8 >"$T_TMP/b" 2>&1
+if cmp -s "$T_TMP/a" "$T_TMP/b"; then
+    pass repeated-values
+else
+    fail repeated-values "search --zero 1,0,1,... --tp 8,4,8 differs from --zero 0,1 --tp 4,8"
+fi
+check gpus-from-scenario 3 "trainplan: error: --set space.gpus: 'gpus' 'abc': expected a GPU count in [1, 1048576]" -- search --set space.gpus=abc
+check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'" -- search --recompute none,

@@ -83,3 +83,20 @@ Test(kernel, fp8_gemms_use_fp8_peak)
     pred_kernels_init(&k, &a, PRED_GEMM_FP8);           /* A100: no FP8 */
     cr_assert_eq(k.gemm.peak_flops, a.bf16_flops);
 }
+
+/* A bigger GEMM never takes less time than a smaller one, down to a single
+ * row or column (the small-problem overhead is added to the padded work). */
+Test(kernel, gemm_time_grows_with_every_dimension)
+{
+    struct pred_kernels k = kernels("dgx-a100");
+    static const double sizes[] = { 1, 7, 64, 127, 128, 129, 1000, 4096, 8192, 65536 };
+    int n = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            for (int c = 0; c + 1 < n; c++) {
+                double x = sizes[a], y = sizes[b], z = sizes[c], w = sizes[c + 1];
+                cr_assert_leq(pred_gemm_s(&k, z, x, y, 2), pred_gemm_s(&k, w, x, y, 2));
+                cr_assert_leq(pred_gemm_s(&k, x, z, y, 2), pred_gemm_s(&k, x, w, y, 2));
+                cr_assert_leq(pred_gemm_s(&k, x, y, z, 2), pred_gemm_s(&k, x, y, w, 2));
+            }
+}

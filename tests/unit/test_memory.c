@@ -135,3 +135,29 @@ Test(memory, model_states_bytes_per_parameter)
     assert_rel(b.margin, b.usable - b.total, 1e-12);
     cr_assert_eq(b.fits, b.margin >= 0);
 }
+
+/* Selective recompute rebuilds one layer's attention core during the
+ * backward pass: that transient is charged once, like full recompute's
+ * rebuilt layer. */
+Test(memory, selective_charges_one_rebuilt_core)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(32768, 8);
+    struct pred_ctx c;
+    struct pred_mem none, sel;
+    struct plan p = make_plan(8, 4, 1, 1), q;
+    double a_none, a_sel, layers;
+    j.attention = JOB_ATTN_UNFUSED;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    p.sp = true;
+    q = p;
+    q.recompute = PLAN_RC_SELECTIVE;
+    a_none = pred_act_layer_bytes(&m, &j, &p);
+    a_sel = pred_act_layer_bytes(&m, &j, &q);
+    layers = pred_inflight_chunks(&p, 8, 0) * 32 / 4;
+    pred_memory(&c, &p, &none);
+    pred_memory(&c, &q, &sel);
+    assert_rel(none.activations, layers * a_none, 1e-12);
+    assert_rel(sel.activations, layers * a_sel + (a_none - a_sel), 1e-12);
+}

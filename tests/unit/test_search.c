@@ -209,15 +209,15 @@ Test(gpus, lists_and_ranges)
 {
     struct gpu_list l;
     struct tpl_err err = { 0 };
-    cr_assert_eq(gpu_list_parse(&l, "64..1024", &err), 0);
+    cr_assert_eq(gpu_list_parse(&l, "64..1024", "--gpus", &err), 0);
     cr_assert_eq(l.n, 5);
     cr_assert_eq(l.v[4], 1024);
     gpu_list_release(&l);
-    cr_assert_eq(gpu_list_parse(&l, "8..16384:8", &err), 0);
+    cr_assert_eq(gpu_list_parse(&l, "8..16384:8", "--gpus", &err), 0);
     cr_assert_eq(l.n, 2048);
     cr_assert_eq(l.v[2047], 16384);
     gpu_list_release(&l);
-    cr_assert_eq(gpu_list_parse(&l, "256,64,128,64,3..12", &err), 0);
+    cr_assert_eq(gpu_list_parse(&l, "256,64,128,64,3..12", "--gpus", &err), 0);
     cr_assert_eq(l.n, 6);                   /* 3 6 12 64 128 256 */
     cr_assert_eq(l.v[0], 3);
     cr_assert_eq(l.v[5], 256);
@@ -233,7 +233,7 @@ Test(gpus, bad_forms_are_usage_errors)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct gpu_list l;
         struct tpl_err err = { 0 };
-        cr_assert_eq(gpu_list_parse(&l, bad[i], &err), TPL_EUSAGE, "'%s'", bad[i]);
+        cr_assert_eq(gpu_list_parse(&l, bad[i], "--gpus", &err), TPL_EUSAGE, "'%s'", bad[i]);
         cr_assert_null(l.v);
         cr_assert(strstr(err.msg, "--gpus"), "%s", err.msg);
     }
