@@ -1,5 +1,7 @@
-/* common/outfile.c: write to "<dir>/.<name>.XXXXXX", fsync-free rename on
- * success (rename(2) is atomic within one file system). */
+/* common/outfile.c: write to "<dir>/.<name>.XXXXXX" and rename on success
+ * (rename(2) is atomic within one file system). A symbolic link's target is
+ * what gets replaced; devices and pipes (/dev/null) are written in place. */
+#define _XOPEN_SOURCE 700         /* realpath */
 #include "common/outfile.h"
 
 #include <errno.h>
@@ -34,6 +36,8 @@ static void clear(struct tpl_outfile *o)
 int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *err)
 {
     const char *slash;
+    char *resolved = NULL;
+    struct stat st;
     size_t dirlen, n;
     int fd;
     o->fp = NULL;
@@ -42,6 +46,21 @@ int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *er
         o->fp = stdout;
         return 0;
     }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or pipe (/dev/null, /dev/stdout): renaming over it would
+         * replace it, so write to it as it is */
+        if (S_ISDIR(st.st_mode))
+            return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
+                              strerror(EISDIR));
+        if (!(o->fp = fopen(path, "w")))
+            return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
+                              strerror(errno));
+        o->path = xstrdup(path);
+        return 0;
+    }
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+        (resolved = realpath(path, NULL)))      /* replace the file, not the link */
+        path = resolved;
     slash = strrchr(path, '/');
     dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     n = strlen(path) + 16;
@@ -57,9 +76,11 @@ int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *er
         }
         tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path, strerror(e));
         clear(o);
+        free(resolved);
         return TPL_EIO;
     }
     fchmod(fd, new_file_mode(path));
+    free(resolved);
     return 0;
 }
 
@@ -71,6 +92,14 @@ int tpl_outfile_commit(struct tpl_outfile *o, struct tpl_err *err)
         o->fp = NULL;
         return bad ? tpl_errorf(err, TPL_EIO, "cannot write to standard output")
                    : 0;
+    }
+    if (!o->tmp) {                      /* a device or pipe, written in place */
+        bad = ferror(o->fp);
+        bad |= fclose(o->fp) != 0;
+        if (bad)
+            tpl_errorf(err, TPL_EIO, "cannot write '%s'", o->path);
+        clear(o);
+        return bad ? TPL_EIO : 0;
     }
     errno = 0;
     bad = ferror(o->fp);
@@ -92,7 +121,8 @@ void tpl_outfile_abort(struct tpl_outfile *o)
         return;
     if (o->path) {
         fclose(o->fp);
-        unlink(o->tmp);
+        if (o->tmp)
+            unlink(o->tmp);
     }
     clear(o);
 }

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/outfile.h"
@@ -121,4 +122,50 @@ Test(outfile, commit_replaces_abort_keeps)
     cr_assert_eq(rmdir(dir), 0);                    /* no temporary left */
     snprintf(path, sizeof path, "%s/missing/x", dir);
     cr_assert_eq(tpl_outfile_open(&o, path, &err), TPL_EIO);
+}
+
+/* A device is written in place: renaming over /dev/null would replace it. */
+Test(outfile, devices_are_written_in_place)
+{
+    struct tpl_outfile o;
+    struct tpl_err err = { 0 };
+    struct stat st;
+    cr_assert_eq(tpl_outfile_open(&o, "/dev/null", &err), 0, "%s", err.msg);
+    fputs("nothing\n", o.fp);
+    cr_assert_eq(tpl_outfile_commit(&o, &err), 0, "%s", err.msg);
+    cr_assert_eq(stat("/dev/null", &st), 0);
+    cr_assert(S_ISCHR(st.st_mode));
+    cr_assert_eq(tpl_outfile_open(&o, "/dev/full", &err), 0, "%s", err.msg);
+    fputs("no room\n", o.fp);
+    cr_assert_eq(tpl_outfile_commit(&o, &err), TPL_EIO);
+    cr_assert_eq(tpl_outfile_open(&o, "/tmp", &err), TPL_EIO);
+}
+
+/* Through a symbolic link the file is replaced and the link stays. */
+Test(outfile, links_stay_links)
+{
+    char dir[] = "/tmp/trainplan-link-XXXXXX", file[300], link[300], buf[32] = "";
+    struct tpl_outfile o;
+    struct tpl_err err = { 0 };
+    struct stat st;
+    FILE *fp;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/real.txt", dir);
+    snprintf(link, sizeof link, "%s/link.txt", dir);
+    fp = fopen(file, "w");
+    fputs("old\n", fp);
+    fclose(fp);
+    cr_assert_eq(symlink(file, link), 0);
+    cr_assert_eq(tpl_outfile_open(&o, link, &err), 0, "%s", err.msg);
+    fputs("new\n", o.fp);
+    cr_assert_eq(tpl_outfile_commit(&o, &err), 0, "%s", err.msg);
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode));
+    fp = fopen(file, "r");
+    cr_assert_not_null(fgets(buf, sizeof buf, fp));
+    fclose(fp);
+    cr_assert_str_eq(buf, "new\n");
+    unlink(link);
+    unlink(file);
+    cr_assert_eq(rmdir(dir), 0);
 }
