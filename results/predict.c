@@ -110,12 +110,18 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
     return o;
 }
 
-int res_json_dump(FILE *fp, json_t *v, struct tpl_err *err)
+int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err)
 {
-    if (json_dumpf(v, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                   JSON_REAL_PRECISION(10)) != 0 || fputc('\n', fp) == EOF)
-        return tpl_errorf(err, TPL_EIO, "cannot write JSON output");
-    return 0;
+    int bad = json_dumpf(v, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                         JSON_REAL_PRECISION(10)) != 0 || fputc('\n', fp) == EOF;
+    json_decref(v);
+    return bad ? tpl_errorf(err, TPL_EIO, "cannot write JSON output")
+               : res_stream_done(fp, err);
+}
+
+int res_stream_done(FILE *fp, struct tpl_err *err)
+{
+    return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;
 }
 
 /* ---- CSV ---- */
@@ -234,8 +240,6 @@ int res_predict_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
                       const struct plan *p, const struct pred_result *r,
                       struct tpl_err *err)
 {
-    int rc = 0;
-    json_t *j;
     switch (fmt) {
     case RES_FMT_TABLE:
         table_write(fp, c, p, r);
@@ -245,14 +249,9 @@ int res_predict_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
         res_csv_row(fp, 0, c, p, r);
         break;
     case RES_FMT_JSON:
-        j = res_plan_json(c, p, r);
-        rc = res_json_dump(fp, j, err);
-        json_decref(j);
-        break;
+        return res_json_emit(fp, res_plan_json(c, p, r), err);
     case RES_FMT_COUNT:
         TPL_BUG("bad format %d", (int)fmt);
     }
-    if (rc == 0 && ferror(fp))
-        rc = tpl_errorf(err, TPL_EIO, "cannot write the report");
-    return rc;
+    return res_stream_done(fp, err);
 }

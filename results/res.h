@@ -37,9 +37,11 @@ void res_csv_header(FILE *fp, bool ranked);
 void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
                  const struct plan *p, const struct pred_result *r);
 
-/* Dump a JSON value with the project's settings (sorted keys off, 2-space
- * indent, 10 significant digits), newline-terminated. */
-int res_json_dump(FILE *fp, json_t *v, struct tpl_err *err);
+/* Dump a JSON value with the project's settings (insertion order, 2-space
+ * indent, 10 significant digits), newline-terminated, and release it. */
+int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err);
+/* TPL_EIO if any write to fp failed, else 0. */
+int res_stream_done(FILE *fp, struct tpl_err *err);
 
 /* The report of a search: per GPU count the ranked plans (each predicted in
  * full again for the report), counts of what was rejected and why, or why

@@ -192,8 +192,6 @@ int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
                      const struct search_result *s, bool work,
                      struct tpl_err *err)
 {
-    int rc = 0;
-    json_t *j;
     switch (fmt) {
     case RES_FMT_TABLE:
         table_write(fp, c, s, work);
@@ -202,14 +200,9 @@ int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
         csv_write(fp, c, s);
         break;
     case RES_FMT_JSON:
-        j = search_json(c, s, work);
-        rc = res_json_dump(fp, j, err);
-        json_decref(j);
-        break;
+        return res_json_emit(fp, search_json(c, s, work), err);
     case RES_FMT_COUNT:
         TPL_BUG("bad format %d", (int)fmt);
     }
-    if (rc == 0 && ferror(fp))
-        rc = tpl_errorf(err, TPL_EIO, "cannot write the report");
-    return rc;
+    return res_stream_done(fp, err);
 }
