@@ -5,6 +5,9 @@
 #   make test             deps + unit, CLI and bad-input tests, then all again
 #                         under AddressSanitizer and UBSan
 #   make bench            predictor and search benchmarks (figures, no asserts)
+#   make fuzz             libFuzzer on every parser, FUZZ_SECONDS each (60);
+#                         make fuzz-smoke: 4 s each (CI)
+#   make memcheck         valgrind memcheck on predict, search and an error
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined ...   sanitizer build (in build/san)
 #   make DEVELOPER=1      -Werror (CI)
@@ -16,8 +19,9 @@ PREFIX   ?= /usr/local
 WARN      = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wdouble-promotion
 PKG_LIBS  = libconfig jansson
-ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. -fopenmp $(WARN) $(CFLAGS)
-ALL_LDFLAGS = -fopenmp $(LDFLAGS)
+OPENMP   ?= -fopenmp
+ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. $(OPENMP) $(WARN) $(CFLAGS)
+ALL_LDFLAGS = $(OPENMP) $(LDFLAGS)
 LDLIBS     += -lconfig -ljansson -lm
 
 ifdef DEVELOPER
@@ -59,7 +63,8 @@ BENCH     = $(BUILD)/bench/bench-predict
 
 DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev
 
-.PHONY: all run test check unit cli-test bench deps install clean
+.PHONY: all run test check unit cli-test bench deps install clean fuzz \
+        fuzz-smoke fuzz-bins fuzz-deps memcheck
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -130,6 +135,53 @@ $(BENCH): $(BUILD)/bench/bench_predict.o $(LIB)
 bench: deps $(BENCH) $(PROG)
 	./$(BENCH)
 	TRAINPLAN=./$(PROG) sh bench/search.sh
+
+# ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
+FUZZ_NAMES   = model system scenario gpus set
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     = build/fuzz
+CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/%,$(LIB_OBJ))
+FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
+
+$(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)
+	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) -lconfig -lm
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev libconfig-dev"
+
+# seed corpora from the presets and the bad inputs, then fuzz each parser
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=clang OPENMP= \
+	    CFLAGS="-g -O1" SANITIZE=fuzzer-no-link,address,undefined fuzz-bins
+	@for n in $(FUZZ_NAMES); do mkdir -p $(FUZZ_DIR)/corpus/$$n; done
+	@cp spaces/models/*.cfg tests/data/bad/model-*.cfg $(FUZZ_DIR)/corpus/model/
+	@cp hardware/systems/*.cfg tests/data/bad/system-*.cfg $(FUZZ_DIR)/corpus/system/
+	@cp spaces/scenarios/*.cfg tests/data/bad/scenario-*.cfg $(FUZZ_DIR)/corpus/scenario/
+	@i=0; for g in 64 64..1024 8..16384:8 1,2,3 1..2:1 1048576; do i=$$((i+1)); \
+	    printf '%s' "$$g" > $(FUZZ_DIR)/corpus/gpus/seed$$i; done
+	@printf 'model.layers=40\ngpu.hbm_gib=96\n' > $(FUZZ_DIR)/corpus/set/seed1
+	@printf 'job.seq=4096\nspace.tp=2\nnetwork.nic_gbps=800\n' > $(FUZZ_DIR)/corpus/set/seed2
+	@printf 'model.glu=false\nefficiency.gemm=0.5\nspace.gpus=8..64\n' > $(FUZZ_DIR)/corpus/set/seed3
+	@for n in $(FUZZ_NAMES); do \
+	    echo "== fuzz $$n for $(FUZZ_SECONDS) s"; \
+	    LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
+	    ./$(FUZZ_DIR)/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	        -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+	        -artifact_prefix=$(FUZZ_DIR)/crash-$$n- $(FUZZ_DIR)/corpus/$$n \
+	        2>&1 | grep -E '^(stat::number_of_executed_units|==|SUMMARY|.*ERROR)' ; \
+	    ls $(FUZZ_DIR)/crash-$$n-* >/dev/null 2>&1 && \
+	        { echo "fuzz $$n: crash saved in $(FUZZ_DIR)"; exit 1; }; \
+	done; echo "fuzz: no crash"
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=4
+
+# ---- valgrind: no leak, no invalid access, on the main paths ----
+memcheck: deps all
+	@command -v valgrind >/dev/null || $(MAKE) --no-print-directory deps DEB_PKGS=valgrind
+	TRAINPLAN=./$(PROG) sh tests/memcheck.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

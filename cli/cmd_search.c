@@ -3,6 +3,7 @@
 #include "cli/cmd.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -232,6 +233,14 @@ static int apply(const struct search_opts *o, struct scenario *s,
     return 0;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
 static void show_progress(void *arg, double fraction)
 {
     (void)arg;
@@ -299,8 +308,11 @@ int cmd_search(int argc, char **argv)
         .gpus = gpus.v, .n_gpus = gpus.n, .top_k = (int)o.top,
         .exhaustive = o.exhaustive, .budget = (uint64_t)o.budget,
         .seed = (uint64_t)o.seed,
-        .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
+        .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
+        .stop = &interrupted };
+    signal(SIGINT, on_sigint);          /* Ctrl-C: stop, report, exit 130 */
     rc = search_run(&cfg, &res, &err);
+    signal(SIGINT, SIG_DFL);
     if (cfg.progress)
         fputs("\r               \r", stderr);
     gpu_list_release(&gpus);
@@ -322,6 +334,13 @@ int cmd_search(int argc, char **argv)
     rc = cmd_write_output(o.out, write_report, &rep, &err);
     if (rc == 0)
         rc = any_feasible(&res) ? 0 : TPL_ENOPLAN;
+    if (rc != TPL_EIO && res.stats.partial) {
+        fputs("trainplan: interrupted: the report holds the best plans found "
+              "so far\n", stderr);
+        rc = 130 - 256;                 /* exit 130: 128 + SIGINT */
+    }
     search_result_release(&res);
+    if (rc == 130 - 256)
+        return 130;
     return rc == TPL_ENOPLAN ? tpl_exit_code(rc) : rc ? cmd_fail(&err) : 0;
 }

@@ -99,11 +99,19 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             job_attention_name(c->job.attention), s->top_k);
     for (size_t i = 0; i < s->n; i++)
         table_gpu(fp, c, &s->per_gpu[i]);
-    fprintf(fp, "\n%s %llu of %llu combinations%s: %llu plans, %llu valid, "
-            "%llu fit in memory\n", st->sampled ? "sampled" : "searched",
-            (unsigned long long)(st->sampled ? st->enumerated : st->space_size),
-            (unsigned long long)st->space_size,
-            st->sampled ? " (uniformly, with PCG)" : "",
+    if (st->partial)
+        fprintf(fp, "\npartial: interrupted; these are the best plans found "
+                "before the stop\n");
+    if (st->partial)
+        fprintf(fp, "\nsearched part of %llu combinations",
+                (unsigned long long)st->space_size);
+    else
+        fprintf(fp, "\n%s %llu of %llu combinations%s",
+                st->sampled ? "sampled" : "searched",
+                (unsigned long long)(st->sampled ? st->enumerated : st->space_size),
+                (unsigned long long)st->space_size,
+                st->sampled ? " (uniformly, with PCG)" : "");
+    fprintf(fp, ": %llu plans, %llu valid, %llu fit in memory\n",
             (unsigned long long)st->enumerated,
             (unsigned long long)(st->memory + st->feasible),
             (unsigned long long)st->feasible);
@@ -119,6 +127,8 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
 static void csv_write(FILE *fp, const struct pred_ctx *c,
                       const struct search_result *s)
 {
+    if (s->stats.partial)               /* a comment line a reader can skip */
+        fputs("# partial: interrupted before the search finished\n", fp);
     res_csv_header(fp, true);
     for (size_t i = 0; i < s->n; i++)
         for (int k = 0; k < s->per_gpu[i].n_hits; k++) {
@@ -167,12 +177,12 @@ static json_t *search_json(const struct pred_ctx *c, const struct search_result 
     json_t *results = json_array(), *stats;
     for (size_t i = 0; i < s->n; i++)
         json_array_append_new(results, gpu_obj(c, &s->per_gpu[i]));
-    stats = json_pack("{s:I, s:I, s:I, s:o, s:b}",
+    stats = json_pack("{s:I, s:I, s:I, s:o, s:b, s:b}",
                       "space", (json_int_t)st->space_size,
                       "enumerated", (json_int_t)st->enumerated,
                       "feasible", (json_int_t)st->feasible,
                       "pruned", rules_obj(st->rule, st->memory),
-                      "sampled", st->sampled);
+                      "sampled", st->sampled, "partial", st->partial);
     if (work) {                 /* these depend on the run and its threads */
         json_object_set_new(json_object_get(stats, "pruned"), "bound",
                             json_integer((json_int_t)st->bound));

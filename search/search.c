@@ -321,6 +321,8 @@ static void loop(const struct engine *e, struct local *locals, uint64_t n,
         struct local *L = &locals[omp_get_thread_num()];
         #pragma omp for schedule(dynamic, 8)
         for (uint64_t i = 0; i < n; i++) {
+            if (cfg->stop && *cfg->stop)
+                continue;               /* an OpenMP loop cannot break */
             if (sampled)
                 run_sample(e, L, i);
             else
@@ -379,6 +381,7 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
     free(e.memo);
     out->stats.space_size = space;
     out->stats.sampled = sampled;
+    out->stats.partial = cfg->stop && *cfg->stop;
     totals(out);
     out->stats.seconds = omp_get_wtime() - t0;
     return 0;

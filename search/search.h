@@ -6,6 +6,7 @@
 #ifndef SEARCH_H
 #define SEARCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,6 +28,9 @@ struct search_cfg {
      * passed, with the fraction done; NULL for none. */
     void (*progress)(void *arg, double fraction);
     void *progress_arg;
+    /* When non-NULL and set (by a signal handler), the search stops early:
+     * blocks not yet started are skipped and the result says it is partial. */
+    const volatile sig_atomic_t *stop;
 };
 
 struct search_hit {                     /* one ranked plan */
@@ -53,6 +57,7 @@ struct search_stats {
     uint64_t evaluated, feasible;
     uint64_t rule[PLAN_RULE_COUNT], memory, bound;
     bool sampled;
+    bool partial;                       /* stopped early: the best found so far */
     double seconds;
 };
 

@@ -84,3 +84,39 @@ else
 fi
 check gpus-from-scenario 3 "trainplan: error: --set space.gpus: 'gpus' 'abc': expected a GPU count in [1, 1048576]" -- search --set space.gpus=abc
 check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'" -- search --recompute none,
+
+# Ctrl-C: the best plans so far, marked partial, exit 130. A search of
+# about ten seconds on one thread, interrupted after a second.
+OMP_NUM_THREADS=1 "$TRAINPLAN" search --model gpt3-175b --system selene-a100 \
+    --gbs 1536 --seq 2048 --gpus 8..262144:8 --top 1 \
+    >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+s_pid=$!
+sleep 1
+kill -INT "$s_pid" 2>/dev/null
+wait "$s_pid"
+s_rc=$?
+if [ "$s_rc" = 130 ] && grep -q '^partial: interrupted' "$T_TMP/int.out" &&
+   grep -q '^searched part of ' "$T_TMP/int.out" &&
+   grep -q '^trainplan: interrupted' "$T_TMP/int.err"; then
+    pass sigint-partial
+else
+    fail sigint-partial "SIGINT during search: exit $s_rc (expected 130), or no 'partial' mark"
+fi
+
+# limits: the largest legal values give an answer or a clear refusal, never
+# nan or inf
+for s_args in \
+    "predict --seq 1048576 --gbs 16777216 --tp 8 --pp 16 --dp 8192 --format json" \
+    "predict --set model.layers=16384 --set model.hidden=131072 --set model.ffn_hidden=1048576 --set model.vocab=4194304 --tp 8 --pp 16384 --dp 1 --format json" \
+    "search --gpus 1048576 --gbs 16777216 --format json" \
+    "search --gpus 1..1048576 --top 1 --format csv" \
+    "predict --model llama3-8b --seq 1 --gbs 1 --format json"; do
+    # shellcheck disable=SC2086
+    "$TRAINPLAN" $s_args >"$T_TMP/lim" 2>&1
+    s_rc=$?
+    if [ "$s_rc" -le 1 ] && ! grep -qiE 'nan|inf|null' "$T_TMP/lim"; then
+        pass "limits: $s_args"
+    else
+        fail "limits: $s_args" "exit $s_rc, or nan/inf/null in the output"
+    fi
+done

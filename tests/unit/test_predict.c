@@ -160,3 +160,49 @@ Test(predict, infeasible_plans_keep_numbers)
     cr_assert_eq(o.rule, PLAN_RULE_HEADS_TP);
     cr_assert_gt(o.iteration_s, 0);
 }
+
+/* Legal but absurd inputs (the loaders' limits: layers 2^14, hidden 2^17,
+ * vocab 2^22, ffn 2^20, seq 2^20, gbs 2^24, GPUs 2^20) give finite,
+ * positive numbers: no overflow, NaN or infinity reaches a report. */
+Test(predict, extreme_scenarios_stay_finite)
+{
+    struct tpl_rng r;
+    struct hw_system h = load_system("gb200-nvl72");
+    tpl_rng_seed(&r, 20, 6);
+    for (int i = 0; i < 2000; i++) {
+        struct model m = load_model("gpt3-175b");
+        struct job j = make_job(1LL << tpl_rng_below(&r, 21),
+                                1LL << tpl_rng_below(&r, 25));
+        struct pred_ctx c;
+        struct pred_result o;
+        struct plan p;
+        int64_t heads = 1LL << tpl_rng_below(&r, 8);
+        m.heads = heads;
+        m.kv_heads = heads >> tpl_rng_below(&r, (uint32_t)(1 + tpl_rng_below(&r, 8)));
+        if (m.kv_heads < 1)
+            m.kv_heads = 1;
+        m.hidden = heads << tpl_rng_below(&r, 10);
+        m.layers = 1 + tpl_rng_below(&r, MODEL_MAX_LAYERS);
+        m.vocab = 1 + tpl_rng_below(&r, MODEL_MAX_VOCAB);
+        m.ffn_hidden = 1 + tpl_rng_below(&r, MODEL_MAX_FFN);
+        m.glu = tpl_rng_below(&r, 2);
+        m.dropout = tpl_rng_below(&r, 2);
+        j.attention = (enum job_attention)tpl_rng_below(&r, 2);
+        j.precision = (enum job_precision)tpl_rng_below(&r, 3);
+        pred_ctx_init(&c, &m, &h, &j, tpl_rng_below(&r, 2));
+        p = make_plan(1 << tpl_rng_below(&r, 8), 1 << tpl_rng_below(&r, 8),
+                      1 << tpl_rng_below(&r, 5), 1 << tpl_rng_below(&r, 4));
+        p.vpp = 1 + (int)tpl_rng_below(&r, 4);
+        p.sp = tpl_rng_below(&r, 2);
+        p.recompute = (enum plan_recompute)tpl_rng_below(&r, 3);
+        p.zero = (int)tpl_rng_below(&r, 2);
+        pred_plan(&c, &p, &o);
+        cr_assert(isfinite(o.iteration_s) && o.iteration_s > 0, "case %d", i);
+        cr_assert(isfinite(o.tokens_per_s) && isfinite(o.mfu) && isfinite(o.hfu));
+        cr_assert(isfinite(o.mem.total) && o.mem.total > 0 && isfinite(o.mem.margin));
+        for (int k = 0; k < PRED_PART_COUNT; k++)
+            cr_assert(isfinite(o.part_s[k]) && o.part_s[k] >= 0);
+        for (int k = 0; k < PRED_OP_COUNT; k++)
+            cr_assert(isfinite(o.layer.fwd_s[k]) && isfinite(o.layer.bwd_s[k]));
+    }
+}

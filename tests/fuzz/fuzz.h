@@ -1,0 +1,46 @@
+/* tests/fuzz/fuzz.h: shared parts of the libFuzzer harnesses: the input as
+ * a NUL-terminated string (inputs holding a NUL are skipped: no file or
+ * option can carry one), and a check that any model and system that load
+ * predict finite numbers. */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/pred.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline char *fuzz_string(const uint8_t *data, size_t size)
+{
+    char *s;
+    if (memchr(data, '\0', size))
+        return NULL;
+    s = malloc(size + 1);
+    memcpy(s, data, size);
+    s[size] = '\0';
+    return s;
+}
+
+/* Predict one plan; a NaN or infinity anywhere is a crash for the fuzzer. */
+static inline void fuzz_predict(const struct model *m, const struct hw_system *h)
+{
+    struct job j;
+    struct pred_ctx c;
+    struct pred_result r;
+    struct plan p = { .tp = 1, .pp = 1, .dp = 1, .mbs = 1, .vpp = 1 };
+    job_default(&j);
+    pred_ctx_init(&c, m, h, &j, false);
+    pred_plan(&c, &p, &r);
+    if (!isfinite(r.iteration_s) || !isfinite(r.mfu) || !isfinite(r.mem.total) ||
+        r.iteration_s <= 0)
+        abort();
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        if (!isfinite(r.part_s[i]) || r.part_s[i] < 0)
+            abort();
+}
+
+#endif
