@@ -18,6 +18,7 @@ static const struct cmd {
 } commands[] = {
     { "search",  cmd_search,  "fastest feasible plans per GPU count" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
+    { "validate", cmd_validate, "predict published runs and report the error" },
     { "list",    cmd_list,    "list the preset models, systems and scenarios" },
     { "help",    cmd_help,    "show this help" },
 };

@@ -84,7 +84,7 @@ static void stage_time(const struct pred_ctx *c, const struct plan *p,
                        struct pred_stage *s)
 {
     const struct pred_layer *l = &memo->layer;
-    double n = (double)c->model.layers / p->pp;
+    double n = pred_stage_layers(&c->model, p);
     s->fwd = n * l->fwd_total_s;
     s->bwd = n * (l->bwd_total_s + l->recompute_s);
     s->comm = n * (l->fwd_s[PRED_OP_TP_COMM] + l->bwd_s[PRED_OP_TP_COMM] +
@@ -111,7 +111,7 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
     const struct pred_layer *l = &memo->layer;
     double m = (double)(c->job.gbs / ((int64_t)p->dp * p->mbs));
     return (fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp) *
-           ((double)c->model.layers / p->pp) *
+           pred_stage_layers(&c->model, p) *
            (l->fwd_total_s + l->bwd_total_s + l->recompute_s);
 }
 

@@ -69,6 +69,16 @@ double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
 
 /* ---- parameters per GPU ---- */
 
+double pred_stage_layers(const struct model *m, const struct plan *p)
+{
+    return ceil((double)m->layers / (double)p->pp);
+}
+
+double pred_chunk_layers(const struct model *m, const struct plan *p)
+{
+    return ceil((double)m->layers / ((double)p->pp * (double)p->vpp));
+}
+
 double pred_stage_params(const struct model *m, const struct plan *p,
                          int64_t rank)
 {
@@ -77,7 +87,7 @@ double pred_stage_params(const struct model *m, const struct plan *p,
     /* norms and the row-parallel biases are replicated over tp */
     double repl = 2.0 * norm + (m->bias ? 2.0 * h : 0.0);
     double layer = ((double)model_layer_params(m) - repl) / t + repl;
-    double params = layer * (double)m->layers / (double)p->pp;
+    double params = layer * pred_stage_layers(m, p);
     double table = (double)m->vocab * h / t;    /* vocab-parallel */
     if (rank == 0)
         params += table + (double)m->position_table * h;
@@ -110,7 +120,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
 {
     double params = pred_stage_params(&c->model, p, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
-    double chunk_layers = (double)c->model.layers / ((double)p->pp * p->vpp);
+    double chunk_layers = pred_chunk_layers(&c->model, p);
     double act = pred_act_layer_bytes(&c->model, &c->job, p);
     double w_bytes = c->job.precision == JOB_PREC_FP8 ? 3.0 : 2.0;
     out->weights = w_bytes * params;

@@ -131,6 +131,12 @@ double pred_act_layer_bytes(const struct model *m, const struct job *j,
  * pipeline rank 'rank' holds at its peak under 1F1B or interleaved 1F1B. */
 double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
                             int64_t rank);
+/* Layers on the fullest pipeline stage, and in the fullest model chunk:
+ * layers/pp and layers/(pp vpp), rounded up when a run splits unevenly
+ * (BLOOM's 70 layers over 12 stages), which the plan rules refuse but
+ * published runs had. */
+double pred_stage_layers(const struct model *m, const struct plan *p);
+double pred_chunk_layers(const struct model *m, const struct plan *p);
 /* Parameters held by one GPU of pipeline rank 'rank'. */
 double pred_stage_params(const struct model *m, const struct plan *p,
                          int64_t rank);

@@ -1,0 +1,104 @@
+/* cli/cmd_validate.c: trainplan validate: predict every row of a runs file
+ * and report the error against what was measured. */
+#include "cli/cmd.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/validate.h"
+
+static const char usage[] =
+"usage: trainplan validate RUNS.csv [--source NAME] [--format table|csv|json]\n"
+"                          [-o FILE] [--baseline FILE] [--tolerance POINTS]\n"
+"\n"
+"Predict every row of a runs file (the schema of ../shared/data/RUNS.md) on\n"
+"its system preset and compare with the measured iteration time and memory:\n"
+"per-row error, MAPE / median / 90th percentile / worst per source, per\n"
+"system and overall, Spearman rank correlation and top-1 regret inside\n"
+"groups of comparable runs, and out-of-memory agreement. Rows that cannot\n"
+"be predicted (unknown system, MoE, ZeRO-3) are listed with the reason.\n"
+"\n"
+"  --source NAME      only the rows of one source\n"
+"  --baseline FILE    compare each source's MAPE with {\"mape_pct\": {...}};\n"
+"                     exit 1 when one is worse by more than --tolerance\n"
+"                     points (default 0.5)\n"
+"\n"
+"Exit status: 0 ok, 1 worse than the baseline, 2 usage, 3 bad input, 4 I/O.\n";
+
+enum { OPT_SOURCE = 256, OPT_FORMAT, OPT_BASELINE, OPT_TOL, OPT_HELP };
+
+static const struct option long_opts[] = {
+    { "source", required_argument, NULL, OPT_SOURCE },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "baseline", required_argument, NULL, OPT_BASELINE },
+    { "tolerance", required_argument, NULL, OPT_TOL },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+struct validate_out {
+    enum res_format fmt;
+    const struct val_report *report;
+};
+
+static int write_report(FILE *fp, void *arg, struct tpl_err *err)
+{
+    struct validate_out *w = arg;
+    return res_validate_write(fp, w->fmt, w->report, err);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    const char *source = NULL, *out = NULL, *baseline = NULL;
+    double tolerance = 0.5;
+    struct validate_out w = { RES_FMT_TABLE, NULL };
+    struct tpl_err err = { 0 };
+    struct runs runs;
+    struct val_report *report;
+    bool worse = false;
+    char *end;
+    int c, rc;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_HELP:     fputs(usage, stdout); return 0;
+        case OPT_SOURCE:   source = optarg; break;
+        case OPT_BASELINE: baseline = optarg; break;
+        case 'o':          out = optarg; break;
+        case OPT_FORMAT:
+            if (res_format_parse(optarg, &w.fmt))
+                return cmd_usage_error("validate", "'--format' must be table, "
+                                       "csv or json, not '%s'", optarg);
+            break;
+        case OPT_TOL:
+            tolerance = strtod(optarg, &end);
+            if (!*optarg || *end || !(tolerance >= 0 && tolerance <= 100))
+                return cmd_usage_error("validate", "'--tolerance' must be a "
+                                       "number in [0, 100], not '%s'", optarg);
+            break;
+        default:
+            return cmd_usage_error("validate", "%s '%s'", c == ':'
+                                   ? "missing value for" : "unknown option",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cmd_usage_error("validate", optind == argc ? "missing the runs "
+                               "file" : "unexpected argument '%s'",
+                               argv[optind + (optind < argc)]);
+    if (runs_load(&runs, argv[optind], &err))
+        return cmd_fail(&err);
+    report = res_validate_run(&runs, source);
+    w.report = report;
+    rc = cmd_write_output(out, write_report, &w, &err);
+    if (rc == 0 && baseline)
+        rc = res_validate_baseline(report, baseline, tolerance, stderr, &worse,
+                                   &err);
+    res_validate_free(report);
+    runs_release(&runs);
+    if (rc)
+        return cmd_fail(&err);
+    return worse ? 1 : 0;
+}
