@@ -8,6 +8,8 @@
 #   make fuzz             libFuzzer on every parser, FUZZ_SECONDS each (60);
 #                         make fuzz-smoke: 4 s each (CI)
 #   make memcheck         valgrind memcheck on predict, search and an error
+#   make validate         the fidelity gate: ../shared/data/runs-dev.csv against
+#                         bench/validate-baseline.json (fails when worse)
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined ...   sanitizer build (in build/san)
 #   make DEVELOPER=1      -Werror (CI)
@@ -64,7 +66,7 @@ BENCH     = $(BUILD)/bench/bench-predict
 DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
-        fuzz-smoke fuzz-bins fuzz-deps memcheck
+        fuzz-smoke fuzz-bins fuzz-deps memcheck validate
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -135,6 +137,15 @@ $(BENCH): $(BUILD)/bench/bench_predict.o $(LIB)
 bench: deps $(BENCH) $(PROG)
 	./$(BENCH)
 	TRAINPLAN=./$(PROG) sh bench/search.sh
+
+# ---- fidelity gate: validate against published runs (needs ../shared/data) ----
+RUNS     ?= ../shared/data/runs-dev.csv
+BASELINE ?= bench/validate-baseline.json
+
+validate: deps all
+	@if [ ! -f "$(RUNS)" ]; then echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
+	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
+	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
 FUZZ_NAMES   = model system scenario gpus set

@@ -172,10 +172,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A source name may end in ":multi-node": only its rows of more than one
+ * node (the vTrain multi-node set, 64 GPUs and up). */
 static bool row_in(const struct val_row *o, const char *source, const char *system)
 {
+    size_t len = source ? strcspn(source, ":") : 0;
+    bool multi = source && !strcmp(source + len, ":multi-node");
     return o->predicted && o->timed &&
-           (!source || !strcmp(o->run->source, source)) &&
+           (!source || (strlen(o->run->source) == len &&
+                        !strncmp(o->run->source, source, len))) &&
+           (!multi || o->run->num_gpus > o->run->gpus_per_node) &&
            (!system || !strcmp(o->run->system, system));
 }
 
@@ -428,8 +434,15 @@ static void table_summary(FILE *fp, const struct val_report *v)
     fprintf(fp, "\niteration time (timed rows)\n  %-16s %6s %8s %8s %8s %8s %8s  %s\n",
             "source", "rows", "MAPE", "median", "p90", "bias", "worst", "worst row");
     n = distinct(v, false, names, 64);
-    for (int i = 0; i < n; i++)
-        stats_line(fp, names[i], stats_of(v, names[i], NULL));
+    for (int i = 0; i < n; i++) {
+        char multi[64];
+        struct val_stats all = stats_of(v, names[i], NULL), part;
+        stats_line(fp, names[i], all);
+        snprintf(multi, sizeof multi, "%s:multi-node", names[i]);
+        part = stats_of(v, multi, NULL);
+        if (part.n && part.n < all.n)
+            stats_line(fp, "  multi-node", part);
+    }
     stats_line(fp, "all", stats_of(v, NULL, NULL));
     fprintf(fp, "\n  %-16s\n", "system");
     n = distinct(v, true, names, 64);
@@ -505,7 +518,13 @@ static json_t *summary_json(const struct val_report *v)
         int g;
         double rho, regret;
         struct mem_stats m = memory_of(v, names[i]);
+        char multi[64];
+        struct val_stats part;
         json_object_set_new(src, names[i], stats_json(stats_of(v, names[i], NULL)));
+        snprintf(multi, sizeof multi, "%s:multi-node", names[i]);
+        part = stats_of(v, multi, NULL);
+        if (part.n)
+            json_object_set_new(src, multi, stats_json(part));
         rank_of(v, names[i], &g, &rho, &regret);
         json_object_set_new(rank, names[i], json_pack("{s:i, s:o, s:o}", "groups", g,
                             "mean_spearman", num_or_null(g, rho),

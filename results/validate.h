@@ -43,7 +43,8 @@ struct val_report;              /* opaque: res_validate_free */
 struct val_report *res_validate_run(const struct runs *runs, const char *source);
 void res_validate_free(struct val_report *v);
 
-/* Statistics of the timed, predicted rows of a source (NULL: all). */
+/* Statistics of the timed, predicted rows of a source (NULL: all;
+ * "vtrain:multi-node": only its rows spanning more than one node). */
 struct val_stats res_validate_source(const struct val_report *v, const char *source);
 
 int res_validate_write(FILE *fp, enum res_format fmt, const struct val_report *v,
