@@ -24,7 +24,7 @@ PKG_LIBS  = libconfig jansson
 OPENMP   ?= -fopenmp
 ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. $(OPENMP) $(WARN) $(CFLAGS)
 ALL_LDFLAGS = $(OPENMP) $(LDFLAGS)
-LDLIBS     += -lconfig -ljansson -lm
+LDLIBS     += -lconfig -ljansson -lgsl -lgslcblas -lm
 
 ifdef DEVELOPER
 ALL_CFLAGS += -Werror
@@ -63,7 +63,8 @@ LIB       = $(BUILD)/libtrainplan.a
 UNIT      = $(BUILD)/tests/unit-tests
 BENCH     = $(BUILD)/bench/bench-predict
 
-DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev
+DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
+            libgsl-dev
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate
@@ -151,7 +152,8 @@ validate: deps all
 FUZZ_NAMES   = model system scenario gpus set
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
-CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/%,$(LIB_OBJ))
+CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
+                 $(BUILD)/predictor/calib.o,$(LIB_OBJ))
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)

@@ -19,6 +19,7 @@ static const struct cmd {
     { "search",  cmd_search,  "fastest feasible plans per GPU count" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
     { "validate", cmd_validate, "predict published runs and report the error" },
+    { "calibrate", cmd_calibrate, "fit a system to sampled kernel timings" },
     { "list",    cmd_list,    "list the preset models, systems and scenarios" },
     { "help",    cmd_help,    "show this help" },
 };

@@ -29,8 +29,10 @@ struct hw_system {              /* a plain value: nothing to free */
     /* network */
     double nic_bytes_per_s;                    /* per GPU, per direction */
     double net_latency_s;
-    /* efficiency */
-    double eff_gemm, gemm_half_flop, eff_attn, eff_hbm, eff_nvlink, eff_net;
+    /* efficiency; the _bwd and norm ones are optional in the file and
+     * default to their forward / elementwise counterparts */
+    double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
+    double eff_hbm, eff_norm, eff_nvlink, eff_net;
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;

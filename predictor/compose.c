@@ -62,12 +62,13 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
     double back = p->tp == 1 ? 0 : p->sp
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
-    s->fwd += pred_mem_s(k, 4.0 * rows * h, 1) + gather +
-              pred_gemm_s(k, tok, vt, h, in) +
+    s->fwd += pred_norm_s(k, 4.0 * rows * h, 1) + gather +
+              pred_gemm_s(k, &k->gemm, tok, vt, h, in) +
               pred_mem_s(k, 10.0 * tok * vt, 3) + small;
     s->bwd += pred_mem_s(k, 6.0 * tok * vt, 1) +
-              pred_gemm_s(k, tok, h, vt, in) + pred_gemm_s(k, h, vt, tok, in) +
-              pred_mem_s(k, 6.0 * rows * h, 2) + back;
+              pred_gemm_s(k, &k->gemm_bwd, tok, h, vt, in) +
+              pred_gemm_s(k, &k->gemm_bwd, h, vt, tok, in) +
+              pred_norm_s(k, 10.0 * rows * h, 2) + back;
     s->comm += small + gather + back;
 }
 

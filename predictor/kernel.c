@@ -11,10 +11,15 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
                        ? hw->fp8_flops : peak16;
     k->gemm.eff_max = hw->eff_gemm;
     k->gemm.half_flop = hw->gemm_half_flop;
+    k->gemm_bwd = k->gemm;
+    k->gemm_bwd.eff_max = hw->eff_gemm_bwd;
     k->attn.peak_flops = peak16;
     k->attn.eff_max = hw->eff_attn;
     k->attn.half_flop = hw->gemm_half_flop;
+    k->attn_bwd = k->attn;
+    k->attn_bwd.eff_max = hw->eff_attn_bwd;
     k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
+    k->norm_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_norm;
     k->launch_s = hw->launch_s;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
@@ -56,21 +61,26 @@ double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p
     return fmax(t_math, t_mem) + k->launch_s;
 }
 
-double pred_gemm_s(const struct pred_kernels *k, double m, double n, double kk,
-                   double in_bytes)
+double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                   double m, double n, double kk, double in_bytes)
 {
     /* the work the tiles really do: useful FLOPs over quantisation
      * efficiency; the saturating curve applies to that padded work, so a
      * bigger problem never takes less time than a smaller one */
     double padded = 2.0 * kk * covered(k, m, n);
     double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n;
-    double t_math = padded / (k->gemm.peak_flops * pred_sat_eff(&k->gemm, padded));
+    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
 }
 
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
 {
     return bytes / k->mem_bytes_per_s + launches * k->launch_s;
+}
+
+double pred_norm_s(const struct pred_kernels *k, double bytes, double launches)
+{
+    return bytes / k->norm_bytes_per_s + launches * k->launch_s;
 }
 
 /* ---- collectives ---- */

@@ -20,9 +20,12 @@ struct pred_kparams {           /* one kernel class */
 };
 
 struct pred_kernels {           /* built once per (system, precision); read-only */
-    struct pred_kparams gemm;   /* dense GEMMs of the layer and LM head */
-    struct pred_kparams attn;   /* attention core (flash: fused fwd / bwd) */
-    double mem_bytes_per_s;     /* achievable HBM bandwidth */
+    struct pred_kparams gemm;   /* dense GEMMs of the layer and LM head, forward */
+    struct pred_kparams gemm_bwd;   /* their data- and weight-gradient GEMMs */
+    struct pred_kparams attn;   /* attention core (flash), forward */
+    struct pred_kparams attn_bwd;
+    double mem_bytes_per_s;     /* achievable HBM bandwidth, elementwise kernels */
+    double norm_bytes_per_s;    /* the same for layer / RMS norms */
     double launch_s;
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
@@ -46,14 +49,17 @@ double pred_quant_eff(const struct pred_kernels *k, double m, double n);
 /* Saturating efficiency: eff_max * W / (W + half_flop). */
 double pred_sat_eff(const struct pred_kparams *p, double flops);
 
-/* C[M,N] = A[M,K] B[K,N] with 2-byte operands ('in_bytes' per element). */
-double pred_gemm_s(const struct pred_kernels *k, double m, double n, double kk,
-                   double in_bytes);
+/* C[M,N] = A[M,K] B[K,N] with 'in_bytes' per input element, under the
+ * GEMM class p (k->gemm forward, k->gemm_bwd for gradients). */
+double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                   double m, double n, double kk, double in_bytes);
 /* A compute kernel of 'flops' moving 'bytes', under class p. */
 double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
                       double flops, double bytes);
-/* A memory-bound kernel moving 'bytes' in 'launches' kernels. */
+/* A memory-bound kernel moving 'bytes' in 'launches' kernels; norms have
+ * their own achievable bandwidth (reductions over the row). */
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches);
+double pred_norm_s(const struct pred_kernels *k, double bytes, double launches);
 
 /* ---- collectives (NCCL conventions: S is the whole buffer in bytes) ---- */
 

@@ -66,9 +66,9 @@ struct gemm_shape { double m, n, k; };
 static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
                     double in_bytes, double *fwd, double *bwd)
 {
-    *fwd = pred_gemm_s(k, g.m, g.n, g.k, in_bytes);
-    *bwd = pred_gemm_s(k, g.m, g.k, g.n, in_bytes) +
-           pred_gemm_s(k, g.k, g.n, g.m, in_bytes);
+    *fwd = pred_gemm_s(k, &k->gemm, g.m, g.n, g.k, in_bytes);
+    *bwd = pred_gemm_s(k, &k->gemm_bwd, g.m, g.k, g.n, in_bytes) +
+           pred_gemm_s(k, &k->gemm_bwd, g.k, g.n, g.m, in_bytes);
 }
 
 static void attn_time(const struct pred_ctx *c, const struct plan *p,
@@ -76,18 +76,22 @@ static void attn_time(const struct pred_ctx *c, const struct plan *p,
 {
     const struct model *m = &c->model;
     double b = (double)p->mbs, s = (double)c->job.seq;
-    double at = (double)m->heads / p->tp, d = (double)(m->hidden / m->heads);
+    /* flash kernels are built for head dims in steps of 32 (FlashAttention-2
+     * supports 32 ... 256): a head of 80 runs as 96 */
+    double at = (double)m->heads / p->tp;
+    double d = ceil((double)(m->hidden / m->heads) / 32.0) * 32.0;
     double kvt = (double)model_kv_dim(m) / p->tp, tok = b * s;
     if (c->job.attention == JOB_ATTN_FLASH) {
         double flops = 2.0 * b * s * s * at * d;            /* causal */
         double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
         *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
-        *bwd = pred_compute_s(&c->k, &c->k.attn, 2.5 * flops, 2.0 * io);
+        *bwd = pred_compute_s(&c->k, &c->k.attn_bwd, 2.5 * flops, 2.0 * io);
     } else {
         /* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked
          * softmax (and dropout) is memory-bound over b (a/t) s^2 scores */
         struct pred_kparams bmm = c->k.gemm;
-        double flops = 2.0 * b * at * s * s * d, scores = b * at * s * s;
+        double dh = (double)(m->hidden / m->heads);     /* no padding here */
+        double flops = 2.0 * b * at * s * s * dh, scores = b * at * s * s;
         double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
         double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
         bmm.peak_flops = c->k.attn.peak_flops;
@@ -109,9 +113,10 @@ static void membound_time(const struct pred_ctx *c, const struct plan *p,
     double h = (double)m->hidden, ft = (double)m->ffn_hidden / t;
     double mask = m->dropout ? 2.0 * rows * h : 0.0;
     double qk = tok * (h + (double)model_kv_dim(m)) / t;
-    /* two norms: read x, write y; backward read x and dy, write dx */
-    o->fwd_s[PRED_OP_NORM] = pred_mem_s(k, 2.0 * 4.0 * rows * h, 2);
-    o->bwd_s[PRED_OP_NORM] = pred_mem_s(k, 2.0 * 6.0 * rows * h, 4);
+    /* two norms: read x, write y; backward read x and dy, write dx, then
+     * read x and dy again for the weight (and bias) gradient reduction */
+    o->fwd_s[PRED_OP_NORM] = pred_norm_s(k, 2.0 * 4.0 * rows * h, 2);
+    o->bwd_s[PRED_OP_NORM] = pred_norm_s(k, 2.0 * 10.0 * rows * h, 4);
     /* two (bias-dropout-)adds: read 2, write 1; backward read 2, write 1 */
     o->fwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
     o->bwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);

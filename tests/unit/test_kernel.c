@@ -34,7 +34,7 @@ Test(kernel, saturating_efficiency)
 Test(kernel, large_gemm_near_peak)
 {
     struct pred_kernels k = kernels("dgx-h100");
-    double n = 128 * 132 * 4, t = pred_gemm_s(&k, 8192, n, 8192, 2);
+    double n = 128 * 132 * 4, t = pred_gemm_s(&k, &k.gemm, 8192, n, 8192, 2);
     double ideal = 2.0 * 8192 * n * 8192 / (k.gemm.peak_flops * k.gemm.eff_max);
     assert_rel(t, ideal + k.launch_s, 0.01);
 }
@@ -95,8 +95,8 @@ Test(kernel, gemm_time_grows_with_every_dimension)
         for (int b = 0; b < n; b++)
             for (int c = 0; c + 1 < n; c++) {
                 double x = sizes[a], y = sizes[b], z = sizes[c], w = sizes[c + 1];
-                cr_assert_leq(pred_gemm_s(&k, z, x, y, 2), pred_gemm_s(&k, w, x, y, 2));
-                cr_assert_leq(pred_gemm_s(&k, x, z, y, 2), pred_gemm_s(&k, x, w, y, 2));
-                cr_assert_leq(pred_gemm_s(&k, x, y, z, 2), pred_gemm_s(&k, x, y, w, 2));
+                cr_assert_leq(pred_gemm_s(&k, &k.gemm, z, x, y, 2), pred_gemm_s(&k, &k.gemm, w, x, y, 2));
+                cr_assert_leq(pred_gemm_s(&k, &k.gemm, x, z, y, 2), pred_gemm_s(&k, &k.gemm, x, w, y, 2));
+                cr_assert_leq(pred_gemm_s(&k, &k.gemm, x, y, z, 2), pred_gemm_s(&k, &k.gemm, x, y, w, 2));
             }
 }
