@@ -232,7 +232,7 @@ static void ranks(const double *x, int n, double *rank)
 }
 
 /* Pearson correlation of the ranks; 0 when either side has no spread. */
-static double spearman(const double *a, const double *b, int n)
+double res_spearman(const double *a, const double *b, int n)
 {
     double *ra = xmalloc((size_t)n * sizeof *ra), *rb = xmalloc((size_t)n * sizeof *rb);
     double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
@@ -286,7 +286,7 @@ static void build_groups(struct val_report *v)
         v->groups[v->n_groups++] = (struct val_group){
             .source = o->run->source, .model = o->run->model,
             .gpus = o->run->num_gpus, .gbs = o->run->gbs, .n = n,
-            .spearman = spearman(pred, meas, n),
+            .spearman = res_spearman(pred, meas, n),
             .regret_pct = 100.0 * (meas[best] / min_meas - 1.0) };
     }
     free(pred);
@@ -307,6 +307,12 @@ struct val_report *res_validate_run(const struct runs *runs, const char *source)
     }
     build_groups(v);
     return v;
+}
+
+const struct val_row *res_validate_rows(const struct val_report *v, size_t *n)
+{
+    *n = v->n;
+    return v->rows;
 }
 
 void res_validate_free(struct val_report *v)

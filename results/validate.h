@@ -47,6 +47,12 @@ void res_validate_free(struct val_report *v);
  * "vtrain:multi-node": only its rows spanning more than one node). */
 struct val_stats res_validate_source(const struct val_report *v, const char *source);
 
+/* The report's rows (borrowed, n of them), in file order. */
+const struct val_row *res_validate_rows(const struct val_report *v, size_t *n);
+/* Spearman's rank correlation of a and b (n values; ties share their
+ * average rank); 0 when either has no spread. */
+double res_spearman(const double *a, const double *b, int n);
+
 int res_validate_write(FILE *fp, enum res_format fmt, const struct val_report *v,
                        struct tpl_err *err);
 

@@ -1,0 +1,128 @@
+/* tests/unit/test_calib.c: calibration recovers known parameters from
+ * synthetic samples (times from known efficiencies, 1 % PCG noise). */
+#include "helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/rng.h"
+#include "predictor/calib.h"
+
+static struct tpl_rng rng;
+
+static double noisy(double t)
+{
+    return t * (1.0 + 0.02 * (tpl_rng_unit(&rng) - 0.5));     /* +-1 % */
+}
+
+static FILE *open_csv(const char *dir, const char *op, const char *header)
+{
+    char path[512];
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/operator/SYNTH_%s_fp16.csv", dir, op);
+    fp = fopen(path, "w");
+    cr_assert_not_null(fp);
+    fprintf(fp, "%s\n", header);
+    return fp;
+}
+
+/* Write the samples a GPU with 'hw' would produce: the same operator
+ * shapes as the real sample sets. */
+static void synthesize(const char *dir, const struct hw_system *hw)
+{
+    char path[512];
+    struct pred_kernels k;
+    FILE *g, *r, *n, *f, *lin[4];
+    static const char *const names[4] = { "linear1", "linear2", "linear3", "linear4" };
+    pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+    g = open_csv(dir, "gelu", "mp,b,l,dim,F_dur(us),B_dur(us)");
+    r = open_csv(dir, "res_add", "b,l,dim,F_dur(us),B_dur(us)");
+    n = open_csv(dir, "layernorm", "b,l,dim,F_dur(us),B_dur(us)");
+    f = open_csv(dir, "flash_atten", "mp,b,h,l,dim,F_dur(us),B_dur(us)");
+    for (int i = 0; i < 4; i++)
+        lin[i] = open_csv(dir, names[i], "mp,b,l,dim,F_dur(us),B_dur(us)");
+    for (double mp = 1; mp <= 4; mp *= 2)
+        for (double b = 1; b <= 4; b *= 2)
+            for (double l = 1024; l <= 4096; l *= 2)
+                for (double d = 2048; d <= 8192; d *= 2) {
+                    double tok = b * l, e = tok * 4 * d / mp, h = d / 128;
+                    double fl = 4 * b * (h / mp) * l * l * 128, io = 2 * tok * 4 * d / mp;
+                    double N[4] = { 3 * d / mp, d, 4 * d / mp, d };
+                    double K[4] = { d, d / mp, d, 4 * d / mp };
+                    fprintf(g, "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
+                            1e6 * noisy(pred_mem_s(&k, 4 * e, 1)),
+                            1e6 * noisy(pred_mem_s(&k, 6 * e, 1)));
+                    if (mp == 1)
+                        fprintf(r, "%g,%g,%g,%.3f,%.3f\n", b, l, d,
+                                1e6 * noisy(pred_mem_s(&k, 6 * tok * d, 1)), 0.0);
+                    if (mp == 1)
+                        fprintf(n, "%g,%g,%g,%.3f,%.3f\n", b, l, d,
+                                1e6 * noisy(pred_norm_s(&k, 4 * tok * d, 1)),
+                                1e6 * noisy(pred_norm_s(&k, 10 * tok * d, 2)));
+                    fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
+                            1e6 * noisy(pred_compute_s(&k, &k.attn, fl, io)),
+                            1e6 * noisy(pred_compute_s(&k, &k.attn_bwd, 2.5 * fl, 2 * io)));
+                    for (int i = 0; i < 4; i++)
+                        fprintf(lin[i], "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
+                                1e6 * noisy(pred_gemm_s(&k, &k.gemm, tok, N[i], K[i], 2)),
+                                1e6 * noisy(pred_gemm_s(&k, &k.gemm_bwd, tok, K[i], N[i], 2) +
+                                            pred_gemm_s(&k, &k.gemm_bwd, K[i], N[i], tok, 2)));
+                }
+    fclose(g);
+    fclose(r);
+    fclose(n);
+    fclose(f);
+    for (int i = 0; i < 4; i++)
+        fclose(lin[i]);
+}
+
+Test(calib, recovers_known_parameters)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct calib_report rep;
+    struct tpl_err err = { 0 };
+    truth.launch_s = 5e-6;
+    truth.eff_hbm = 0.6;
+    truth.eff_norm = 0.45;
+    truth.eff_gemm = 0.75;
+    truth.gemm_half_flop = 2e9;
+    truth.eff_gemm_bwd = 0.85;
+    truth.eff_attn = 0.45;
+    truth.eff_attn_bwd = 0.38;
+    tpl_rng_seed(&rng, 11, 4);
+    cr_assert_not_null(mkdtemp(dir));
+    synthesize(dir, &truth);
+    cr_assert_eq(pred_calibrate(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    assert_rel(fit.launch_s, truth.launch_s, 0.05);
+    assert_rel(fit.eff_hbm, truth.eff_hbm, 0.02);
+    assert_rel(fit.eff_norm, truth.eff_norm, 0.02);
+    assert_rel(fit.eff_gemm, truth.eff_gemm, 0.02);
+    assert_rel(fit.gemm_half_flop, truth.gemm_half_flop, 0.25);
+    assert_rel(fit.eff_gemm_bwd, truth.eff_gemm_bwd, 0.02);
+    assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
+    assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
+    cr_assert_gt(rep.n_rows, 8);
+    for (int i = 0; i < rep.n_rows; i++)     /* 1 % noise: errors near 1 % */
+        cr_assert_lt(rep.rows[i].mape_random, 3.0, "%s %s: %.2f%%",
+                     rep.rows[i].op, rep.rows[i].dir, rep.rows[i].mape_random);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(calib, missing_directory_is_an_io_error)
+{
+    struct hw_system base = load_system("dgx-a100"), fit;
+    static struct calib_report rep;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(pred_calibrate("/nonexistent-samples", &base, 1, &fit, &rep, &err),
+                 TPL_EIO);
+    cr_assert(strstr(err.msg, "cannot read '/nonexistent-samples/operator'"), "%s",
+              err.msg);
+}
