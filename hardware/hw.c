@@ -25,8 +25,8 @@ static const char *const node_fields[] = {
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
-    "gemm", "gemm_bwd", "gemm_half_gflop", "attn", "attn_bwd", "hbm", "norm",
-    "nvlink", "network", NULL,
+    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "attn", "attn_bwd", "hbm",
+    "norm", "nvlink", "network", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
@@ -123,11 +123,14 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     hw->eff_gemm_bwd = hw->eff_gemm;
     hw->eff_attn_bwd = hw->eff_attn;
     hw->eff_norm = hw->eff_hbm;
+    hw->eff_gemm_fp8 = 1.0;
     if ((conf_has(&g, "gemm_bwd") &&
          conf_num(&g, "gemm_bwd", 0, true, 1, &hw->eff_gemm_bwd, err)) ||
         (conf_has(&g, "attn_bwd") &&
          conf_num(&g, "attn_bwd", 0, true, 1, &hw->eff_attn_bwd, err)) ||
-        (conf_has(&g, "norm") && conf_num(&g, "norm", 0, true, 1, &hw->eff_norm, err)))
+        (conf_has(&g, "norm") && conf_num(&g, "norm", 0, true, 1, &hw->eff_norm, err)) ||
+        (conf_has(&g, "gemm_fp8") &&
+         conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
     return 0;

@@ -32,6 +32,7 @@ struct hw_system {              /* a plain value: nothing to free */
     /* efficiency; the _bwd and norm ones are optional in the file and
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
+    double eff_gemm_fp8;        /* FP8 GEMM efficiency relative to 16-bit (1: same) */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
     /* kernel */
     double launch_s;

@@ -13,6 +13,14 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->gemm.half_flop = hw->gemm_half_flop;
     k->gemm_bwd = k->gemm;
     k->gemm_bwd.eff_max = hw->eff_gemm_bwd;
+    if (prec == PRED_GEMM_FP8 && hw->fp8_flops > 0) {
+        /* FP8 GEMMs reach a smaller share of their (doubled) peak: the
+         * fitted 16-bit efficiencies times gemm_fp8, the ratio of the
+         * measured FP8 and BF16 large-GEMM shares of peak */
+        double r = hw->eff_gemm_fp8;
+        k->gemm.eff_max = fmin(1.0, hw->eff_gemm * r);
+        k->gemm_bwd.eff_max = fmin(1.0, hw->eff_gemm_bwd * r);
+    }
     k->attn.peak_flops = peak16;
     k->attn.eff_max = hw->eff_attn;
     k->attn.half_flop = hw->gemm_half_flop;

@@ -28,6 +28,7 @@ enum pred_op {
     PRED_OP_FC2,                /* MLP down GEMM */
     PRED_OP_RESIDUAL,           /* residual adds (+ bias, dropout) */
     PRED_OP_TP_COMM,            /* tensor-parallel all-reduce / AG + RS */
+    PRED_OP_HOST,               /* waiting for the host to issue the kernels */
     PRED_OP_COUNT
 };
 const char *pred_op_name(enum pred_op op);      /* "qkv", "tp_comm", ... */

@@ -23,22 +23,28 @@ struct framework {
     const char *source;
     enum job_attention attention;
     bool dropout, overlap_grad, overlap_param;
-    /* why: what the source's training stack did */
+    double host_us;             /* host time per modelled kernel */
 };
 
+/* Eager PyTorch stacks of 2021-2023 issue each modelled kernel as several
+ * Python-level operations (bias add, dropout, casts, copies, autograd
+ * bookkeeping): 60 us per modelled kernel, chosen on vTrain's single-node
+ * rows of 0.2-1.3 B models, the only host-bound runs here (MAPE 26.4 ->
+ * 11.3 %, equally for hidden 1024 and 2048); it leaves the large-model
+ * sources unchanged, where the GPU is the bottleneck. */
 static const struct framework frameworks[] = {
     /* Megatron-LM as of SC21: fused softmax, no flash attention, dropout
      * 0.1, gradients all-reduced after the backward pass */
-    { "narayanan21", JOB_ATTN_UNFUSED, true, false, false },
+    { "narayanan21", JOB_ATTN_UNFUSED, true, false, false, 60 },
     /* Megatron-DeepSpeed as profiled by vTrain (MICRO 2024): same kernels */
-    { "vtrain", JOB_ATTN_UNFUSED, true, false, false },
+    { "vtrain", JOB_ATTN_UNFUSED, true, false, false, 60 },
     /* BLOOM on Megatron-DeepSpeed: fused softmax, dropout 0, ZeRO-1 */
-    { "bloom", JOB_ATTN_UNFUSED, false, false, false },
-    { "bloom_prequel", JOB_ATTN_UNFUSED, false, false, false },
+    { "bloom", JOB_ATTN_UNFUSED, false, false, false, 60 },
+    { "bloom_prequel", JOB_ATTN_UNFUSED, false, false, false, 60 },
     /* NeMo / Megatron-Core with Transformer Engine: flash attention,
-     * overlapped gradient reduce and parameter gather */
-    { "mlperf_gpt3", JOB_ATTN_FLASH, false, true, true },
-    { "deepseekv3", JOB_ATTN_FLASH, false, true, true },
+     * overlapped gradient reduce and parameter gather, CUDA graphs */
+    { "mlperf_gpt3", JOB_ATTN_FLASH, false, true, true, 0 },
+    { "deepseekv3", JOB_ATTN_FLASH, false, true, true, 0 },
 };
 
 #define MAX_SYSTEMS 32
@@ -55,7 +61,8 @@ struct val_report {
 
 static const struct framework *framework_of(const char *source)
 {
-    static const struct framework modern = { "", JOB_ATTN_FLASH, false, true, true };
+    static const struct framework modern = { "", JOB_ATTN_FLASH, false, true,
+                                             true, 0 };
     for (size_t i = 0; i < sizeof frameworks / sizeof frameworks[0]; i++)
         if (!strcmp(frameworks[i].source, source))
             return &frameworks[i];
@@ -147,6 +154,7 @@ static void predict_row(struct val_report *v, struct val_row *o)
     j.attention = fw->attention;
     j.overlap_grad_reduce = fw->overlap_grad;
     j.overlap_param_gather = fw->overlap_param;
+    j.host_s = fw->host_us * 1e-6;
     p = (struct plan){ .tp = (int32_t)r->tp, .pp = (int32_t)r->pp,
                        .dp = (int32_t)r->dp, .mbs = (int32_t)r->mbs,
                        .vpp = (int32_t)r->vpp, .sp = r->sp,
@@ -470,8 +478,12 @@ static void table_summary(FILE *fp, const struct val_report *v)
             "mem rows", "mem MAPE");
     for (int i = 0; i < n; i++) {
         struct mem_stats m = memory_of(v, names[i]);
+        if (!m.n) {
+            fprintf(fp, "  %-16s %6d %10s\n", names[i], 0, "-");
+            continue;
+        }
         fprintf(fp, "  %-16s %6d %9.1f%% %10d", names[i], m.n,
-                m.n ? 100.0 * m.agree / m.n : 0.0, m.n_mem);
+                100.0 * m.agree / m.n, m.n_mem);
         if (m.n_mem)
             fprintf(fp, " %9.2f%%", m.mem_ape);
         fputc('\n', fp);

@@ -45,6 +45,7 @@ void job_default(struct job *j)
     j->tokens = 0;
     j->overlap_grad_reduce = true;
     j->overlap_param_gather = true;
+    j->host_s = 0;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

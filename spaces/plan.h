@@ -21,6 +21,7 @@ struct job {                    /* a plain value */
     double tokens;              /* tokens to train (reports) */
     bool overlap_grad_reduce;   /* DP grad reduce overlapped with backward */
     bool overlap_param_gather;  /* ZeRO-1 param all-gather overlapped with forward */
+    double host_s;              /* host time to issue one kernel (0: never waits) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

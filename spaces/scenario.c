@@ -12,7 +12,7 @@ const char *const scenario_sections[] = { "scenario", "job", "space", NULL };
 static const char *const scenario_fields[] = { "name", "model", "system", NULL };
 static const char *const job_fields[] = {
     "seq", "gbs", "precision", "attention", "tokens", "overlap_grad_reduce",
-    "overlap_param_gather", NULL,
+    "overlap_param_gather", "host_us", NULL,
 };
 static const char *const space_fields[] = {
     "gpus", "tp", "pp", "mbs", "vpp", "sp", "recompute", "zero",
@@ -47,6 +47,12 @@ static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
         return TPL_ECONFIG;
     j->precision = (enum job_precision)prec;
     j->attention = (enum job_attention)attn;
+    j->host_s = 0;              /* optional: host time per kernel, us */
+    if (conf_has(&g, "host_us")) {
+        if (conf_num(&g, "host_us", 0, false, 1e6, &j->host_s, err))
+            return TPL_ECONFIG;
+        j->host_s *= 1e-6;
+    }
     return 0;
 }
 
