@@ -149,7 +149,7 @@ validate: deps all
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
-FUZZ_NAMES   = model system scenario gpus set
+FUZZ_NAMES   = model system scenario gpus set runs
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
@@ -177,6 +177,7 @@ fuzz: fuzz-deps
 	@printf 'model.layers=40\ngpu.hbm_gib=96\n' > $(FUZZ_DIR)/corpus/set/seed1
 	@printf 'job.seq=4096\nspace.tp=2\nnetwork.nic_gbps=800\n' > $(FUZZ_DIR)/corpus/set/seed2
 	@printf 'model.glu=false\nefficiency.gemm=0.5\nspace.gpus=8..64\n' > $(FUZZ_DIR)/corpus/set/seed3
+	@cp tests/data/runs/*.csv $(FUZZ_DIR)/corpus/runs/
 	@for n in $(FUZZ_NAMES); do \
 	    echo "== fuzz $$n for $(FUZZ_SECONDS) s"; \
 	    LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
