@@ -3,6 +3,7 @@
  * Gb/s -> bytes/s, us -> s) so the predictor computes in SI only. */
 #include "hardware/hw.h"
 
+#include <math.h>
 #include <string.h>
 
 #define GIB   1073741824.0
@@ -21,7 +22,8 @@ static const char *const gpu_fields[] = {
     "sms", "tdp_w", NULL,
 };
 static const char *const node_fields[] = {
-    "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_latency_us", NULL,
+    "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_pair_gbs", "nvlink_latency_us",
+    NULL,
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
@@ -101,6 +103,13 @@ static int read_links(struct hw_system *hw, const struct conf *c,
                           (long long)hw->gpus_per_node);
     }
     hw->nvlink_bytes_per_s = gbs * GIGA;
+    hw->nvlink_pair_bytes_per_s = hw->nvlink_bytes_per_s;  /* NVSwitch */
+    if (conf_has(&g, "nvlink_pair_gbs")) {      /* point-to-point links */
+        double pair;
+        if (conf_num(&g, "nvlink_pair_gbs", 0, true, 1e6, &pair, err))
+            return TPL_ECONFIG;
+        hw->nvlink_pair_bytes_per_s = fmin(pair * GIGA, hw->nvlink_bytes_per_s);
+    }
     hw->nvlink_latency_s *= US;
     hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
     hw->net_latency_s *= US;

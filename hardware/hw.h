@@ -25,6 +25,7 @@ struct hw_system {              /* a plain value: nothing to free */
     int64_t gpus_per_node;
     int64_t nvlink_domain;                     /* GPUs in one NVLink/IF domain */
     double nvlink_bytes_per_s;                 /* per GPU, per direction */
+    double nvlink_pair_bytes_per_s;            /* between two GPUs (switched: all of it) */
     double nvlink_latency_s;
     /* network */
     double nic_bytes_per_s;                    /* per GPU, per direction */

@@ -405,6 +405,41 @@ static double op_error(const struct hw_system *hw, const struct samples *S,
 
 /* ---- collectives ---- */
 
+/* Alpha, the fixed cost of a collective, together with the tier's
+ * efficiency: the samples constrain it only where it is a visible share of
+ * the smallest message, so a fit outside 1-500 us keeps the prior. */
+static void fit_alpha(struct hw_system *hw, const struct samples *S,
+                      enum filter f, struct calib_report *rep)
+{
+    enum op tier = S->op[OP_AR_INTRA].n ? OP_AR_INTRA : OP_AR_INTER;
+    double prior = hw->collective_base_s;
+    struct fparam p[2] = {
+        { tier == OP_AR_INTRA ? &hw->eff_nvlink : &hw->eff_net, X_EFF, 1 },
+        { &hw->collective_base_s, X_POS, 1e-6 },
+    };
+    struct calib_param *cp = rep ? &rep->params[rep->n_params++] : NULL;
+    if (S->op[tier].n == 0) {
+        if (rep)
+            rep->n_params--;
+        return;
+    }
+    fit_stage(hw, S, &tier, 1, 0, f, p, 2);
+    if (cp) {
+        snprintf(cp->field, sizeof cp->field, "kernel.collective_base_us");
+        cp->prior = prior * 1e6;
+        cp->note[0] = '\0';
+    }
+    if (!(hw->collective_base_s >= 1e-6 && hw->collective_base_s <= 500e-6)) {
+        if (cp)
+            snprintf(cp->note, sizeof cp->note, "fit gave %.3g us: not "
+                     "constrained by these message sizes, kept the prior",
+                     hw->collective_base_s * 1e6);
+        hw->collective_base_s = prior;
+    }
+    if (cp)
+        cp->value = hw->collective_base_s * 1e6;
+}
+
 static void fit_links(struct hw_system *hw, const struct hw_system *base,
                       const struct samples *S, enum filter f,
                       struct calib_report *rep)
@@ -413,6 +448,7 @@ static void fit_links(struct hw_system *hw, const struct hw_system *base,
         { OP_AR_INTRA, "efficiency.nvlink", offsetof(struct hw_system, eff_nvlink) },
         { OP_AR_INTER, "efficiency.network", offsetof(struct hw_system, eff_net) },
     };
+    fit_alpha(hw, S, f, rep);           /* first: the efficiencies refit after */
     for (int i = 0; i < 2; i++) {
         double *field = (double *)((char *)hw + tiers[i].off);
         double prior = *(const double *)((const char *)base + tiers[i].off);

@@ -33,6 +33,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->tile_n = hw->tile_n;
     k->sms = hw->sms;
     k->intra_bytes_per_s = hw->nvlink_bytes_per_s * hw->eff_nvlink;
+    k->pair_bytes_per_s = hw->nvlink_pair_bytes_per_s * hw->eff_nvlink;
     k->intra_lat_s = hw->nvlink_latency_s;
     k->inter_bytes_per_s = hw->nic_bytes_per_s * hw->eff_net;
     k->inter_lat_s = hw->net_latency_s;
@@ -110,8 +111,9 @@ double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
     kk = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
     nd = ceil((double)n / kk);
     t = k->coll_base_s;
-    if (kk > 1)
-        t += f * (kk - 1) / kk * bytes / k->intra_bytes_per_s +
+    if (kk > 1)                 /* k-1 peers in parallel over direct links */
+        t += f * (kk - 1) / kk * bytes /
+             fmin(k->intra_bytes_per_s, k->pair_bytes_per_s * (kk - 1)) +
              f * (kk - 1) * k->intra_lat_s;
     if (nd > 1)
         t += f * (nd - 1) / nd * (bytes / kk) / k->inter_bytes_per_s +
@@ -122,5 +124,5 @@ double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
 double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter)
 {
     return inter ? k->inter_lat_s + bytes / k->inter_bytes_per_s
-                 : k->intra_lat_s + bytes / k->intra_bytes_per_s;
+                 : k->intra_lat_s + bytes / k->pair_bytes_per_s;
 }

@@ -30,6 +30,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
+    double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
     double inter_bytes_per_s, inter_lat_s;
     double coll_base_s;
     int64_t domain;             /* GPUs per NVLink domain */
@@ -67,6 +68,9 @@ enum pred_coll { PRED_COLL_ALLREDUCE, PRED_COLL_ALLGATHER,
                  PRED_COLL_REDUCESCATTER, PRED_COLL_COUNT };
 
 /* A collective over n ranks, k of them in each NVLink domain (n/k domains).
+ * Inside a domain a GPU reaches its k-1 peers at the pair bandwidth each,
+ * up to its whole NVLink bandwidth (all of it at once behind NVSwitch; on
+ * fully connected boards, Perlmutter's A100s or MI300X, a pair gets a share).
  * Ring bus factors: all-reduce 2(n-1)/n, all-gather / reduce-scatter
  * (n-1)/n (NCCL tests PERFORMANCE.md). Hierarchical across domains: the
  * intra-domain stage over k ranks moves S, the inter-domain stage over n/k
