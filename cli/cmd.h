@@ -24,6 +24,13 @@ int cmd_fail(const struct tpl_err *err);
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The usage error of getopt's ':' (missing value) or '?' (unknown option)
+ * for argv[optind - 1]; returns 2. */
+int cmd_option_error(const char *cmd, int c, char **argv);
+/* Exactly one positional argument left (what it is, for the message):
+ * 0, or the usage error's exit code. */
+int cmd_one_operand(const char *cmd, const char *what, int argc, char **argv);
+
 /* Parse an integer option value in [lo, hi]; 0 or TPL_EUSAGE with err set. */
 int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
             int64_t *out, struct tpl_err *err);

@@ -105,15 +105,11 @@ int cmd_calibrate(int argc, char **argv)
                 return cmd_usage_error("calibrate", "%s", err.msg);
             break;
         default:
-            return cmd_usage_error("calibrate", "%s '%s'", c == ':'
-                                   ? "missing value for" : "unknown option",
-                                   argv[optind - 1]);
+            return cmd_option_error("calibrate", c, argv);
         }
     }
-    if (optind != argc - 1)
-        return cmd_usage_error("calibrate", optind == argc ? "missing the "
-                               "samples directory" : "unexpected argument '%s'",
-                               argv[optind + (optind < argc)]);
+    if ((rc = cmd_one_operand("calibrate", "the samples directory", argc, argv)))
+        return rc;
     if (!system)
         return cmd_usage_error("calibrate", "missing --system NAME|FILE");
     if (hw_system_load(&base, system, NULL, 0, &err) ||

@@ -140,9 +140,7 @@ static int parse_args(struct predict_opts *o, int argc, char **argv)
             return 1;
         }
         if (c == '?' || c == ':')
-            return 1 + cmd_usage_error("predict", "%s '%s'", c == ':'
-                                       ? "missing value for" : "unknown option",
-                                       argv[optind - 1]);
+            return 1 + cmd_option_error("predict", c, argv);
         if (parse_value(o, c, optarg, &err))
             return 1 + cmd_usage_error("predict", "%s", err.msg);
     }

@@ -180,9 +180,7 @@ static int parse_args(struct search_opts *o, int argc, char **argv)
                                 "csv or json, not '%s'", optarg);
             break;
         default:
-            return 1 + cmd_usage_error("search", "%s '%s'", c == ':'
-                                       ? "missing value for" : "unknown option",
-                                       argv[optind - 1]);
+            return 1 + cmd_option_error("search", c, argv);
         }
         if (rc)
             return 1 + cmd_usage_error("search", "%s", err.msg);

@@ -79,15 +79,11 @@ int cmd_validate(int argc, char **argv)
                                        "number in [0, 100], not '%s'", optarg);
             break;
         default:
-            return cmd_usage_error("validate", "%s '%s'", c == ':'
-                                   ? "missing value for" : "unknown option",
-                                   argv[optind - 1]);
+            return cmd_option_error("validate", c, argv);
         }
     }
-    if (optind != argc - 1)
-        return cmd_usage_error("validate", optind == argc ? "missing the runs "
-                               "file" : "unexpected argument '%s'",
-                               argv[optind + (optind < argc)]);
+    if ((rc = cmd_one_operand("validate", "the runs file", argc, argv)))
+        return rc;
     if (runs_load(&runs, argv[optind], &err))
         return cmd_fail(&err);
     report = res_validate_run(&runs, source);

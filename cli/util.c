@@ -2,6 +2,7 @@
 #include "cli/cmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,21 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\ntry 'trainplan %s%s--help'\n", cmd ? cmd : "",
             cmd ? " " : "");
     return tpl_exit_code(TPL_EUSAGE);
+}
+
+int cmd_option_error(const char *cmd, int c, char **argv)
+{
+    return cmd_usage_error(cmd, "%s '%s'", c == ':' ? "missing value for"
+                           : "unknown option", argv[optind - 1]);
+}
+
+int cmd_one_operand(const char *cmd, const char *what, int argc, char **argv)
+{
+    if (optind == argc)
+        return cmd_usage_error(cmd, "missing %s", what);
+    if (optind < argc - 1)
+        return cmd_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return 0;
 }
 
 int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
