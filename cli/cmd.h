@@ -12,6 +12,7 @@
 #include "spaces/scenario.h"
 
 int cmd_predict(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);

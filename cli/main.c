@@ -18,6 +18,7 @@ static const struct cmd {
 } commands[] = {
     { "search",  cmd_search,  "fastest feasible plans per GPU count" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
+    { "export",  cmd_export,  "launch settings of a plan for Megatron, NeMo, torchtitan" },
     { "validate", cmd_validate, "predict published runs and report the error" },
     { "calibrate", cmd_calibrate, "fit a system to sampled kernel timings" },
     { "list",    cmd_list,    "list the preset models, systems and scenarios" },

@@ -1,0 +1,166 @@
+/* results/export.c: launch settings for a plan (see export.h). Each writer
+ * states what the framework cannot express exactly (torchtitan has no
+ * optimizer-only sharding: ZeRO-1 becomes FSDP, which shards more). */
+#include "results/export.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "results/res.h"
+
+static const char *const fw_names[RES_FW_COUNT] = {
+    [RES_FW_MEGATRON] = "megatron", [RES_FW_NEMO] = "nemo",
+    [RES_FW_TORCHTITAN] = "torchtitan",
+};
+static_assert(RES_FW_COUNT == 3, "update fw_names and res_export_write");
+
+int res_framework_parse(const char *s, enum res_framework *out)
+{
+    for (int i = 0; i < RES_FW_COUNT; i++)
+        if (!strcmp(s, fw_names[i])) {
+            *out = (enum res_framework)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *res_framework_name(enum res_framework f) { return fw_names[f]; }
+
+/* "# llama3-70b on dgx-h100, 256 GPUs: tp8.pp4.dp8.mb1.sp.rc-sel.z1,
+ *  predicted 16.33 s per iteration, 36.8 GiB per GPU" */
+static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
+                   const struct pred_result *r)
+{
+    char key[96];
+    plan_key(p, key, sizeof key);
+    fprintf(fp, "# trainplan: %s on %s, %lld GPUs: %s\n# predicted %.3f s per "
+            "iteration, %.0f tokens/s, MFU %.1f %%, %.1f GiB per GPU%s\n",
+            c->model.name, c->hw.name, (long long)plan_gpus(p), key,
+            r->iteration_s, r->tokens_per_s, 100 * r->mfu,
+            r->mem.total / RES_GIB, r->rule == PLAN_OK && r->mem.fits ? ""
+            : " (does not fit or breaks a rule)");
+}
+
+/* ---- Megatron-LM ---- */
+
+static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    const struct model *m = &c->model;
+    fprintf(fp, "--tensor-model-parallel-size %d \\\n--pipeline-model-parallel-size %d \\\n",
+            (int)p->tp, (int)p->pp);
+    if (p->vpp > 1)
+        fprintf(fp, "--num-layers-per-virtual-pipeline-stage %lld \\\n",
+                (long long)(m->layers / ((int64_t)p->pp * p->vpp)));
+    if (p->sp)
+        fputs("--sequence-parallel \\\n", fp);
+    fprintf(fp, "--micro-batch-size %d \\\n--global-batch-size %lld \\\n"
+            "--seq-length %lld \\\n", (int)p->mbs, (long long)c->job.gbs,
+            (long long)c->job.seq);
+    if (p->recompute == PLAN_RC_SELECTIVE)
+        fputs("--recompute-granularity selective \\\n", fp);
+    else if (p->recompute == PLAN_RC_FULL)
+        fputs("--recompute-granularity full \\\n--recompute-method uniform \\\n"
+              "--recompute-num-layers 1 \\\n", fp);
+    if (p->zero)
+        fputs("--use-distributed-optimizer \\\n", fp);
+    if (c->job.overlap_grad_reduce)
+        fputs("--overlap-grad-reduce \\\n", fp);
+    if (p->zero && c->job.overlap_param_gather)
+        fputs("--overlap-param-gather \\\n", fp);
+    fprintf(fp, "--num-layers %lld \\\n--hidden-size %lld \\\n"
+            "--num-attention-heads %lld \\\n--ffn-hidden-size %lld \\\n",
+            (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+            (long long)m->ffn_hidden);
+    if (m->kv_heads != m->heads)
+        fprintf(fp, "--group-query-attention \\\n--num-query-groups %lld \\\n",
+                (long long)m->kv_heads);
+    if (m->glu)
+        fputs("--swiglu \\\n", fp);
+    if (m->norm == MODEL_NORM_RMSNORM)
+        fputs("--normalization RMSNorm \\\n", fp);
+    if (m->position == MODEL_POS_ROPE)
+        fputs("--position-embedding-type rope \\\n", fp);
+    if (!m->tied_embeddings)
+        fputs("--untie-embeddings-and-output-weights \\\n", fp);
+    if (!m->bias)
+        fputs("--disable-bias-linear \\\n", fp);
+    fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
+          : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid\n"
+          : "--bf16\n", fp);
+}
+
+/* ---- NeMo 2 / Megatron-Bridge ConfigContainer overrides ---- */
+
+static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    fprintf(fp, "model:\n  tensor_model_parallel_size: %d\n"
+            "  pipeline_model_parallel_size: %d\n"
+            "  virtual_pipeline_model_parallel_size: ", (int)p->tp, (int)p->pp);
+    if (p->vpp > 1)
+        fprintf(fp, "%d\n", (int)p->vpp);
+    else
+        fputs("null\n", fp);
+    fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
+            "  seq_length: %lld\n", p->sp ? "true" : "false",
+            (long long)c->job.seq);
+    if (p->recompute == PLAN_RC_SELECTIVE)
+        fputs("  recompute_granularity: selective\n"
+              "  recompute_modules: [core_attn]\n", fp);
+    else if (p->recompute == PLAN_RC_FULL)
+        fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
+              "  recompute_num_layers: 1\n", fp);
+    else
+        fputs("  recompute_granularity: null\n", fp);
+    fprintf(fp, "train:\n  global_batch_size: %lld\n  micro_batch_size: %d\n"
+            "ddp:\n  use_distributed_optimizer: %s\n  overlap_grad_reduce: %s\n"
+            "  overlap_param_gather: %s\n", (long long)c->job.gbs, (int)p->mbs,
+            p->zero ? "true" : "false",
+            c->job.overlap_grad_reduce ? "true" : "false",
+            p->zero && c->job.overlap_param_gather ? "true" : "false");
+}
+
+/* ---- torchtitan JobConfig (TOML) ---- */
+
+static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    static const char *const ac[PLAN_RC_COUNT] = { "none", "selective", "full" };
+    fprintf(fp, "[training]\nglobal_batch_size = %lld\nlocal_batch_size = %lld\n"
+            "seq_len = %lld\n\n[parallelism]\ntensor_parallel_degree = %d\n"
+            "pipeline_parallel_degree = %d\n", (long long)c->job.gbs,
+            (long long)(c->job.gbs / p->dp), (long long)c->job.seq, (int)p->tp,
+            (int)p->pp);
+    if (p->pp > 1)
+        fprintf(fp, "pipeline_parallel_schedule = \"%s\"\n"
+                "pipeline_parallel_microbatch_size = %d\n",
+                p->vpp > 1 ? "Interleaved1F1B" : "1F1B", (int)p->mbs);
+    if (p->pp > 1 && p->vpp > 1)
+        fprintf(fp, "pipeline_parallel_layers_per_stage = %lld\n",
+                (long long)(c->model.layers / ((int64_t)p->pp * p->vpp)));
+    if (p->zero)
+        fprintf(fp, "# ZeRO-1 has no torchtitan equivalent: FSDP also shards "
+                "weights and gradients\ndata_parallel_shard_degree = %d\n"
+                "data_parallel_replicate_degree = 1\n", (int)p->dp);
+    else
+        fprintf(fp, "data_parallel_shard_degree = 1\n"
+                "data_parallel_replicate_degree = %d\n", (int)p->dp);
+    if (p->tp > 1 && !p->sp)
+        fputs("# torchtitan's tensor parallelism always shards norms and "
+              "dropout by sequence\n", fp);
+    fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
+    if (p->recompute == PLAN_RC_SELECTIVE)
+        fputs("selective_ac_option = \"op\"\n", fp);
+}
+
+int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
+                     const struct plan *p, const struct pred_result *r,
+                     struct tpl_err *err)
+{
+    banner(fp, c, p, r);
+    switch (fw) {
+    case RES_FW_MEGATRON:   megatron(fp, c, p); break;
+    case RES_FW_NEMO:       nemo(fp, c, p); break;
+    case RES_FW_TORCHTITAN: torchtitan(fp, c, p); break;
+    case RES_FW_COUNT:      TPL_BUG("bad framework %d", (int)fw);
+    }
+    return res_stream_done(fp, err);
+}

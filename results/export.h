@@ -1,0 +1,25 @@
+/* results/export.h: a plan as launch settings for a training framework:
+ * Megatron-LM command-line flags, a NeMo / Megatron-Bridge YAML override
+ * block, or a torchtitan TOML snippet. Option names are the frameworks'
+ * documented ones (Megatron-LM megatron/training/arguments.py, Megatron-
+ * Bridge ConfigContainer fields, torchtitan JobConfig sections). */
+#ifndef RES_EXPORT_H
+#define RES_EXPORT_H
+
+#include <stdio.h>
+
+#include "predictor/pred.h"
+
+enum res_framework { RES_FW_MEGATRON, RES_FW_NEMO, RES_FW_TORCHTITAN,
+                     RES_FW_COUNT };
+
+int res_framework_parse(const char *s, enum res_framework *out);   /* 0 or -1 */
+const char *res_framework_name(enum res_framework f);
+
+/* Write the settings for plan p of context c (with its prediction r, quoted
+ * in a comment). TPL_EIO when the stream fails. */
+int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
+                     const struct plan *p, const struct pred_result *r,
+                     struct tpl_err *err);
+
+#endif /* RES_EXPORT_H */

@@ -1,0 +1,58 @@
+# tests/cli/t-export.sh: export: golden launch settings for each framework,
+# every emitted option name among the framework's documented ones, the plan
+# chosen by search, and usage errors. Sourced by run.sh.
+
+E_PLAN='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1 --vpp 2'
+for e_fw in megatron nemo torchtitan; do
+    # shellcheck disable=SC2086
+    golden "golden-export-$e_fw" "export-$e_fw.expected" -- export --framework "$e_fw" $E_PLAN
+    # shellcheck disable=SC2086
+    golden "golden-export-$e_fw-full" "export-$e_fw-full.expected" -- export \
+        --framework "$e_fw" --model gpt3-175b --system selene-a100 --seq 2048 \
+        --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision fp16
+    # the names: flags for megatron, keys for the others
+    # shellcheck disable=SC2086
+    "$TRAINPLAN" export --framework "$e_fw" $E_PLAN >"$T_TMP/exp" 2>/dev/null
+    "$TRAINPLAN" export --framework "$e_fw" --tp 2 --pp 2 --dp 2 --recompute full \
+        --vpp 2 --model llama3-8b --precision fp8 >>"$T_TMP/exp" 2>/dev/null
+    e_known=" $(grep "^$e_fw " tests/data/export-names.txt | cut -d' ' -f2-) "
+    e_bad=
+    for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in
+            megatron) grep -o -- '--[a-z0-9-]*' ;;
+            nemo) sed -n 's/^ *\([a-z_]*:\).*/\1/p' | sed 's/:$//' | sed '/^$/d' ;;
+            torchtitan) sed -n 's/^\(\[[a-z_]*\]\)$/\1/p; s/^\([a-z_]*\) =.*/\1/p' ;;
+            esac); do
+        case $e_known in
+        *" $e_name "*|*" $e_name: "*) ;;
+        *) e_bad="$e_bad $e_name" ;;
+        esac
+    done
+    if [ -z "$e_bad" ]; then
+        pass "export-names-$e_fw"
+    else
+        fail "export-names-$e_fw" "undocumented names:$e_bad"
+    fi
+done
+
+# --gpus N: the best plan of a search on N GPUs
+"$TRAINPLAN" search --gpus 256 --top 1 --format csv >"$T_TMP/best" 2>/dev/null
+e_key=$(sed -n 2p "$T_TMP/best" | cut -d, -f2)
+"$TRAINPLAN" export --gpus 256 >"$T_TMP/exp" 2>/dev/null
+if [ -n "$e_key" ] && grep -q "GPUs: $e_key\$" "$T_TMP/exp"; then
+    pass export-best-of-search
+else
+    fail export-best-of-search "export --gpus 256 does not take the search's best plan ($e_key)"
+fi
+
+check export-both 2 "trainplan: error: give either --gpus N or the plan's --tp/--pp/--dp" -- export --gpus 64 --tp 8
+check export-neither 2 "trainplan: error: give either --gpus N or the plan's --tp/--pp/--dp" -- export
+check export-framework 2 "trainplan: error: '--framework' must be megatron, nemo or torchtitan, not 'deepspeed'" -- export --framework deepspeed --gpus 64
+check export-gpus-zero 2 "trainplan: error: '--gpus' must be an integer in [1, 1048576], not '0'" -- export --gpus 0
+run_tp export --gpus 8 --model llama3-405b
+if [ "$T_RC" = 1 ] && [ ! -s "$T_OUT" ] &&
+   [ "$(t_line "$T_ERR" 1)" = "trainplan: error: no feasible plan on 8 GPUs (see 'trainplan search --gpus 8')" ]; then
+    pass export-nothing-fits
+else
+    fail export-nothing-fits "exit $T_RC, expected 1 with one error line and no output"
+fi
+check predict-no-framework 2 "trainplan: error: unknown option '--framework'" -- predict --framework nemo
