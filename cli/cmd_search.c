@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/tradeoff.h"
 #include "search/search.h"
 #include "spaces/gpus.h"
 
@@ -41,7 +42,8 @@ static const char usage[] =
 enum { OPT_SCEN = 256, OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_GPUS,
        OPT_TOP, OPT_TP, OPT_PP, OPT_MBS, OPT_VPP, OPT_SP, OPT_RC, OPT_ZERO,
        OPT_PREC, OPT_ATTN, OPT_CROSS, OPT_BUDGET, OPT_SEED, OPT_SET,
-       OPT_FORMAT, OPT_STATS, OPT_EXHAUSTIVE, OPT_HELP };
+       OPT_FORMAT, OPT_STATS, OPT_EXHAUSTIVE, OPT_HELP, OPT_TOKENS, OPT_PRICE,
+       OPT_KNEE };
 
 static const struct option long_opts[] = {
     { "scenario", required_argument, NULL, OPT_SCEN },
@@ -68,8 +70,26 @@ static const struct option long_opts[] = {
     { "stats", no_argument, NULL, OPT_STATS },
     { "exhaustive", no_argument, NULL, OPT_EXHAUSTIVE },
     { "help", no_argument, NULL, OPT_HELP },
+    { "tokens", required_argument, NULL, OPT_TOKENS },         /* tradeoff */
+    { "price", required_argument, NULL, OPT_PRICE },           /* tradeoff */
+    { "knee", required_argument, NULL, OPT_KNEE },             /* tradeoff */
     { NULL, 0, NULL, 0 },
 };
+
+static const char tradeoff_usage[] =
+"usage: trainplan tradeoff [--scenario FILE] [--model M] [--system S]\n"
+"                          [--gbs N] [--seq N] [--gpus LIST] [--tokens N]\n"
+"                          [--price USD] [--knee F] [search options]\n"
+"                          [--format table|csv|json] [-o FILE]\n"
+"\n"
+"For each GPU count, the fastest feasible plan and what training --tokens\n"
+"tokens (default: the scenario's job.tokens) with it takes: days, GPU-hours,\n"
+"cost at --price USD per GPU-hour (default: the system's price), energy and\n"
+"average power per GPU (GPU boards only), and scaling efficiency against\n"
+"the smallest count. Marks the Pareto frontier of time against GPU-hours\n"
+"and its knee: the count past which doubling the GPUs saves less than\n"
+"--knee (default 0.5) of what perfect scaling would save. The search\n"
+"options are those of 'trainplan search'.\n";
 
 struct search_opts {
     const char *scenario, *model, *system, *gpus, *out, *prec, *attn, *sp;
@@ -79,6 +99,8 @@ struct search_opts {
     int cross, stats, exhaustive;
     enum res_format fmt;
     struct cmd_sets sets;
+    bool tradeoff;              /* trainplan tradeoff */
+    double tokens, price, knee; /* 0 / < 0: from the scenario / system */
 };
 
 /* "auto" or a comma list of integers in [lo, hi]. */
@@ -140,19 +162,46 @@ static int parse_rc_list(const char *v, struct space_list *out,
     return 0;
 }
 
-static int parse_args(struct search_opts *o, int argc, char **argv)
+/* A number in [lo, hi] (for --tokens, --price, --knee). */
+static int opt_num(const char *opt, const char *v, double lo, double hi,
+                   double *out, struct tpl_err *err)
 {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= lo && x <= hi))
+        return tpl_errorf(err, TPL_EUSAGE, "'%s' must be a number in [%g, %g], "
+                          "not '%s'", opt, lo, hi, v);
+    *out = x;
+    return 0;
+}
+
+static int parse_args(struct search_opts *o, int argc, char **argv,
+                      bool tradeoff)
+{
+    const char *cmd = tradeoff ? "tradeoff" : "search";
     struct tpl_err err = { 0 };
     int c;
     memset(o, 0, sizeof *o);
-    o->top = 5;
+    o->tradeoff = tradeoff;
+    o->top = tradeoff ? 1 : 5;
     o->seed = 1;
+    o->price = -1;
+    o->knee = 0.5;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
-        case OPT_HELP:   fputs(usage, stdout); return 1;
+        case OPT_HELP:   fputs(tradeoff ? tradeoff_usage : usage, stdout); return 1;
+        case OPT_TOKENS: case OPT_PRICE: case OPT_KNEE:
+            if (!tradeoff)
+                return 1 + cmd_usage_error(cmd, "unknown option '--%s'",
+                                           c == OPT_TOKENS ? "tokens"
+                                           : c == OPT_PRICE ? "price" : "knee");
+            rc = c == OPT_TOKENS ? opt_num("--tokens", optarg, 1, 1e18, &o->tokens, &err)
+               : c == OPT_PRICE ? opt_num("--price", optarg, 0, 1e6, &o->price, &err)
+               : opt_num("--knee", optarg, 0.01, 1, &o->knee, &err);
+            break;
         case OPT_SCEN:   o->scenario = optarg; break;
         case OPT_MODEL:  o->model = optarg; break;
         case OPT_SYSTEM: o->system = optarg; break;
@@ -180,14 +229,13 @@ static int parse_args(struct search_opts *o, int argc, char **argv)
                                 "csv or json, not '%s'", optarg);
             break;
         default:
-            return 1 + cmd_option_error("search", c, argv);
+            return 1 + cmd_option_error(cmd, c, argv);
         }
         if (rc)
-            return 1 + cmd_usage_error("search", "%s", err.msg);
+            return 1 + cmd_usage_error(cmd, "%s", err.msg);
     }
     if (optind < argc)
-        return 1 + cmd_usage_error("search", "unexpected argument '%s'",
-                                   argv[optind]);
+        return 1 + cmd_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     return 0;
 }
 
@@ -280,65 +328,125 @@ static bool any_feasible(const struct search_result *r)
     return false;
 }
 
+/* Parse, load, search; 0 to go on with 'res' filled, else exit code + 1. */
+static int run_common(struct search_opts *o, struct cmd_inputs *in,
+                      struct pred_ctx *ctx, struct search_result *res,
+                      int argc, char **argv, bool tradeoff)
+{
+    const char *cmd = tradeoff ? "tradeoff" : "search";
+    struct search_cfg cfg;
+    struct gpu_list gpus;
+    struct tpl_err err = { 0 };
+    int rc = parse_args(o, argc, argv, tradeoff);
+    if (rc)
+        return rc;
+    if (cmd_load_inputs(in, o->scenario, o->model, o->system, &o->sets, &err))
+        return 1 + cmd_fail(&err);
+    if (apply(o, &in->scen, &err))
+        return 1 + cmd_usage_error(cmd, "%s", err.msg);
+    if (gpu_list_parse(&gpus, o->gpus ? o->gpus : in->scen.space.gpus, "--gpus",
+                       &err))      /* the scenario's own was checked on load */
+        return 1 + cmd_usage_error(cmd, "%s", err.msg);
+    pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job,
+                  in->scen.space.tp_cross_node);
+    cfg = (struct search_cfg){ .ctx = ctx, .space = &in->scen.space,
+        .gpus = gpus.v, .n_gpus = gpus.n, .top_k = (int)o->top,
+        .exhaustive = o->exhaustive, .budget = (uint64_t)o->budget,
+        .seed = (uint64_t)o->seed,
+        .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
+        .stop = &interrupted };
+    signal(SIGINT, on_sigint);          /* Ctrl-C: stop, report, exit 130 */
+    rc = search_run(&cfg, res, &err);
+    signal(SIGINT, SIG_DFL);
+    if (cfg.progress)
+        fputs("\r               \r", stderr);
+    gpu_list_release(&gpus);
+    if (rc)
+        return 1 + cmd_fail(&err);
+    if (o->stats)
+        fprintf(stderr, "search: %llu combinations, %llu plans (whole dp), "
+                "%llu evaluated, %.3f s, %.1f M combinations/s, %.1f M plans/s, "
+                "%d threads, peak RSS %.1f MiB\n",
+                (unsigned long long)res->stats.space_size,
+                (unsigned long long)res->stats.enumerated,
+                (unsigned long long)res->stats.evaluated, res->stats.seconds,
+                (double)(res->stats.sampled ? res->stats.enumerated
+                                            : res->stats.space_size)
+                / res->stats.seconds / 1e6,
+                (double)res->stats.enumerated / res->stats.seconds / 1e6,
+                omp_get_max_threads(), (double)peak_rss_kib() / 1024);
+    return 0;
+}
+
+/* The exit code after the report: 130 when interrupted (the report says
+ * partial), 1 when no GPU count has a feasible plan. */
+static int finish(int rc, const struct search_result *res, struct tpl_err *err)
+{
+    if (rc == 0)
+        rc = any_feasible(res) ? 0 : TPL_ENOPLAN;
+    if (rc != TPL_EIO && res->stats.partial) {
+        fputs("trainplan: interrupted: the report holds the best plans found "
+              "so far\n", stderr);
+        return 130;                     /* 128 + SIGINT */
+    }
+    return rc == TPL_ENOPLAN ? tpl_exit_code(rc) : rc ? cmd_fail(err) : 0;
+}
+
 int cmd_search(int argc, char **argv)
 {
     static struct search_opts o;
     static struct cmd_inputs in;
     static struct pred_ctx ctx;
     struct search_result res;
-    struct search_cfg cfg;
-    struct gpu_list gpus;
     struct tpl_err err = { 0 };
     struct search_report rep;
-    int rc = parse_args(&o, argc, argv);
+    int rc = run_common(&o, &in, &ctx, &res, argc, argv, false);
     if (rc)
         return rc - 1;
-    if (cmd_load_inputs(&in, o.scenario, o.model, o.system, &o.sets, &err))
-        return cmd_fail(&err);
-    if (apply(&o, &in.scen, &err))
-        return cmd_usage_error("search", "%s", err.msg);
-    if (gpu_list_parse(&gpus, o.gpus ? o.gpus : in.scen.space.gpus, "--gpus",
-                       &err))      /* the scenario's own was checked on load */
-        return cmd_usage_error("search", "%s", err.msg);
-    pred_ctx_init(&ctx, &in.model, &in.hw, &in.scen.job,
-                  in.scen.space.tp_cross_node);
-    cfg = (struct search_cfg){ .ctx = &ctx, .space = &in.scen.space,
-        .gpus = gpus.v, .n_gpus = gpus.n, .top_k = (int)o.top,
-        .exhaustive = o.exhaustive, .budget = (uint64_t)o.budget,
-        .seed = (uint64_t)o.seed,
-        .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
-        .stop = &interrupted };
-    signal(SIGINT, on_sigint);          /* Ctrl-C: stop, report, exit 130 */
-    rc = search_run(&cfg, &res, &err);
-    signal(SIGINT, SIG_DFL);
-    if (cfg.progress)
-        fputs("\r               \r", stderr);
-    gpu_list_release(&gpus);
-    if (rc)
-        return cmd_fail(&err);
-    if (o.stats)
-        fprintf(stderr, "search: %llu combinations, %llu plans (whole dp), "
-                "%llu evaluated, %.3f s, %.1f M combinations/s, %.1f M plans/s, "
-                "%d threads, peak RSS %.1f MiB\n",
-                (unsigned long long)res.stats.space_size,
-                (unsigned long long)res.stats.enumerated,
-                (unsigned long long)res.stats.evaluated, res.stats.seconds,
-                (double)(res.stats.sampled ? res.stats.enumerated
-                                           : res.stats.space_size)
-                / res.stats.seconds / 1e6,
-                (double)res.stats.enumerated / res.stats.seconds / 1e6,
-                omp_get_max_threads(), (double)peak_rss_kib() / 1024);
     rep = (struct search_report){ o.fmt, &ctx, &res, o.stats };
     rc = cmd_write_output(o.out, write_report, &rep, &err);
-    if (rc == 0)
-        rc = any_feasible(&res) ? 0 : TPL_ENOPLAN;
-    if (rc != TPL_EIO && res.stats.partial) {
-        fputs("trainplan: interrupted: the report holds the best plans found "
-              "so far\n", stderr);
-        rc = 130 - 256;                 /* exit 130: 128 + SIGINT */
-    }
+    rc = finish(rc, &res, &err);
     search_result_release(&res);
-    if (rc == 130 - 256)
-        return 130;
-    return rc == TPL_ENOPLAN ? tpl_exit_code(rc) : rc ? cmd_fail(&err) : 0;
+    return rc;
+}
+
+struct tradeoff_report {
+    enum res_format fmt;
+    const struct pred_ctx *ctx;
+    const struct tradeoff *t;
+};
+
+static int write_tradeoff(FILE *fp, void *arg, struct tpl_err *err)
+{
+    const struct tradeoff_report *r = arg;
+    return res_tradeoff_write(fp, r->fmt, r->ctx, r->t, err);
+}
+
+int cmd_tradeoff(int argc, char **argv)
+{
+    static struct search_opts o;
+    static struct cmd_inputs in;
+    static struct pred_ctx ctx;
+    struct search_result res;
+    struct tradeoff t;
+    struct tradeoff_report rep;
+    struct tpl_err err = { 0 };
+    int rc = run_common(&o, &in, &ctx, &res, argc, argv, true);
+    double tokens, price;
+    if (rc)
+        return rc - 1;
+    tokens = o.tokens > 0 ? o.tokens : in.scen.job.tokens;
+    price = o.price >= 0 ? o.price : in.hw.usd_per_gpu_hour;
+    if (tokens <= 0) {
+        search_result_release(&res);
+        return cmd_usage_error("tradeoff", "no tokens to train: give --tokens N "
+                               "or set job.tokens in the scenario");
+    }
+    res_tradeoff_build(&ctx, &res, tokens, price, o.knee, &t);
+    rep = (struct tradeoff_report){ o.fmt, &ctx, &t };
+    rc = cmd_write_output(o.out, write_tradeoff, &rep, &err);
+    rc = finish(rc, &res, &err);
+    res_tradeoff_release(&t);
+    search_result_release(&res);
+    return rc;
 }

@@ -17,6 +17,7 @@ static const struct cmd {
     const char *help;
 } commands[] = {
     { "search",  cmd_search,  "fastest feasible plans per GPU count" },
+    { "tradeoff", cmd_tradeoff, "time, GPU-hours, cost and energy to train, per GPU count" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
     { "export",  cmd_export,  "launch settings of a plan for Megatron, NeMo, torchtitan" },
     { "validate", cmd_validate, "predict published runs and report the error" },

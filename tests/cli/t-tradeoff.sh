@@ -1,0 +1,27 @@
+# tests/cli/t-tradeoff.sh: tradeoff: golden reports on a small job, the
+# frontier and knee columns, the CSV shape, and usage errors. Sourced by
+# run.sh.
+
+T_JOB='--model llama3-8b --system dgx-h100 --seq 4096 --gbs 256 --gpus 8..256 --tokens 1e12'
+for t_fmt in table csv json; do
+    # shellcheck disable=SC2086
+    golden "golden-tradeoff-$t_fmt" "tradeoff-$t_fmt.expected" -- tradeoff $T_JOB --format "$t_fmt"
+done
+# shellcheck disable=SC2086
+golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 1.25 --knee 0.8 --format csv
+
+# shellcheck disable=SC2086
+"$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
+t_rows=$(awk -F, 'NR > 1 && NF != 13' "$T_TMP/t.csv" | wc -l)
+t_knees=$(awk -F, 'NR > 1 && $13 == "y"' "$T_TMP/t.csv" | wc -l)
+if [ "$t_rows" = 0 ] && [ "$t_knees" -le 1 ]; then
+    pass tradeoff-csv-shape
+else
+    fail tradeoff-csv-shape "$t_rows malformed rows, $t_knees knees"
+fi
+
+check tradeoff-tokens 2 "trainplan: error: '--tokens' must be a number in [1, 1e+18], not 'many'" -- tradeoff --tokens many
+check tradeoff-knee 2 "trainplan: error: '--knee' must be a number in [0.01, 1], not '2'" -- tradeoff --knee 2
+check tradeoff-price 2 "trainplan: error: '--price' must be a number in [0, 1e+06], not '-1'" -- tradeoff --price -1
+check search-no-tokens 2 "trainplan: error: unknown option '--tokens'" -- search --tokens 5
+check tradeoff-no-tokens 2 "trainplan: error: no tokens to train: give --tokens N or set job.tokens in the scenario" -- tradeoff --set job.tokens=0 --gpus 64

@@ -1,0 +1,68 @@
+/* tests/unit/test_tradeoff.c: time, cost and energy arithmetic against hand
+ * computation; the frontier and its knee on a hand-made case. */
+#include "helpers.h"
+
+#include "results/tradeoff.h"
+#include "search/search.h"
+
+Test(tradeoff, arithmetic_by_hand)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(8192, 512);
+    struct pred_ctx c;
+    struct space s = { 0 };
+    int64_t gpus = 64;
+    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus, .n_gpus = 1,
+                              .top_k = 1 };
+    struct search_result res;
+    struct tradeoff t;
+    struct tpl_err err = { 0 };
+    const struct tradeoff_row *w;
+    double hours, busy, power;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    cr_assert_eq(search_run(&cfg, &res, &err), 0, "%s", err.msg);
+    res_tradeoff_build(&c, &res, 1e12, 2.5, 0.5, &t);
+    w = &t.rows[0];
+    cr_assert(w->feasible);
+    hours = 1e12 / w->r.tokens_per_s / 3600;
+    assert_rel(w->days, hours / 24, 1e-12);
+    assert_rel(w->gpu_hours, hours * 64, 1e-12);
+    assert_rel(w->cost_usd, hours * 64 * 2.5, 1e-12);
+    busy = (w->r.part_s[PRED_PART_COMPUTE] + w->r.part_s[PRED_PART_RECOMPUTE]) /
+           w->r.iteration_s;
+    power = 700 * (0.43 + (0.82 - 0.43) * busy);      /* H100 TDP 700 W */
+    assert_rel(w->power_w, power, 1e-12);
+    assert_rel(w->energy_kwh, power * hours * 64 / 1000, 1e-12);
+    assert_rel(w->scaling, 1.0, 1e-12);
+    res_tradeoff_release(&t);
+    search_result_release(&res);
+}
+
+/* Counts 64 .. 1024: days 100, 52, 27, 18, 16 (GPU-hours rising). Doubling
+ * efficiencies per step: (1 - 0.52)/0.5 = 0.96, (1 - 27/52)/0.5 = 0.96,
+ * (1 - 18/27)/0.5 = 0.67, (1 - 16/18)/0.5 = 0.22: the knee (threshold 0.5)
+ * is 512, the last count before the step that saves too little. A
+ * dominated count is off the frontier. */
+Test(tradeoff, frontier_and_knee_by_hand)
+{
+    static const double days[6] = { 100, 52, 27, 18, 16, 30 };
+    static const int64_t gpus[6] = { 64, 128, 256, 512, 1024, 2048 };
+    struct tradeoff_row rows[6] = { { 0 } };
+    struct tradeoff t = { .rows = rows, .n = 6, .knee_fraction = 0.5 };
+    for (int i = 0; i < 6; i++) {
+        rows[i].gpus = gpus[i];
+        rows[i].feasible = true;
+        rows[i].days = days[i];
+        rows[i].gpu_hours = days[i] * 24 * (double)gpus[i];
+    }
+    res_tradeoff_mark(&t);
+    for (int i = 0; i < 5; i++)
+        cr_assert(rows[i].frontier, "%d GPUs", (int)gpus[i]);
+    cr_assert(!rows[5].frontier);           /* slower and dearer than 1024 */
+    cr_assert_eq(t.knee, 3);
+    cr_assert_eq(rows[t.knee].gpus, 512);
+    t.knee_fraction = 0.1;                  /* every step saves >= 10 % */
+    res_tradeoff_mark(&t);
+    cr_assert_eq(t.knee, -1);
+}
