@@ -15,6 +15,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_tradeoff(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/compare.h"
 #include "results/tradeoff.h"
 #include "search/search.h"
 #include "spaces/gpus.h"
@@ -449,4 +450,222 @@ int cmd_tradeoff(int argc, char **argv)
     res_tradeoff_release(&t);
     search_result_release(&res);
     return rc;
+}
+
+/* ---- trainplan compare ---- */
+
+static const char compare_usage[] =
+"usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
+"                         [--scenario FILE] [--model M] [--gbs N] [--seq N]\n"
+"                         [--precision P] [--gpus LIST] [--tokens N]\n"
+"                         [--set K=V]... [--format table|csv|json] [-o FILE]\n"
+"\n"
+"The same job on each system (presets or files), and on variants of the\n"
+"first one (--variant 2xnet:network.nic_gbps=800): at each GPU count the\n"
+"fastest feasible plan on each, its time and speed-up against the first\n"
+"system, days, cost (each system's price) and energy to train --tokens\n"
+"tokens, and the shares of compute, communication and pipeline bubble that\n"
+"explain the difference. Defaults come from the scenario.\n";
+
+#define MAX_VARIANTS 8
+
+struct compare_opts {
+    const char *scenario, *model, *systems, *gpus, *out, *prec;
+    const char *variants[MAX_VARIANTS];
+    int n_variants;
+    int64_t gbs, seq;
+    double tokens;
+    enum res_format fmt;
+    struct cmd_sets sets;
+};
+
+static const struct option compare_opts_table[] = {
+    { "systems", required_argument, NULL, 's' },
+    { "variant", required_argument, NULL, 'V' },
+    { "scenario", required_argument, NULL, 'S' },
+    { "model", required_argument, NULL, 'm' },
+    { "gbs", required_argument, NULL, 'g' },
+    { "seq", required_argument, NULL, 'q' },
+    { "precision", required_argument, NULL, 'p' },
+    { "gpus", required_argument, NULL, 'G' },
+    { "tokens", required_argument, NULL, 't' },
+    { "set", required_argument, NULL, 'e' },
+    { "format", required_argument, NULL, 'f' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int compare_parse(struct compare_opts *o, int argc, char **argv)
+{
+    struct tpl_err err = { 0 };
+    int c;
+    memset(o, 0, sizeof *o);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:", compare_opts_table, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'h': fputs(compare_usage, stdout); return 1;
+        case 's': o->systems = optarg; break;
+        case 'S': o->scenario = optarg; break;
+        case 'm': o->model = optarg; break;
+        case 'p': o->prec = optarg; break;
+        case 'G': o->gpus = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'e': rc = cmd_sets_add(&o->sets, optarg, &err); break;
+        case 'g': rc = opt_int("--gbs", optarg, 1, JOB_MAX_GBS, &o->gbs, &err); break;
+        case 'q': rc = opt_int("--seq", optarg, 1, JOB_MAX_SEQ, &o->seq, &err); break;
+        case 't': rc = opt_num("--tokens", optarg, 1, 1e18, &o->tokens, &err); break;
+        case 'V':
+            if (o->n_variants == MAX_VARIANTS)
+                rc = tpl_errorf(&err, TPL_EUSAGE, "at most %d --variant options",
+                                MAX_VARIANTS);
+            else
+                o->variants[o->n_variants++] = optarg;
+            break;
+        case 'f':
+            if (res_format_parse(optarg, &o->fmt))
+                rc = tpl_errorf(&err, TPL_EUSAGE, "'--format' must be table, "
+                                "csv or json, not '%s'", optarg);
+            break;
+        default:
+            return 1 + cmd_option_error("compare", c, argv);
+        }
+        if (rc)
+            return 1 + cmd_usage_error("compare", "%s", err.msg);
+    }
+    if (optind < argc)
+        return 1 + cmd_usage_error("compare", "unexpected argument '%s'",
+                                   argv[optind]);
+    return 0;
+}
+
+/* A variant "NAME:K=V[,K=V]": its --set assignments after the global ones.
+ * 'buf' holds the copies the assignments point into. */
+static int variant_sets(const char *v, const struct cmd_sets *global,
+                        struct cmd_sets *out, char *name, size_t n_name,
+                        char *buf, size_t n_buf, struct tpl_err *err)
+{
+    const char *colon = strchr(v, ':');
+    char *save, *tok;
+    *out = *global;
+    if (!colon || colon == v || (size_t)(colon - v) >= n_name || !colon[1] ||
+        strlen(colon + 1) >= n_buf)
+        return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': expected "
+                          "NAME:section.field=value[,...]", v);
+    snprintf(name, n_name, "%.*s", (int)(colon - v), v);
+    snprintf(buf, n_buf, "%s", colon + 1);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (cmd_sets_add(out, tok, err))
+            return TPL_EUSAGE;
+    return 0;
+}
+
+/* Load one system, search it and build its tradeoff rows. */
+static int compare_one(struct compare_system *cs, const char *system,
+                       const struct cmd_sets *sets, const struct cmd_inputs *in,
+                       const struct gpu_list *gpus, double tokens,
+                       struct tpl_err *err)
+{
+    struct hw_system hw;
+    struct search_result res;
+    struct search_cfg cfg;
+    int rc = hw_system_load(&hw, system, sets->v, sets->n, err);
+    if (rc)
+        return rc;
+    pred_ctx_init(&cs->ctx, &in->model, &hw, &in->scen.job,
+                  in->scen.space.tp_cross_node);
+    cfg = (struct search_cfg){ .ctx = &cs->ctx, .space = &in->scen.space,
+        .gpus = gpus->v, .n_gpus = gpus->n, .top_k = 1, .stop = &interrupted,
+        .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
+    if ((rc = search_run(&cfg, &res, err)))
+        return rc;
+    res_tradeoff_build(&cs->ctx, &res, tokens, hw.usd_per_gpu_hour, 0.5, &cs->t);
+    search_result_release(&res);
+    return 0;
+}
+
+struct compare_report {
+    enum res_format fmt;
+    const struct compare *cmp;
+};
+
+static int write_compare(FILE *fp, void *arg, struct tpl_err *err)
+{
+    const struct compare_report *r = arg;
+    return res_compare_write(fp, r->fmt, r->cmp, err);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static struct compare_opts o;
+    static struct cmd_inputs in;
+    static struct compare cmp;
+    struct tpl_err err = { 0 };
+    struct gpu_list gpus = { 0 };
+    char list[1024], *save, *name;
+    double tokens;
+    bool any = false;
+    int rc = compare_parse(&o, argc, argv);
+    if (rc)
+        return rc - 1;
+    if (cmd_load_inputs(&in, o.scenario, o.model, NULL, &o.sets, &err))
+        return cmd_fail(&err);
+    if (o.gbs)
+        in.scen.job.gbs = o.gbs;
+    if (o.seq)
+        in.scen.job.seq = o.seq;
+    if (o.prec && job_precision_parse(o.prec, &in.scen.job.precision))
+        return cmd_usage_error("compare", "'--precision' must be bf16, fp16 or "
+                               "fp8, not '%s'", o.prec);
+    tokens = o.tokens > 0 ? o.tokens : in.scen.job.tokens;
+    if (tokens <= 0)
+        return cmd_usage_error("compare", "no tokens to train: give --tokens N "
+                               "or set job.tokens in the scenario");
+    if (gpu_list_parse(&gpus, o.gpus ? o.gpus : in.scen.space.gpus, "--gpus", &err))
+        return cmd_usage_error("compare", "%s", err.msg);
+    snprintf(list, sizeof list, "%s", o.systems ? o.systems : in.scen.system);
+    memset(&cmp, 0, sizeof cmp);
+    signal(SIGINT, on_sigint);
+    for (name = strtok_r(list, ",", &save); name && rc == 0;
+         name = strtok_r(NULL, ",", &save)) {
+        if (cmp.n == RES_COMPARE_MAX)
+            rc = tpl_errorf(&err, TPL_EUSAGE, "at most %d systems", RES_COMPARE_MAX);
+        else {
+            snprintf(cmp.sys[cmp.n].label, sizeof cmp.sys[0].label, "%s", name);
+            rc = compare_one(&cmp.sys[cmp.n], name, &o.sets, &in, &gpus, tokens, &err);
+            cmp.n += rc == 0;
+        }
+    }
+    for (int v = 0; rc == 0 && v < o.n_variants; v++) {
+        static struct cmd_sets vsets;
+        char buf[512], base[256];
+        snprintf(base, sizeof base, "%s", o.systems ? o.systems : in.scen.system);
+        base[strcspn(base, ",")] = '\0';
+        if (cmp.n == RES_COMPARE_MAX)
+            rc = tpl_errorf(&err, TPL_EUSAGE, "at most %d systems", RES_COMPARE_MAX);
+        else if (!(rc = variant_sets(o.variants[v], &o.sets, &vsets,
+                                     cmp.sys[cmp.n].label, sizeof cmp.sys[0].label,
+                                     buf, sizeof buf, &err))) {
+            rc = compare_one(&cmp.sys[cmp.n], base, &vsets, &in, &gpus, tokens, &err);
+            cmp.n += rc == 0;
+        }
+    }
+    signal(SIGINT, SIG_DFL);
+    gpu_list_release(&gpus);
+    if (rc == 0) {
+        struct compare_report rep = { o.fmt, &cmp };
+        if (interrupted)
+            fputs("trainplan: interrupted: partial comparison\n", stderr);
+        rc = cmd_write_output(o.out, write_compare, &rep, &err);
+    }
+    for (int s = 0; s < cmp.n; s++) {
+        for (size_t i = 0; i < cmp.sys[s].t.n; i++)
+            any |= cmp.sys[s].t.rows[i].feasible;
+        res_tradeoff_release(&cmp.sys[s].t);
+    }
+    if (rc)
+        return rc == TPL_EUSAGE ? cmd_usage_error("compare", "%s", err.msg)
+                                : cmd_fail(&err);
+    return interrupted ? 130 : any ? 0 : tpl_exit_code(TPL_ENOPLAN);
 }

@@ -18,6 +18,7 @@ static const struct cmd {
 } commands[] = {
     { "search",  cmd_search,  "fastest feasible plans per GPU count" },
     { "tradeoff", cmd_tradeoff, "time, GPU-hours, cost and energy to train, per GPU count" },
+    { "compare", cmd_compare, "the same job on several systems or variants" },
     { "predict", cmd_predict, "memory, time and breakdown of one plan" },
     { "export",  cmd_export,  "launch settings of a plan for Megatron, NeMo, torchtitan" },
     { "validate", cmd_validate, "predict published runs and report the error" },

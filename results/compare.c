@@ -1,0 +1,124 @@
+/* results/compare.c: writers for the comparison of systems (compare.h). The
+ * breakdown is folded into three shares people compare hardware by:
+ * compute (with recompute), communication (tensor-parallel, pipeline sends,
+ * exposed data-parallel, optimizer step) and pipeline bubble. */
+#include "results/compare.h"
+
+#include <string.h>
+
+struct shares { double compute, comm, bubble; };
+
+static struct shares shares_of(const struct pred_result *r)
+{
+    const double *p = r->part_s;
+    return (struct shares){
+        .compute = (p[PRED_PART_COMPUTE] + p[PRED_PART_RECOMPUTE]) / r->iteration_s,
+        .comm = (p[PRED_PART_TP_COMM] + p[PRED_PART_PP_P2P] +
+                 p[PRED_PART_DP_EXPOSED] + p[PRED_PART_OPTIMIZER]) / r->iteration_s,
+        .bubble = p[PRED_PART_PP_BUBBLE] / r->iteration_s,
+    };
+}
+
+/* Speed-up of system s at row i against the first system (0: n/a). */
+static double speedup(const struct compare *cmp, int s, size_t i)
+{
+    const struct tradeoff_row *a = &cmp->sys[0].t.rows[i];
+    const struct tradeoff_row *b = &cmp->sys[s].t.rows[i];
+    return a->feasible && b->feasible ? a->r.iteration_s / b->r.iteration_s : 0;
+}
+
+static void table(FILE *fp, const struct compare *cmp)
+{
+    const struct pred_ctx *c0 = &cmp->sys[0].ctx;
+    fprintf(fp, "%s: seq %lld, gbs %lld, %s; %.4g tokens to train; speed-up "
+            "against %s\n", c0->model.name, (long long)c0->job.seq,
+            (long long)c0->job.gbs, job_precision_name(c0->job.precision),
+            cmp->sys[0].t.tokens, cmp->sys[0].label);
+    for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
+        fprintf(fp, "\n%lld GPUs\n  %-18s %-32s %8s %8s %9s %12s %9s %8s %6s %7s\n",
+                (long long)cmp->sys[0].t.rows[i].gpus, "system", "plan",
+                "iter s", "speed-up", "days", "cost USD", "MWh", "compute",
+                "comm", "bubble");
+        for (int s = 0; s < cmp->n; s++) {
+            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+            struct shares sh;
+            char key[96];
+            if (!w->feasible) {
+                fprintf(fp, "  %-18s %-32s\n", cmp->sys[s].label,
+                        "(no feasible plan)");
+                continue;
+            }
+            sh = shares_of(&w->r);
+            plan_key(&w->plan, key, sizeof key);
+            fprintf(fp, "  %-18s %-32s %8.3f %7.2fx %9.2f %12.0f %9.1f %7.1f%% "
+                    "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, w->r.iteration_s,
+                    speedup(cmp, s, i), w->days, w->cost_usd,
+                    w->energy_kwh / 1000, 100 * sh.compute, 100 * sh.comm,
+                    100 * sh.bubble);
+        }
+    }
+}
+
+static void csv(FILE *fp, const struct compare *cmp)
+{
+    fputs("gpus,system,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
+          "energy_kwh,compute_share,comm_share,bubble_share\n", fp);
+    for (size_t i = 0; i < cmp->sys[0].t.n; i++)
+        for (int s = 0; s < cmp->n; s++) {
+            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+            struct shares sh;
+            char key[96];
+            if (!w->feasible) {
+                fprintf(fp, "%lld,%s,,,,,,,,,,\n", (long long)w->gpus,
+                        cmp->sys[s].label);
+                continue;
+            }
+            sh = shares_of(&w->r);
+            plan_key(&w->plan, key, sizeof key);
+            fprintf(fp, "%lld,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f\n",
+                    (long long)w->gpus, cmp->sys[s].label, key, w->r.iteration_s,
+                    speedup(cmp, s, i), w->days, w->gpu_hours, w->cost_usd,
+                    w->energy_kwh, sh.compute, sh.comm, sh.bubble);
+        }
+}
+
+static json_t *json_of(const struct compare *cmp)
+{
+    json_t *rows = json_array();
+    for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
+        json_t *systems = json_array();
+        for (int s = 0; s < cmp->n; s++) {
+            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+            json_t *o = json_pack("{s:s, s:b}", "system", cmp->sys[s].label,
+                                  "feasible", w->feasible);
+            if (w->feasible) {
+                struct shares sh = shares_of(&w->r);
+                json_object_set_new(o, "plan", res_plan_json(&cmp->sys[s].ctx,
+                                                             &w->plan, &w->r));
+                json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
+                    "s:{s:f, s:f, s:f}}", "speedup", speedup(cmp, s, i),
+                    "days", w->days, "gpu_hours", w->gpu_hours,
+                    "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
+                    "shares", "compute", sh.compute, "comm", sh.comm,
+                    "bubble", sh.bubble));
+            }
+            json_array_append_new(systems, o);
+        }
+        json_array_append_new(rows, json_pack("{s:I, s:o}", "gpus",
+            (json_int_t)cmp->sys[0].t.rows[i].gpus, "systems", systems));
+    }
+    return json_pack("{s:s, s:f, s:o}", "model", cmp->sys[0].ctx.model.name,
+                     "tokens", cmp->sys[0].t.tokens, "rows", rows);
+}
+
+int res_compare_write(FILE *fp, enum res_format fmt, const struct compare *cmp,
+                      struct tpl_err *err)
+{
+    switch (fmt) {
+    case RES_FMT_TABLE: table(fp, cmp); break;
+    case RES_FMT_CSV:   csv(fp, cmp); break;
+    case RES_FMT_JSON:  return res_json_emit(fp, json_of(cmp), err);
+    case RES_FMT_COUNT: TPL_BUG("bad format %d", (int)fmt);
+    }
+    return res_stream_done(fp, err);
+}

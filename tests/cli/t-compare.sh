@@ -1,0 +1,27 @@
+# tests/cli/t-compare.sh: compare: golden reports, agreement with tradeoff,
+# variants, usage errors. Sourced by run.sh.
+
+C_JOB='--model llama3-8b --seq 4096 --gbs 256 --gpus 16,64 --tokens 1e12'
+for c_fmt in table csv json; do
+    # shellcheck disable=SC2086
+    golden "golden-compare-$c_fmt" "compare-$c_fmt.expected" -- compare \
+        --systems dgx-a100,dgx-h100,mi300x --variant a100-2xnet:network.nic_gbps=400 \
+        $C_JOB --format "$c_fmt"
+done
+
+# the same figures as tradeoff on each system
+# shellcheck disable=SC2086
+"$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f3,4,6,8 >"$T_TMP/c"
+# shellcheck disable=SC2086
+"$TRAINPLAN" tradeoff --system dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f2,3,6,8 >"$T_TMP/t"
+if [ -s "$T_TMP/c" ] && cmp -s "$T_TMP/c" "$T_TMP/t"; then
+    pass compare-agrees-with-tradeoff
+else
+    fail compare-agrees-with-tradeoff "compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"
+fi
+
+check compare-variant-form 2 "trainplan: error: --variant 'fast': expected NAME:section.field=value[,...]" -- compare --variant fast --gpus 64
+check compare-variant-set 2 "trainplan: error: --set 'network': expected section.field=value" -- compare --variant x:network --gpus 64
+check compare-unknown-system 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --systems dgx-h100,tpu-v5 --gpus 64
+check compare-variant-bad-value 3 "trainplan: error: --set network.nic_gbps: 'nic_gbps' must be a number in (0, 10000000]" -- compare --variant slow:network.nic_gbps=0 --gpus 64
+check compare-unknown-option 2 "trainplan: error: unknown option '--top'" -- compare --top 3
