@@ -20,11 +20,12 @@ CFLAGS   ?= -O2 -g
 PREFIX   ?= /usr/local
 WARN      = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wdouble-promotion
-PKG_LIBS  = libconfig jansson
+PKG_LIBS  = libconfig jansson cairo
 OPENMP   ?= -fopenmp
+CAIRO_CFLAGS := $(shell pkg-config --cflags cairo fontconfig 2>/dev/null || echo -I/usr/include/cairo)
 ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. $(OPENMP) $(WARN) $(CFLAGS)
 ALL_LDFLAGS = $(OPENMP) $(LDFLAGS)
-LDLIBS     += -lconfig -ljansson -lgsl -lgslcblas -lm
+LDLIBS     += -lconfig -ljansson -lgsl -lgslcblas -lcairo -lfontconfig -lm
 
 ifdef DEVELOPER
 ALL_CFLAGS += -Werror
@@ -64,7 +65,7 @@ UNIT      = $(BUILD)/tests/unit-tests
 BENCH     = $(BUILD)/bench/bench-predict
 
 DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
-            libgsl-dev
+            libgsl-dev libcairo2-dev
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate
@@ -81,6 +82,9 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# cairo's headers live in their own directory (pkg-config)
+$(BUILD)/results/chart.o: ALL_CFLAGS += $(CAIRO_CFLAGS)
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<

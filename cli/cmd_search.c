@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/chart.h"
+#include "results/charts.h"
 #include "results/compare.h"
 #include "results/tradeoff.h"
 #include "search/search.h"
@@ -23,6 +25,7 @@ static const char usage[] =
 "                        [--attention flash|unfused] [--tp-cross-node]\n"
 "                        [--budget N] [--seed N] [--set K=V]...\n"
 "                        [--format table|csv|json] [--stats] [-o FILE]\n"
+"                        [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "Rank the fastest plans that fit in memory for each GPU count. Every value\n"
 "comes from the scenario (the embedded 'default': llama3-70b on dgx-h100,\n"
@@ -44,7 +47,7 @@ enum { OPT_SCEN = 256, OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_GPUS,
        OPT_TOP, OPT_TP, OPT_PP, OPT_MBS, OPT_VPP, OPT_SP, OPT_RC, OPT_ZERO,
        OPT_PREC, OPT_ATTN, OPT_CROSS, OPT_BUDGET, OPT_SEED, OPT_SET,
        OPT_FORMAT, OPT_STATS, OPT_EXHAUSTIVE, OPT_HELP, OPT_TOKENS, OPT_PRICE,
-       OPT_KNEE };
+       OPT_KNEE, OPT_CHART, OPT_CHART_SIZE };
 
 static const struct option long_opts[] = {
     { "scenario", required_argument, NULL, OPT_SCEN },
@@ -74,6 +77,8 @@ static const struct option long_opts[] = {
     { "tokens", required_argument, NULL, OPT_TOKENS },         /* tradeoff */
     { "price", required_argument, NULL, OPT_PRICE },           /* tradeoff */
     { "knee", required_argument, NULL, OPT_KNEE },             /* tradeoff */
+    { "chart", required_argument, NULL, OPT_CHART },
+    { "chart-size", required_argument, NULL, OPT_CHART_SIZE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -82,6 +87,7 @@ static const char tradeoff_usage[] =
 "                          [--gbs N] [--seq N] [--gpus LIST] [--tokens N]\n"
 "                          [--price USD] [--knee F] [search options]\n"
 "                          [--format table|csv|json] [-o FILE]\n"
+"                          [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "For each GPU count, the fastest feasible plan and what training --tokens\n"
 "tokens (default: the scenario's job.tokens) with it takes: days, GPU-hours,\n"
@@ -101,6 +107,8 @@ struct search_opts {
     enum res_format fmt;
     struct cmd_sets sets;
     bool tradeoff;              /* trainplan tradeoff */
+    const char *chart;          /* --chart FILE.svg|.png */
+    int chart_w, chart_h;
     double tokens, price, knee; /* 0 / < 0: from the scenario / system */
 };
 
@@ -176,6 +184,17 @@ static int opt_num(const char *opt, const char *v, double lo, double hi,
     return 0;
 }
 
+/* "WxH" in pixels, each in [200, 8000]. */
+static int chart_size(const char *v, int *w, int *h, struct tpl_err *err)
+{
+    char tail;
+    if (sscanf(v, "%dx%d%c", w, h, &tail) != 2 || *w < 200 || *w > 8000 ||
+        *h < 200 || *h > 8000)
+        return tpl_errorf(err, TPL_EUSAGE, "'--chart-size' must be WxH with "
+                          "each in [200, 8000], not '%s'", v);
+    return 0;
+}
+
 static int parse_args(struct search_opts *o, int argc, char **argv,
                       bool tradeoff)
 {
@@ -188,12 +207,23 @@ static int parse_args(struct search_opts *o, int argc, char **argv,
     o->seed = 1;
     o->price = -1;
     o->knee = 0.5;
+    o->chart_w = 960;
+    o->chart_h = 640;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case OPT_HELP:   fputs(tradeoff ? tradeoff_usage : usage, stdout); return 1;
+        case OPT_CHART:
+            o->chart = optarg;
+            if (!res_chart_path_ok(optarg))
+                rc = tpl_errorf(&err, TPL_EUSAGE, "'--chart' must name a .svg "
+                                "or .png file, not '%s'", optarg);
+            break;
+        case OPT_CHART_SIZE:
+            rc = chart_size(optarg, &o->chart_w, &o->chart_h, &err);
+            break;
         case OPT_TOKENS: case OPT_PRICE: case OPT_KNEE:
             if (!tradeoff)
                 return 1 + cmd_usage_error(cmd, "unknown option '--%s'",
@@ -406,6 +436,8 @@ int cmd_search(int argc, char **argv)
         return rc - 1;
     rep = (struct search_report){ o.fmt, &ctx, &res, o.stats };
     rc = cmd_write_output(o.out, write_report, &rep, &err);
+    if (rc == 0 && o.chart)
+        rc = res_search_chart(o.chart, o.chart_w, o.chart_h, &ctx, &res, &err);
     rc = finish(rc, &res, &err);
     search_result_release(&res);
     return rc;
@@ -446,6 +478,8 @@ int cmd_tradeoff(int argc, char **argv)
     res_tradeoff_build(&ctx, &res, tokens, price, o.knee, &t);
     rep = (struct tradeoff_report){ o.fmt, &ctx, &t };
     rc = cmd_write_output(o.out, write_tradeoff, &rep, &err);
+    if (rc == 0 && o.chart)
+        rc = res_tradeoff_chart(o.chart, o.chart_w, o.chart_h, &ctx, &t, &err);
     rc = finish(rc, &res, &err);
     res_tradeoff_release(&t);
     search_result_release(&res);
@@ -459,6 +493,7 @@ static const char compare_usage[] =
 "                         [--scenario FILE] [--model M] [--gbs N] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
 "                         [--set K=V]... [--format table|csv|json] [-o FILE]\n"
+"                         [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "The same job on each system (presets or files), and on variants of the\n"
 "first one (--variant 2xnet:network.nic_gbps=800): at each GPU count the\n"
@@ -470,7 +505,8 @@ static const char compare_usage[] =
 #define MAX_VARIANTS 8
 
 struct compare_opts {
-    const char *scenario, *model, *systems, *gpus, *out, *prec;
+    const char *scenario, *model, *systems, *gpus, *out, *prec, *chart;
+    int chart_w, chart_h;
     const char *variants[MAX_VARIANTS];
     int n_variants;
     int64_t gbs, seq;
@@ -491,6 +527,8 @@ static const struct option compare_opts_table[] = {
     { "tokens", required_argument, NULL, 't' },
     { "set", required_argument, NULL, 'e' },
     { "format", required_argument, NULL, 'f' },
+    { "chart", required_argument, NULL, 'c' },
+    { "chart-size", required_argument, NULL, 'z' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -500,6 +538,8 @@ static int compare_parse(struct compare_opts *o, int argc, char **argv)
     struct tpl_err err = { 0 };
     int c;
     memset(o, 0, sizeof *o);
+    o->chart_w = 960;
+    o->chart_h = 640;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", compare_opts_table, NULL)) != -1) {
@@ -513,6 +553,13 @@ static int compare_parse(struct compare_opts *o, int argc, char **argv)
         case 'G': o->gpus = optarg; break;
         case 'o': o->out = optarg; break;
         case 'e': rc = cmd_sets_add(&o->sets, optarg, &err); break;
+        case 'z': rc = chart_size(optarg, &o->chart_w, &o->chart_h, &err); break;
+        case 'c':
+            o->chart = optarg;
+            if (!res_chart_path_ok(optarg))
+                rc = tpl_errorf(&err, TPL_EUSAGE, "'--chart' must name a .svg "
+                                "or .png file, not '%s'", optarg);
+            break;
         case 'g': rc = opt_int("--gbs", optarg, 1, JOB_MAX_GBS, &o->gbs, &err); break;
         case 'q': rc = opt_int("--seq", optarg, 1, JOB_MAX_SEQ, &o->seq, &err); break;
         case 't': rc = opt_num("--tokens", optarg, 1, 1e18, &o->tokens, &err); break;
@@ -658,6 +705,8 @@ int cmd_compare(int argc, char **argv)
         if (interrupted)
             fputs("trainplan: interrupted: partial comparison\n", stderr);
         rc = cmd_write_output(o.out, write_compare, &rep, &err);
+        if (rc == 0 && o.chart)
+            rc = res_compare_chart(o.chart, o.chart_w, o.chart_h, &cmp, &err);
     }
     for (int s = 0; s < cmp.n; s++) {
         for (size_t i = 0; i < cmp.sys[s].t.n; i++)

@@ -27,6 +27,14 @@ static double speedup(const struct compare *cmp, int s, size_t i)
     return a->feasible && b->feasible ? a->r.iteration_s / b->r.iteration_s : 0;
 }
 
+static bool partial(const struct compare *cmp)
+{
+    for (int s = 0; s < cmp->n; s++)
+        if (cmp->sys[s].t.partial)
+            return true;
+    return false;
+}
+
 static void table(FILE *fp, const struct compare *cmp)
 {
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
@@ -107,15 +115,21 @@ static json_t *json_of(const struct compare *cmp)
         json_array_append_new(rows, json_pack("{s:I, s:o}", "gpus",
             (json_int_t)cmp->sys[0].t.rows[i].gpus, "systems", systems));
     }
-    return json_pack("{s:s, s:f, s:o}", "model", cmp->sys[0].ctx.model.name,
-                     "tokens", cmp->sys[0].t.tokens, "rows", rows);
+    return json_pack("{s:s, s:f, s:b, s:o}", "model", cmp->sys[0].ctx.model.name,
+                     "tokens", cmp->sys[0].t.tokens, "partial", partial(cmp),
+                     "rows", rows);
 }
 
 int res_compare_write(FILE *fp, enum res_format fmt, const struct compare *cmp,
                       struct tpl_err *err)
 {
     switch (fmt) {
-    case RES_FMT_TABLE: table(fp, cmp); break;
+    case RES_FMT_TABLE:
+        table(fp, cmp);
+        if (partial(cmp))
+            fputs("\npartial: interrupted; the plans are the best found before "
+                  "the stop\n", fp);
+        break;
     case RES_FMT_CSV:   csv(fp, cmp); break;
     case RES_FMT_JSON:  return res_json_emit(fp, json_of(cmp), err);
     case RES_FMT_COUNT: TPL_BUG("bad format %d", (int)fmt);

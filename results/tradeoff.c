@@ -79,6 +79,7 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
     out->tokens = tokens;
     out->usd_per_gpu_hour = usd_per_gpu_hour;
     out->knee_fraction = knee_fraction;
+    out->partial = s->stats.partial;
     for (size_t i = 0; i < s->n; i++) {
         struct tradeoff_row *row = &out->rows[i];
         double hours;
@@ -146,6 +147,9 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
         fprintf(fp, "\nno knee: every doubling on the frontier saves at least "
                 "%.0f %% of what perfect scaling would\n", 100 * t->knee_fraction);
     fputs("energy: GPU boards only (hosts, network and cooling not included)\n", fp);
+    if (t->partial)
+        fputs("partial: interrupted; the plans are the best found before the "
+              "stop\n", fp);
 }
 
 static void csv(FILE *fp, const struct tradeoff *t)
@@ -185,13 +189,13 @@ static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
         }
         json_array_append_new(rows, o);
     }
-    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:o, s:o}", "model", c->model.name,
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:o, s:b, s:o}", "model", c->model.name,
                      "system", c->hw.name, "tokens", t->tokens,
                      "usd_per_gpu_hour", t->usd_per_gpu_hour,
                      "knee_fraction", t->knee_fraction,
                      "knee_gpus", t->knee >= 0
                      ? json_integer((json_int_t)t->rows[t->knee].gpus) : json_null(),
-                     "rows", rows);
+                     "partial", t->partial, "rows", rows);
 }
 
 int res_tradeoff_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,

@@ -26,6 +26,7 @@ struct tradeoff {               /* caller-owned: res_tradeoff_release */
     size_t n;
     double tokens, usd_per_gpu_hour, knee_fraction;
     long knee;                  /* index of the knee row, -1 if none */
+    bool partial;               /* the search was interrupted */
 };
 
 /* GPU power over an iteration (GPU board only; hosts, network and cooling

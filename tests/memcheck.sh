@@ -28,9 +28,13 @@ vg search 0 search --gpus 64,128 --format json
 OMP_NUM_THREADS=2 vg search-2-threads 0 search --gpus 64..256 --top 3
 vg search-sampled 0 search --gpus 64..1024 --budget 3000 --format csv
 vg list 0 list
+vg tradeoff-chart 0 tradeoff --gpus 64..256 --chart /tmp/trainplan-memcheck.svg
+vg compare-chart 0 compare --systems dgx-a100,dgx-h100 --gpus 64 --chart /tmp/trainplan-memcheck.png
+vg export 0 export --gpus 64 --framework torchtitan
 vg validate 0 validate tests/data/runs/small.csv --format json
 vg validate-bad-runs 3 validate tests/data/runs/bad-extra-comma.csv
 vg error-bad-set 3 predict --set model.layers=-1
 vg error-bad-file 4 predict --model /nonexistent/model.cfg
 vg error-usage 2 search --gpus 0
+rm -f /tmp/trainplan-memcheck.svg /tmp/trainplan-memcheck.png
 exit $failed

@@ -1,0 +1,417 @@
+/* results/chart.c: line and stacked-bar charts with cairo (see chart.h).
+ * Log axes put ticks on powers of two (GPU counts) or ten; linear axes on
+ * 1, 2 or 5 times a power of ten. */
+#include "results/chart.h"
+
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <fontconfig/fontconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/outfile.h"
+
+#define PI 3.14159265358979323846
+
+static const double palette[8][3] = {
+    { 0.12, 0.47, 0.71 }, { 1.00, 0.50, 0.05 }, { 0.17, 0.63, 0.17 },
+    { 0.84, 0.15, 0.16 }, { 0.58, 0.40, 0.74 }, { 0.55, 0.34, 0.29 },
+    { 0.89, 0.47, 0.76 }, { 0.50, 0.50, 0.50 },
+};
+
+struct axis { double lo, hi; bool log; };
+struct area { double x0, y0, x1, y1; };    /* pixels: left, top, right, bottom */
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && !strcmp(path + n - e, ext);
+}
+
+bool res_chart_path_ok(const char *path)
+{
+    return has_ext(path, ".svg") || has_ext(path, ".png");
+}
+
+/* ---- scales and ticks ---- */
+
+static double map(const struct axis *a, double v, double p0, double p1)
+{
+    double t = a->log ? (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo))
+                      : (v - a->lo) / (a->hi - a->lo);
+    return p0 + t * (p1 - p0);
+}
+
+static void fit_axis(struct axis *a, double lo, double hi, bool log_scale,
+                     int base)
+{
+    a->log = log_scale;
+    if (!(hi > lo)) {           /* one value: give it room */
+        lo = log_scale ? lo / 2 : lo - 1;
+        hi = log_scale ? hi * 2 : hi + 1;
+    }
+    if (log_scale) {
+        double b = base;
+        a->lo = pow(b, floor(log(lo) / log(b) + 1e-9));
+        a->hi = pow(b, ceil(log(hi) / log(b) - 1e-9));
+    } else {
+        double step = pow(10, floor(log10(hi - lo)));
+        a->lo = lo >= 0 && lo < hi / 4 ? 0 : floor(lo / step) * step;
+        a->hi = ceil(hi / step) * step;
+    }
+}
+
+static void tick_label(char *buf, size_t n, double v)
+{
+    if (v >= 1e6 || (v < 1e-2 && v > 0))
+        snprintf(buf, n, "%.0e", v);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+static void text(cairo_t *cr, double x, double y, const char *s, double align_x,
+                 double align_y, double size, double angle)
+{
+    cairo_text_extents_t e;
+    cairo_save(cr);
+    cairo_set_font_size(cr, size);
+    cairo_text_extents(cr, s, &e);
+    cairo_translate(cr, x, y);
+    cairo_rotate(cr, angle);
+    cairo_move_to(cr, -align_x * e.width - e.x_bearing,
+                  -align_y * e.height - e.y_bearing);
+    cairo_show_text(cr, s);
+    cairo_restore(cr);
+}
+
+/* Ticks, grid and labels of one axis along an area side. */
+static void ticks(cairo_t *cr, const struct axis *a, const struct area *r,
+                  bool vertical, int base, bool labels)
+{
+    double v, step = 0;
+    char buf[32];
+    if (!a->log) {
+        double span = a->hi - a->lo, p = pow(10, floor(log10(span)));
+        step = span / p > 5 ? p : span / p > 2 ? p / 2 : p / 5;
+    }
+    for (v = a->lo; v <= a->hi * (1 + 1e-9); v = a->log ? v * base : v + step) {
+        double px = vertical ? map(a, v, r->y1, r->y0) : map(a, v, r->x0, r->x1);
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        if (vertical) {
+            cairo_move_to(cr, r->x0, px);
+            cairo_line_to(cr, r->x1, px);
+        } else {
+            cairo_move_to(cr, px, r->y0);
+            cairo_line_to(cr, px, r->y1);
+        }
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        tick_label(buf, sizeof buf, v);
+        if (labels && vertical)
+            text(cr, r->x0 - 6, px, buf, 1.0, 0.5, 11, 0);
+        else if (labels)
+            text(cr, px, r->y1 + 6, buf, 0.5, 0.0, 11, 0);
+        if (!a->log && step <= 0)
+            break;
+    }
+}
+
+static void frame(cairo_t *cr, const struct area *r)
+{
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1.0);
+    cairo_rectangle(cr, r->x0, r->y0, r->x1 - r->x0, r->y1 - r->y0);
+    cairo_stroke(cr);
+}
+
+static void legend(cairo_t *cr, double x, double y, const char *const *names,
+                   int n, bool boxes)
+{
+    for (int i = 0; i < n; i++) {
+        const double *c = palette[i % 8];
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        if (boxes)
+            cairo_rectangle(cr, x, y + 16 * i - 5, 12, 10);
+        else {
+            cairo_set_line_width(cr, 2.5);
+            cairo_move_to(cr, x, y + 16 * i);
+            cairo_line_to(cr, x + 14, y + 16 * i);
+            cairo_stroke(cr);
+            cairo_arc(cr, x + 7, y + 16 * i, 3.5, 0, 2 * PI);
+        }
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        text(cr, x + 20, y + 16 * i, names[i], 0.0, 0.5, 12, 0);
+    }
+}
+
+/* ---- surfaces ---- */
+
+static cairo_status_t to_file(void *closure, const unsigned char *data,
+                              unsigned int length)
+{
+    return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS
+                                                      : CAIRO_STATUS_WRITE_ERROR;
+}
+
+struct membuf { char *p; size_t n, cap; };
+
+static cairo_status_t to_mem(void *closure, const unsigned char *data,
+                             unsigned int length)
+{
+    struct membuf *m = closure;
+    if (m->n + length + 1 > m->cap) {
+        m->cap = (m->n + length + 1) * 2;
+        m->p = xrealloc(m->p, m->cap);
+    }
+    memcpy(m->p + m->n, data, length);
+    m->n += length;
+    m->p[m->n] = '\0';
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static void xml_escaped(FILE *fp, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '&': fputs("&amp;", fp); break;
+        default:  fputc(*s, fp);
+        }
+}
+
+/* cairo draws text as glyph outlines; a <title> and <desc> right after the
+ * <svg> tag say in words what the chart shows (SVG accessibility). */
+static int write_svg(FILE *fp, const struct membuf *m, const char *title,
+                     const char *desc)
+{
+    const char *svg = m->p ? strstr(m->p, "<svg") : NULL;
+    const char *end = svg ? strchr(svg, '>') : NULL;
+    if (!end)
+        return -1;
+    fwrite(m->p, 1, (size_t)(end + 1 - m->p), fp);
+    fputs("\n<title>", fp);
+    xml_escaped(fp, title);
+    fputs("</title>\n<desc>", fp);
+    xml_escaped(fp, desc);
+    fputs("</desc>", fp);
+    fputs(end + 1, fp);
+    return ferror(fp) ? -1 : 0;
+}
+
+typedef void (*draw_fn)(cairo_t *cr, double w, double h, const void *arg);
+
+static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
+                  const char *title, const char *desc, struct tpl_err *err)
+{
+    struct tpl_outfile o;
+    struct membuf mem = { 0 };
+    cairo_surface_t *s;
+    cairo_t *cr;
+    int rc;
+    bool svg = has_ext(path, ".svg");
+    if (!res_chart_path_ok(path))
+        return tpl_errorf(err, TPL_EUSAGE, "--chart '%s': the name must end in "
+                          ".svg or .png", path);
+    if ((rc = tpl_outfile_open(&o, path, err)))
+        return rc;
+    s = svg ? cairo_svg_surface_create_for_stream(to_mem, &mem, w, h)
+            : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                           CAIRO_FONT_WEIGHT_NORMAL);
+    draw(cr, w, h, arg);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    if (!svg && cairo_surface_write_to_png_stream(s, to_file, o.fp) !=
+                CAIRO_STATUS_SUCCESS)
+        rc = TPL_EIO;
+    cairo_surface_finish(s);
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
+        rc = TPL_EIO;
+    cairo_surface_destroy(s);
+    cairo_debug_reset_static_data();    /* cairo's font caches and */
+    FcFini();                           /* fontconfig's, so nothing leaks */
+    if (rc == 0 && svg && write_svg(o.fp, &mem, title, desc))
+        rc = TPL_EIO;
+    free(mem.p);
+    if (rc) {
+        tpl_outfile_abort(&o);
+        return tpl_errorf(err, TPL_EIO, "cannot write the chart '%s'", path);
+    }
+    return tpl_outfile_commit(&o, err);
+}
+
+/* ---- line charts ---- */
+
+static void draw_lines(cairo_t *cr, double w, double h, const void *arg)
+{
+    const struct chart_lines *c = arg;
+    double top = 48, bottom = h - 52, gap = 26, left = 84, right = w - 250;
+    double ph = (bottom - top - gap * (c->n_panels - 1)) / c->n_panels;
+    struct axis ax;
+    double xlo = INFINITY, xhi = -INFINITY;
+    for (int p = 0; p < c->n_panels; p++)
+        for (int s = 0; s < c->panels[p].n_series; s++)
+            for (int i = 0; i < c->panels[p].series[s].n; i++) {
+                xlo = fmin(xlo, c->panels[p].series[s].x[i]);
+                xhi = fmax(xhi, c->panels[p].series[s].x[i]);
+            }
+    if (!isfinite(xlo))
+        xlo = 1, xhi = 2;
+    fit_axis(&ax, xlo, xhi, c->logx, 2);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
+    for (int p = 0; p < c->n_panels; p++) {
+        const struct chart_panel *pn = &c->panels[p];
+        struct area r = { left, top + p * (ph + gap), right, top + p * (ph + gap) + ph };
+        struct axis ay;
+        double ylo = INFINITY, yhi = -INFINITY;
+        const char *names[8];
+        for (int s = 0; s < pn->n_series; s++)
+            for (int i = 0; i < pn->series[s].n; i++)
+                if (pn->series[s].y[i] > 0) {
+                    ylo = fmin(ylo, pn->series[s].y[i]);
+                    yhi = fmax(yhi, pn->series[s].y[i]);
+                }
+        if (!isfinite(ylo))
+            ylo = 1, yhi = 10;
+        fit_axis(&ay, ylo, yhi, pn->logy, 10);
+        ticks(cr, &ax, &r, false, 2, p == c->n_panels - 1);
+        ticks(cr, &ay, &r, true, 10, true);
+        frame(cr, &r);
+        text(cr, 22, (r.y0 + r.y1) / 2, pn->ylabel, 0.5, 0.5, 12, -PI / 2);
+        for (int s = 0; s < pn->n_series && s < 8; s++) {
+            const struct chart_series *se = &pn->series[s];
+            const double *col = palette[s % 8];
+            bool pen = false;
+            names[s] = se->name;
+            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+            cairo_set_line_width(cr, 2.0);
+            for (int i = 0; i < se->n; i++) {
+                double px, py;
+                if (se->y[i] <= 0) {
+                    pen = false;
+                    continue;
+                }
+                px = map(&ax, se->x[i], r.x0, r.x1);
+                py = map(&ay, se->y[i], r.y1, r.y0);
+                pen ? cairo_line_to(cr, px, py) : cairo_move_to(cr, px, py);
+                pen = true;
+            }
+            cairo_stroke(cr);
+            for (int i = 0; i < se->n; i++) {
+                double px, py;
+                if (se->y[i] <= 0)
+                    continue;
+                px = map(&ax, se->x[i], r.x0, r.x1);
+                py = map(&ay, se->y[i], r.y1, r.y0);
+                cairo_arc(cr, px, py, 4, 0, 2 * PI);
+                if (!se->marked || se->marked[i])
+                    cairo_fill(cr);
+                else {
+                    cairo_set_source_rgb(cr, 1, 1, 1);
+                    cairo_fill_preserve(cr);
+                    cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+                    cairo_stroke(cr);
+                }
+            }
+        }
+        if (c->mark_x > 0) {
+            double px = map(&ax, c->mark_x, r.x0, r.x1), dash = 5;
+            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+            cairo_set_dash(cr, &dash, 1, 0);
+            cairo_move_to(cr, px, r.y0);
+            cairo_line_to(cr, px, r.y1);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
+            if (p == 0 && c->mark_label)
+                text(cr, px + 4, r.y0 + 4, c->mark_label, 0.0, 0.0, 11, 0);
+        }
+        legend(cr, right + 18, r.y0 + 10, names, pn->n_series < 8 ? pn->n_series : 8,
+               false);
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, (left + right) / 2, h - 18, c->xlabel, 0.5, 0.5, 12, 0);
+}
+
+/* "x: ...; y: ...; series: a, b" for the SVG description. */
+static void describe(char *buf, size_t n, const char *x, const char *const *ys,
+                     int n_y, const char *const *series, int n_series)
+{
+    size_t len = (size_t)snprintf(buf, n, "x: %s; y:", x ? x : "");
+    for (int i = 0; i < n_y && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s %s", i ? "," : "", ys[i]);
+    if (len < n)
+        len += (size_t)snprintf(buf + len, n - len, "; series:");
+    for (int i = 0; i < n_series && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s %s", i ? "," : "",
+                                series[i]);
+}
+
+int res_chart_lines_write(const char *path, int width, int height,
+                          const struct chart_lines *c, struct tpl_err *err)
+{
+    const char *ys[8], *series[16];
+    char desc[1024];
+    int ny = 0, ns = 0;
+    for (int p = 0; p < c->n_panels && ny < 8; p++) {
+        ys[ny++] = c->panels[p].ylabel;
+        for (int s = 0; s < c->panels[p].n_series && ns < 16; s++)
+            series[ns++] = c->panels[p].series[s].name;
+    }
+    describe(desc, sizeof desc, c->xlabel, ys, ny, series, ns);
+    return render(path, width, height, draw_lines, c, c->title, desc, err);
+}
+
+/* ---- stacked bars ---- */
+
+static void draw_bars(cairo_t *cr, double w, double h, const void *arg)
+{
+    const struct chart_bars *c = arg;
+    struct area r = { 84, 48, w - 270, h - 190 };
+    struct axis ay;
+    double yhi = 0, slot = (r.x1 - r.x0) / (c->n_bars > 0 ? c->n_bars : 1);
+    for (int b = 0; b < c->n_bars; b++) {
+        double sum = 0;
+        for (int s = 0; s < c->n_stacks; s++)
+            sum += c->values[b * c->n_stacks + s];
+        yhi = fmax(yhi, sum);
+    }
+    fit_axis(&ay, 0, yhi > 0 ? yhi : 1, false, 10);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
+    ticks(cr, &ay, &r, true, 10, true);
+    for (int b = 0; b < c->n_bars; b++) {
+        double base = 0, x = r.x0 + slot * (b + 0.2), bw = slot * 0.6;
+        for (int s = 0; s < c->n_stacks; s++) {
+            double v = c->values[b * c->n_stacks + s];
+            double y0 = map(&ay, base, r.y1, r.y0), y1 = map(&ay, base + v, r.y1, r.y0);
+            const double *col = palette[s % 8];
+            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+            cairo_rectangle(cr, x, y1, bw, y0 - y1);
+            cairo_fill(cr);
+            base += v;
+        }
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        text(cr, x + bw / 2 + 4, r.y1 + 8, c->bars[b], 1.0, 0.5, 10, -PI / 4);
+    }
+    frame(cr, &r);
+    text(cr, 22, (r.y0 + r.y1) / 2, c->ylabel, 0.5, 0.5, 12, -PI / 2);
+    legend(cr, r.x1 + 18, r.y0 + 10, c->stacks, c->n_stacks < 8 ? c->n_stacks : 8,
+           true);
+}
+
+int res_chart_bars_write(const char *path, int width, int height,
+                         const struct chart_bars *c, struct tpl_err *err)
+{
+    char desc[2048];
+    describe(desc, sizeof desc, "bars", &c->ylabel, 1, c->stacks, c->n_stacks);
+    return render(path, width, height, draw_bars, c, c->title, desc, err);
+}

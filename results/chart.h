@@ -1,0 +1,52 @@
+/* results/chart.h: charts people read instead of tables, drawn with cairo
+ * into SVG or PNG (chosen by the file name). Every chart has a title, axes
+ * with units, and a legend; files are written atomically. */
+#ifndef RES_CHART_H
+#define RES_CHART_H
+
+#include <stdbool.h>
+
+#include "common/err.h"
+
+struct chart_series {
+    const char *name;
+    const double *x, *y;        /* n points; y <= 0 is a gap */
+    int n;
+    const bool *marked;         /* optional: filled marker where true */
+};
+
+struct chart_panel {            /* one plot area */
+    const char *ylabel;
+    bool logy;
+    const struct chart_series *series;
+    int n_series;
+};
+
+struct chart_lines {
+    const char *title, *xlabel;
+    bool logx;
+    const struct chart_panel *panels;   /* stacked top to bottom, shared x */
+    int n_panels;
+    double mark_x;              /* vertical dashed line (the knee); <= 0: none */
+    const char *mark_label;
+};
+
+struct chart_bars {
+    const char *title, *ylabel;
+    const char *const *bars;    /* n_bars labels */
+    int n_bars;
+    const char *const *stacks;  /* n_stacks legend names */
+    int n_stacks;
+    const double *values;       /* n_bars x n_stacks, bar-major */
+};
+
+/* Write a chart to 'path' (".svg" or ".png"; width x height pixels).
+ * TPL_EUSAGE for another extension, TPL_EIO when it cannot be written. */
+int res_chart_lines_write(const char *path, int width, int height,
+                          const struct chart_lines *c, struct tpl_err *err);
+int res_chart_bars_write(const char *path, int width, int height,
+                         const struct chart_bars *c, struct tpl_err *err);
+/* Is 'path' a chart file name trainplan can write? */
+bool res_chart_path_ok(const char *path);
+
+#endif /* RES_CHART_H */
