@@ -13,6 +13,8 @@
 #       (default 0), stderr empty. UPDATE_GOLDEN=1 rewrites FILE instead.
 #   run_tp ARGS...       run it: stdout in $T_OUT, stderr in $T_ERR, status $T_RC
 #   pass NAME / fail NAME WHAT   count a case of a test's own making
+#   interrupt ARGS...    run ARGS on one thread, SIGINT after a second:
+#                        status in $T_RC, output in $T_OUT and $T_ERR
 #
 # A case run with T_BUG set (T_BUG='what is wrong'; check ...; T_BUG=) states the
 # right behaviour of a known program bug: while it fails it prints a
@@ -163,4 +165,14 @@ golden()
         return 1
     fi
     pass "$g_name"
+}
+
+interrupt()
+{
+    OMP_NUM_THREADS=1 "$TRAINPLAN" "$@" >"$T_OUT" 2>"$T_ERR" &
+    i_pid=$!
+    sleep 1
+    kill -INT "$i_pid" 2>/dev/null
+    wait "$i_pid"
+    T_RC=$?
 }

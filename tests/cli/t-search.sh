@@ -87,17 +87,12 @@ check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'"
 
 # Ctrl-C: the best plans so far, marked partial, exit 130. A search of
 # about ten seconds on one thread, interrupted after a second.
-OMP_NUM_THREADS=1 "$TRAINPLAN" search --model gpt3-175b --system selene-a100 \
-    --gbs 1536 --seq 2048 --gpus 8..262144:8 --top 1 \
-    >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
-s_pid=$!
-sleep 1
-kill -INT "$s_pid" 2>/dev/null
-wait "$s_pid"
-s_rc=$?
-if [ "$s_rc" = 130 ] && grep -q '^partial: interrupted' "$T_TMP/int.out" &&
-   grep -q '^searched part of ' "$T_TMP/int.out" &&
-   grep -q '^trainplan: interrupted' "$T_TMP/int.err"; then
+interrupt search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
+    --gpus 8..262144:8 --top 1
+s_rc=$T_RC
+if [ "$s_rc" = 130 ] && grep -q '^partial: interrupted' "$T_OUT" &&
+   grep -q '^searched part of ' "$T_OUT" &&
+   grep -q '^trainplan: interrupted' "$T_ERR"; then
     pass sigint-partial
 else
     fail sigint-partial "SIGINT during search: exit $s_rc (expected 130), or no 'partial' mark"
