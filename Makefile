@@ -48,7 +48,7 @@ QUIET_GEN = @echo '   ' GEN $@;
 endif
 
 LIB_SRC   = $(wildcard common/*.c spaces/*.c hardware/*.c predictor/*.c \
-                       search/*.c results/*.c)
+                       calibrate/*.c fidelity/*.c search/*.c results/*.c)
 CLI_SRC   = $(wildcard cli/*.c)
 UNIT_SRC  = $(wildcard tests/unit/*.c)
 MODEL_CFG = $(sort $(wildcard spaces/models/*.cfg))
@@ -157,7 +157,8 @@ FUZZ_NAMES   = model system scenario gpus set runs
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
-                 $(BUILD)/predictor/calib.o,$(LIB_OBJ))
+                 $(BUILD)/calibrate/% $(BUILD)/fidelity/%,$(LIB_OBJ)) \
+               $(BUILD)/fidelity/runs.o
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)

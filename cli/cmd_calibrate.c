@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predictor/calib.h"
+#include "calibrate/calibrate.h"
 
 static const char usage[] =
 "usage: trainplan calibrate SAMPLES_DIR --system NAME|FILE [-o FILE]\n"
@@ -33,52 +33,20 @@ static const struct option long_opts[] = {
 };
 
 struct calib_out {
-    struct conf *conf;
-    const char *samples;
+    const char *system, *samples;
     const struct hw_system *hw;
     const struct calib_report *rep;
 };
 
-static void set_num(struct conf *c, const char *group, const char *field, double v)
-{
-    config_setting_t *g = config_lookup(&c->cfg, group), *s;
-    if (!g)
-        return;
-    s = config_setting_get_member(g, field);
-    if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) {
-        config_setting_remove(g, field);
-        s = NULL;
-    }
-    if (!s)
-        s = config_setting_add(g, field, CONFIG_TYPE_FLOAT);
-    config_setting_set_float(s, v);
-}
-
 static int write_system(FILE *fp, void *arg, struct tpl_err *err)
 {
     struct calib_out *o = arg;
-    const struct hw_system *h = o->hw;
-    struct conf *c = o->conf;
-    set_num(c, "efficiency", "gemm", h->eff_gemm);
-    set_num(c, "efficiency", "gemm_bwd", h->eff_gemm_bwd);
-    set_num(c, "efficiency", "gemm_half_gflop", h->gemm_half_flop / 1e9);
-    set_num(c, "efficiency", "attn", h->eff_attn);
-    set_num(c, "efficiency", "attn_bwd", h->eff_attn_bwd);
-    set_num(c, "efficiency", "hbm", h->eff_hbm);
-    set_num(c, "efficiency", "norm", h->eff_norm);
-    set_num(c, "efficiency", "nvlink", h->eff_nvlink);
-    set_num(c, "efficiency", "network", h->eff_net);
-    set_num(c, "kernel", "launch_us", h->launch_s * 1e6);
-    fprintf(fp, "# %s: fitted by 'trainplan calibrate' from the %s samples in\n"
-            "# %s; every other field as in the base system.\n", h->name,
-            o->rep->gpu, o->samples);
-    config_write(&c->cfg, fp);
-    return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the system file") : 0;
+    return cal_system_write(fp, o->system, o->samples, o->hw, o->rep, err);
 }
 
 static int write_report(FILE *fp, void *arg, struct tpl_err *err)
 {
-    pred_calib_report_write(fp, ((struct calib_out *)arg)->rep);
+    cal_report_write(fp, ((struct calib_out *)arg)->rep);
     return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;
 }
 
@@ -89,7 +57,6 @@ int cmd_calibrate(int argc, char **argv)
     static struct calib_report rep;
     struct hw_system base, fitted;
     struct tpl_err err = { 0 };
-    struct conf conf;
     struct calib_out o;
     int c, rc;
     opterr = 0;
@@ -113,18 +80,15 @@ int cmd_calibrate(int argc, char **argv)
     if (!system)
         return cmd_usage_error("calibrate", "missing --system NAME|FILE");
     if (hw_system_load(&base, system, NULL, 0, &err) ||
-        pred_calibrate(argv[optind], &base, (uint64_t)seed, &fitted, &rep, &err))
+        cal_run(argv[optind], &base, (uint64_t)seed, &fitted, &rep, &err))
         return cmd_fail(&err);
-    if (conf_load_named(&conf, system, hw_presets, hw_presets_count, "system", &err))
-        return cmd_fail(&err);
-    o = (struct calib_out){ &conf, argv[optind], &fitted, &rep };
+    o = (struct calib_out){ system, argv[optind], &fitted, &rep };
     rc = cmd_write_output(out, write_system, &o, &err);
     if (rc == 0) {
         if (report)
             rc = cmd_write_output(report, write_report, &o, &err);
         else
-            pred_calib_report_write(stderr, &rep);
+            cal_report_write(stderr, &rep);
     }
-    conf_release(&conf);
     return rc ? cmd_fail(&err) : 0;
 }

@@ -1,5 +1,5 @@
 /* results/validate.h: how far the predictor is from published runs. Every
- * row of a runs file (spaces/runs.h) is predicted on its own system preset
+ * row of a runs file (fidelity/runs.h) is predicted on its own system preset
  * and compared with what was measured: per-row error, per source / system /
  * overall error statistics, ranking agreement inside groups of comparable
  * runs, and memory / out-of-memory agreement. */
@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "results/res.h"
-#include "spaces/runs.h"
+#include "fidelity/runs.h"
 
 struct val_row {
     const struct run_row *run;  /* borrowed from the runs */

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_runs.c: the runs-CSV reader on arbitrary text: refused
  * with nothing left behind, or parsed into rows. */
 #include "fuzz.h"
-#include "spaces/runs.h"
+#include "fidelity/runs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/rng.h"
-#include "predictor/calib.h"
+#include "calibrate/calibrate.h"
 
 static struct tpl_rng rng;
 
@@ -99,7 +99,7 @@ Test(calib, recovers_known_parameters)
     tpl_rng_seed(&rng, 11, 4);
     cr_assert_not_null(mkdtemp(dir));
     synthesize(dir, &truth);
-    cr_assert_eq(pred_calibrate(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     assert_rel(fit.launch_s, truth.launch_s, 0.05);
     assert_rel(fit.eff_hbm, truth.eff_hbm, 0.02);
     assert_rel(fit.eff_norm, truth.eff_norm, 0.02);
@@ -121,7 +121,7 @@ Test(calib, missing_directory_is_an_io_error)
     struct hw_system base = load_system("dgx-a100"), fit;
     static struct calib_report rep;
     struct tpl_err err = { 0 };
-    cr_assert_eq(pred_calibrate("/nonexistent-samples", &base, 1, &fit, &rep, &err),
+    cr_assert_eq(cal_run("/nonexistent-samples", &base, 1, &fit, &rep, &err),
                  TPL_EIO);
     cr_assert(strstr(err.msg, "cannot read '/nonexistent-samples/operator'"), "%s",
               err.msg);

@@ -1,4 +1,4 @@
-/* tests/unit/test_runs.c: the runs-file reader (spaces/runs.h): a small
+/* tests/unit/test_runs.c: the runs-file reader (fidelity/runs.h): a small
  * file field by field, the shared runs-dev.csv, and one table of malformed
  * inputs, each made from a valid file by changing one field. */
 #include "helpers.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spaces/runs.h"
+#include "fidelity/runs.h"
 
 static const char header[] =
     "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"

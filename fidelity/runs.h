@@ -1,11 +1,11 @@
-/* spaces/runs.h: a runs file (../shared/data/RUNS.md schema): published
+/* fidelity/runs.h: a runs file (../shared/data/RUNS.md schema): published
  * training runs, one per row, with model, cluster, plan and what was
  * measured. Read strictly: every column of the schema must be in the
  * header (any order; other columns are ignored), every row must have as
  * many fields as the header, and every value is checked, with errors
  * naming file, line and column. */
-#ifndef SPACE_RUNS_H
-#define SPACE_RUNS_H
+#ifndef FID_RUNS_H
+#define FID_RUNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ void runs_release(struct runs *r);
 
 const char *run_kind_name(enum run_kind k);
 
-#endif /* SPACE_RUNS_H */
+#endif /* FID_RUNS_H */

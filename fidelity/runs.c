@@ -1,8 +1,8 @@
-/* spaces/runs.c: the runs-file reader (../shared/data/RUNS.md). Strict
+/* fidelity/runs.c: the runs-file reader (../shared/data/RUNS.md). Strict
  * comma-separated text: no quoting, "\n" or "\r\n" line ends, empty lines
  * skipped. One table says where each column's value goes and how it is
  * checked; the checks across columns run once a row is read. */
-#include "spaces/runs.h"
+#include "fidelity/runs.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* predictor/calib.c: calibration of a system from sampled kernel and NCCL
- * timings (see calib.h). Stages, each a small nonlinear least-squares fit of
+/* calibrate/calibrate.c: calibration of a system from sampled kernel and NCCL
+ * timings (see calibrate.h). Stages, each a small nonlinear least-squares fit of
  * relative errors with GSL's trust-region solver, the others held fixed:
  *   1. launch overhead and elementwise HBM efficiency: gelu, residual add;
  *   2. norm bandwidth efficiency: layernorm;
@@ -15,7 +15,7 @@
  * keeps the base system's value and says why. Errors are reported on a 20 %
  * random hold-out (PCG) and on an extrapolation hold-out (fit on hidden <=
  * 6144, test on larger), beside the sample set's own tree-model error. */
-#include "predictor/calib.h"
+#include "calibrate/calibrate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -634,9 +634,9 @@ static void report_rows(const struct hw_system *base, const struct samples *S,
         }
 }
 
-int pred_calibrate(const char *samples_dir, const struct hw_system *base,
-                   uint64_t seed, struct hw_system *fitted,
-                   struct calib_report *rep, struct tpl_err *err)
+int cal_run(const char *samples_dir, const struct hw_system *base,
+             uint64_t seed, struct hw_system *fitted,
+             struct calib_report *rep, struct tpl_err *err)
 {
     struct samples *S = xcalloc(1, sizeof *S);
     int rc;
@@ -669,33 +669,4 @@ int pred_calibrate(const char *samples_dir, const struct hw_system *base,
         free(S->op[o].s);
     free(S);
     return rc;
-}
-
-void pred_calib_report_write(FILE *fp, const struct calib_report *rep)
-{
-    fprintf(fp, "calibration from %s samples\n\n%-28s %12s %12s  %s\n", rep->gpu,
-            "field", "fitted", "was", "note");
-    for (int i = 0; i < rep->n_params; i++)
-        fprintf(fp, "%-28s %12.4f %12.4f  %s\n", rep->params[i].field,
-                rep->params[i].value, rep->params[i].prior, rep->params[i].note);
-    fprintf(fp, "\n%-18s %4s %6s %10s %10s %12s %12s\n", "operator", "dir", "n",
-            "MAPE rand", "p90 rand", "MAPE extrap", "authors");
-    for (int i = 0; i < rep->n_rows; i++) {
-        const struct calib_row *r = &rep->rows[i];
-        if (r->mape_random < 0) {
-            fprintf(fp, "%-18s %4s %6d  samples not usable (backward not "
-                    "captured)\n", r->op, r->dir, r->n);
-            continue;
-        }
-        fprintf(fp, "%-18s %4s %6d %9.2f%% %9.2f%%", r->op, r->dir, r->n,
-                r->mape_random, r->p90_random);
-        if (r->mape_extrap >= 0)
-            fprintf(fp, " %11.2f%%", r->mape_extrap);
-        else
-            fprintf(fp, " %12s", "-");
-        if (r->authors_pct >= 0)
-            fprintf(fp, " %11.2f%%\n", r->authors_pct);
-        else
-            fprintf(fp, " %12s\n", "-");
-    }
 }

@@ -1,10 +1,10 @@
-/* predictor/calib.h: fit a system's kernel and collective parameters to
+/* calibrate/calibrate.h: fit a system's kernel and collective parameters to
  * sampled timings (the format of ../shared/data/kernel-samples, README
  * there) by nonlinear least squares on relative errors (GSL). The fitted
  * model is the predictor's own (kernel.h), so the parameters slot into a
  * system file unchanged. */
-#ifndef PRED_CALIB_H
-#define PRED_CALIB_H
+#ifndef CALIBRATE_H
+#define CALIBRATE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,10 +37,19 @@ struct calib_report {
 /* Fit from SAMPLES_DIR/operator and SAMPLES_DIR/nccl into 'fitted' (a copy
  * of 'base' with the fitted fields replaced). The random hold-out uses PCG
  * with 'seed'. TPL_EIO / TPL_ECONFIG on unreadable or malformed samples. */
-int pred_calibrate(const char *samples_dir, const struct hw_system *base,
-                   uint64_t seed, struct hw_system *fitted,
-                   struct calib_report *rep, struct tpl_err *err);
+int cal_run(const char *samples_dir, const struct hw_system *base,
+             uint64_t seed, struct hw_system *fitted,
+             struct calib_report *rep, struct tpl_err *err);
 
-void pred_calib_report_write(FILE *fp, const struct calib_report *rep);
+/* The report: every fitted field with its prior, then the errors per
+ * operator. */
+void cal_report_write(FILE *fp, const struct calib_report *rep);
 
-#endif /* PRED_CALIB_H */
+/* The system file of 'system' (a preset name or a file) with the fitted
+ * fields of 'fitted' replaced, under a comment naming the samples. TPL_EIO
+ * when the write fails; the errors of conf_load_named. */
+int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
+                     const struct hw_system *fitted,
+                     const struct calib_report *rep, struct tpl_err *err);
+
+#endif /* CALIBRATE_H */
