@@ -153,12 +153,12 @@ validate: deps all
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
-FUZZ_NAMES   = model system scenario gpus set runs
+FUZZ_NAMES   = model system scenario gpus set runs samples
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
                  $(BUILD)/calibrate/% $(BUILD)/fidelity/%,$(LIB_OBJ)) \
-               $(BUILD)/fidelity/runs.o
+               $(BUILD)/fidelity/runs.o $(BUILD)/calibrate/samples.o
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)
@@ -183,6 +183,7 @@ fuzz: fuzz-deps
 	@printf 'job.seq=4096\nspace.tp=2\nnetwork.nic_gbps=800\n' > $(FUZZ_DIR)/corpus/set/seed2
 	@printf 'model.glu=false\nefficiency.gemm=0.5\nspace.gpus=8..64\n' > $(FUZZ_DIR)/corpus/set/seed3
 	@cp tests/data/runs/*.csv $(FUZZ_DIR)/corpus/runs/
+	@cp tests/data/samples/*.csv $(FUZZ_DIR)/corpus/samples/
 	@for n in $(FUZZ_NAMES); do \
 	    echo "== fuzz $$n for $(FUZZ_SECONDS) s"; \
 	    LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \

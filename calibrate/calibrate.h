@@ -1,15 +1,43 @@
 /* calibrate/calibrate.h: fit a system's kernel and collective parameters to
- * sampled timings (the format of ../shared/data/kernel-samples, README
- * there) by nonlinear least squares on relative errors (GSL). The fitted
- * model is the predictor's own (kernel.h), so the parameters slot into a
- * system file unchanged. */
+ * sampled timings (calibrate/samples.h) by nonlinear least squares on
+ * relative errors (GSL). The fitted model is the predictor's own
+ * (predictor/kernel.h), so the parameters slot into a system file unchanged.
+ * One table, cal_fields[], names every field a calibration can fit: it
+ * drives the fit, the report and the system-file writer. */
 #ifndef CALIBRATE_H
 #define CALIBRATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "hardware/hw.h"
+
+/* The fitted fields, in report order. */
+enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM,
+                 CAL_FIELD_GEMM_HALF, CAL_FIELD_GEMM_BWD, CAL_FIELD_ATTN,
+                 CAL_FIELD_ATTN_BWD, CAL_FIELD_COLLECTIVE_BASE, CAL_FIELD_NVLINK,
+                 CAL_FIELD_NETWORK, CAL_FIELD_COUNT };
+
+enum cal_xform { CAL_X_EFF, CAL_X_POS };    /* fitted as (0, 1) logistic, or > 0 */
+
+struct cal_field_def {
+    const char *path;           /* in a system file: "kernel.collective_base_us" */
+    size_t off;                 /* offsetof(struct hw_system, collective_base_s) */
+    double scale;               /* struct value = file value * scale (1e-6:
+                                 * microseconds in the file, seconds here) */
+    enum cal_xform x;
+    double lo, hi;              /* a plausible fit, file units; outside: keep
+                                 * the prior */
+    const char *why;            /* what an implausible fit means */
+};
+
+extern const struct cal_field_def cal_fields[CAL_FIELD_COUNT];
+
+/* The field's value in file units ("launch_us": microseconds), and back. */
+double cal_field_get(const struct hw_system *hw, enum cal_field f);
+void cal_field_set(struct hw_system *hw, enum cal_field f, double v);
 
 #define CALIB_MAX_ROWS 64
 
@@ -21,16 +49,16 @@ struct calib_row {              /* one operator and direction */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
 };
 
-struct calib_param {            /* one fitted system field */
-    char field[40];             /* "efficiency.gemm" */
+struct calib_param {            /* one field of cal_fields, file units */
+    bool fitted;                /* false: no samples constrain it */
     double value, prior;        /* fitted (or kept) and the base system's */
     char note[120];             /* why it was kept, if it was */
 };
 
-struct calib_report {
-    int n_rows, n_params;
+struct calib_report {           /* a plain value (large: keep it static) */
+    struct calib_param params[CAL_FIELD_COUNT];
+    int n_rows;
     struct calib_row rows[CALIB_MAX_ROWS];
-    struct calib_param params[24];
     char gpu[64];               /* file prefix of the samples */
 };
 
@@ -38,16 +66,16 @@ struct calib_report {
  * of 'base' with the fitted fields replaced). The random hold-out uses PCG
  * with 'seed'. TPL_EIO / TPL_ECONFIG on unreadable or malformed samples. */
 int cal_run(const char *samples_dir, const struct hw_system *base,
-             uint64_t seed, struct hw_system *fitted,
-             struct calib_report *rep, struct tpl_err *err);
+            uint64_t seed, struct hw_system *fitted,
+            struct calib_report *rep, struct tpl_err *err);
 
 /* The report: every fitted field with its prior, then the errors per
  * operator. */
 void cal_report_write(FILE *fp, const struct calib_report *rep);
 
-/* The system file of 'system' (a preset name or a file) with the fitted
- * fields of 'fitted' replaced, under a comment naming the samples. TPL_EIO
- * when the write fails; the errors of conf_load_named. */
+/* The system file of 'system' (a preset name or a file) with every fitted
+ * field set to the report's value, under a comment naming the samples.
+ * TPL_EIO when the write fails; the errors of conf_load_named. */
 int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
                      const struct hw_system *fitted,
                      const struct calib_report *rep, struct tpl_err *err);

@@ -1,70 +1,70 @@
 /* calibrate/report.c: what a calibration writes: the report of fitted values
  * and hold-out errors, and the base system file with the fitted fields
- * replaced (libconfig), so the result loads as a system like any other. */
+ * replaced (libconfig), so the result loads as a system like any other.
+ * Both walk cal_fields[], so the file holds exactly what the report says. */
 #include "calibrate/calibrate.h"
 
 #include <libconfig.h>
+#include <string.h>
 
 #include "common/conf.h"
+
+/* ---- the report ---- */
+
+static void write_row(FILE *fp, const struct calib_row *r)
+{
+    if (r->mape_random < 0) {
+        fprintf(fp, "%-18s %4s %6d  samples not usable (backward not "
+                "captured)\n", r->op, r->dir, r->n);
+        return;
+    }
+    fprintf(fp, "%-18s %4s %6d %9.2f%% %9.2f%%", r->op, r->dir, r->n,
+            r->mape_random, r->p90_random);
+    if (r->mape_extrap >= 0)
+        fprintf(fp, " %11.2f%%", r->mape_extrap);
+    else
+        fprintf(fp, " %12s", "-");
+    if (r->authors_pct >= 0)
+        fprintf(fp, " %11.2f%%\n", r->authors_pct);
+    else
+        fprintf(fp, " %12s\n", "-");
+}
 
 void cal_report_write(FILE *fp, const struct calib_report *rep)
 {
     fprintf(fp, "calibration from %s samples\n\n%-28s %12s %12s  %s\n", rep->gpu,
             "field", "fitted", "was", "note");
-    for (int i = 0; i < rep->n_params; i++)
-        fprintf(fp, "%-28s %12.4f %12.4f  %s\n", rep->params[i].field,
-                rep->params[i].value, rep->params[i].prior, rep->params[i].note);
+    for (int f = 0; f < CAL_FIELD_COUNT; f++) {
+        const struct calib_param *p = &rep->params[f];
+        if (p->fitted)
+            fprintf(fp, "%-28s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
+                    p->prior, p->note);
+    }
     fprintf(fp, "\n%-18s %4s %6s %10s %10s %12s %12s\n", "operator", "dir", "n",
             "MAPE rand", "p90 rand", "MAPE extrap", "authors");
-    for (int i = 0; i < rep->n_rows; i++) {
-        const struct calib_row *r = &rep->rows[i];
-        if (r->mape_random < 0) {
-            fprintf(fp, "%-18s %4s %6d  samples not usable (backward not "
-                    "captured)\n", r->op, r->dir, r->n);
-            continue;
-        }
-        fprintf(fp, "%-18s %4s %6d %9.2f%% %9.2f%%", r->op, r->dir, r->n,
-                r->mape_random, r->p90_random);
-        if (r->mape_extrap >= 0)
-            fprintf(fp, " %11.2f%%", r->mape_extrap);
-        else
-            fprintf(fp, " %12s", "-");
-        if (r->authors_pct >= 0)
-            fprintf(fp, " %11.2f%%\n", r->authors_pct);
-        else
-            fprintf(fp, " %12s\n", "-");
-    }
+    for (int i = 0; i < rep->n_rows; i++)
+        write_row(fp, &rep->rows[i]);
 }
 
 /* ---- the system file ---- */
 
-static void set_num(struct conf *c, const char *group, const char *field, double v)
+/* Set "group.field" to the float v, the group made when missing. */
+static void set_num(struct conf *c, const char *path, double v)
 {
-    config_setting_t *g = config_lookup(&c->cfg, group), *s;
-    if (!g)
-        return;
-    s = config_setting_get_member(g, field);
+    config_setting_t *root = config_root_setting(&c->cfg), *g, *s;
+    const char *dot = strchr(path, '.');
+    char group[32];
+    snprintf(group, sizeof group, "%.*s", (int)(dot - path), path);
+    if (!(g = config_setting_get_member(root, group)))
+        g = config_setting_add(root, group, CONFIG_TYPE_GROUP);
+    s = config_setting_get_member(g, dot + 1);
     if (s && config_setting_type(s) != CONFIG_TYPE_FLOAT) {
-        config_setting_remove(g, field);
+        config_setting_remove(g, dot + 1);
         s = NULL;
     }
     if (!s)
-        s = config_setting_add(g, field, CONFIG_TYPE_FLOAT);
+        s = config_setting_add(g, dot + 1, CONFIG_TYPE_FLOAT);
     config_setting_set_float(s, v);
-}
-
-static void set_fields(struct conf *c, const struct hw_system *h)
-{
-    set_num(c, "efficiency", "gemm", h->eff_gemm);
-    set_num(c, "efficiency", "gemm_bwd", h->eff_gemm_bwd);
-    set_num(c, "efficiency", "gemm_half_gflop", h->gemm_half_flop / 1e9);
-    set_num(c, "efficiency", "attn", h->eff_attn);
-    set_num(c, "efficiency", "attn_bwd", h->eff_attn_bwd);
-    set_num(c, "efficiency", "hbm", h->eff_hbm);
-    set_num(c, "efficiency", "norm", h->eff_norm);
-    set_num(c, "efficiency", "nvlink", h->eff_nvlink);
-    set_num(c, "efficiency", "network", h->eff_net);
-    set_num(c, "kernel", "launch_us", h->launch_s * 1e6);
 }
 
 int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
@@ -75,7 +75,9 @@ int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
     int rc = conf_load_named(&c, system, hw_presets, hw_presets_count, "system", err);
     if (rc)
         return rc;
-    set_fields(&c, fitted);
+    for (int f = 0; f < CAL_FIELD_COUNT; f++)
+        if (rep->params[f].fitted)
+            set_num(&c, cal_fields[f].path, rep->params[f].value);
     fprintf(fp, "# %s: fitted by 'trainplan calibrate' from the %s samples in\n"
             "# %s; every other field as in the base system.\n", fitted->name,
             rep->gpu, samples_dir);

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libconfig.h>
+
 #include "common/rng.h"
 #include "calibrate/calibrate.h"
 
@@ -125,4 +127,74 @@ Test(calib, missing_directory_is_an_io_error)
                  TPL_EIO);
     cr_assert(strstr(err.msg, "cannot read '/nonexistent-samples/operator'"), "%s",
               err.msg);
+}
+
+/* ---- what calibrate writes is what it reports ---- */
+
+static const char *shared_dir(void)
+{
+    const char *shared = getenv("TRAINPLAN_SHARED");
+    return shared && *shared ? shared : "../shared";
+}
+
+/* Every field the report lists has that value in the written system file,
+ * and the file loads as a system. */
+Test(calib, written_system_has_every_reported_value)
+{
+    char samples[4096], path[] = "/tmp/trainplan-calib-sys-XXXXXX";
+    struct hw_system base = load_system("dgx-a100"), fit, back;
+    static struct calib_report rep;
+    struct tpl_err err = { 0 };
+    config_t cfg;
+    FILE *fp;
+    int fd;
+    snprintf(samples, sizeof samples, "%s/data/kernel-samples/perlmutter-a100",
+             shared_dir());
+    if (access(samples, F_OK) != 0)
+        cr_skip_test("%s absent", samples);
+    cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    cr_assert_geq((fd = mkstemp(path)), 0);
+    cr_assert_not_null((fp = fdopen(fd, "w")));
+    cr_assert_eq(cal_system_write(fp, "dgx-a100", samples, &fit, &rep, &err), 0,
+                 "%s", err.msg);
+    fclose(fp);
+    cr_assert_eq(hw_system_load(&back, path, NULL, 0, &err), 0, "%s", err.msg);
+    config_init(&cfg);
+    cr_assert(config_read_file(&cfg, path));
+    for (int f = 0; f < CAL_FIELD_COUNT; f++) {
+        double v = -1;
+        cr_assert(rep.params[f].fitted, "%s not fitted", cal_fields[f].path);
+        cr_assert(config_lookup_float(&cfg, cal_fields[f].path, &v), "%s not written",
+                  cal_fields[f].path);
+        assert_rel(v, rep.params[f].value, 1e-9);
+        assert_rel(cal_field_get(&back, f), rep.params[f].value, 1e-9);
+    }
+    config_destroy(&cfg);
+    unlink(path);
+}
+
+/* An NCCL file must have every column the fit reads. */
+Test(calib, nccl_file_without_shape_is_refused)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[600];
+    struct hw_system base = load_system("dgx-a100"), fit;
+    static struct calib_report rep;
+    struct tpl_err err = { 0 };
+    FILE *fp;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/nccl", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+    snprintf(path, sizeof path, "%s/nccl/SYNTH_allreduce_fp16_1_2.csv", dir);
+    cr_assert_not_null((fp = fopen(path, "w")));
+    fputs("nodes,GPUsPerNode,dur(us)\n1,2,679.4\n", fp);
+    fclose(fp);
+    cr_assert_eq(cal_run(dir, &base, 1, &fit, &rep, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "SYNTH_allreduce_fp16_1_2.csv:1: missing column 'shape'"),
+              "%s", err.msg);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    cr_assert_eq(system(path), 0);
 }

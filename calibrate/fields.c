@@ -1,0 +1,48 @@
+/* calibrate/fields.c: the fields a calibration fits (calibrate.h): where
+ * each lives in a system file and in struct hw_system, its unit, how it is
+ * fitted and what range is plausible. The fit, the report and the
+ * system-file writer all read this table. */
+#include "calibrate/calibrate.h"
+
+#include <assert.h>
+#include <math.h>
+
+#define AT(f) offsetof(struct hw_system, f)
+#define EFF(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL }
+
+static const char implausible[] = "not a plausible share of the link rate";
+
+const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
+    [CAL_FIELD_LAUNCH] = { "kernel.launch_us", AT(launch_s), 1e-6, CAL_X_POS,
+                           0, INFINITY, NULL },
+    [CAL_FIELD_HBM] = EFF("efficiency.hbm", eff_hbm),
+    [CAL_FIELD_NORM] = EFF("efficiency.norm", eff_norm),
+    [CAL_FIELD_GEMM] = EFF("efficiency.gemm", eff_gemm),
+    [CAL_FIELD_GEMM_HALF] = { "efficiency.gemm_half_gflop", AT(gemm_half_flop),
+                              1e9, CAL_X_POS, 0, INFINITY, NULL },
+    [CAL_FIELD_GEMM_BWD] = EFF("efficiency.gemm_bwd", eff_gemm_bwd),
+    [CAL_FIELD_ATTN] = EFF("efficiency.attn", eff_attn),
+    [CAL_FIELD_ATTN_BWD] = EFF("efficiency.attn_bwd", eff_attn_bwd),
+    /* alpha shows only where it is a visible share of the smallest message */
+    [CAL_FIELD_COLLECTIVE_BASE] = { "kernel.collective_base_us",
+                                    AT(collective_base_s), 1e-6, CAL_X_POS, 1, 500,
+                                    "not constrained by these message sizes" },
+    /* under 0.2 of the link rate is no plausible bus bandwidth (the
+     * Perlmutter inter-node samples: 1.2 GB/s against a 25 GB/s NIC) */
+    [CAL_FIELD_NVLINK] = { "efficiency.nvlink", AT(eff_nvlink), 1, CAL_X_EFF,
+                           0.2, 1.5, implausible },
+    [CAL_FIELD_NETWORK] = { "efficiency.network", AT(eff_net), 1, CAL_X_EFF,
+                            0.2, 1, implausible },
+};
+static_assert(CAL_FIELD_COUNT == 11, "a fitted field needs its row in cal_fields");
+
+double cal_field_get(const struct hw_system *hw, enum cal_field f)
+{
+    return *(const double *)((const char *)hw + cal_fields[f].off) /
+           cal_fields[f].scale;
+}
+
+void cal_field_set(struct hw_system *hw, enum cal_field f, double v)
+{
+    *(double *)((char *)hw + cal_fields[f].off) = v * cal_fields[f].scale;
+}

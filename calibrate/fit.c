@@ -1,0 +1,417 @@
+/* calibrate/fit.c: calibration of a system from sampled kernel and NCCL
+ * timings (see calibrate.h). Stages, each a small nonlinear least-squares fit of
+ * relative errors with GSL's trust-region solver, the others held fixed:
+ *   1. launch overhead and elementwise HBM efficiency: gelu, residual add;
+ *   2. norm bandwidth efficiency: layernorm;
+ *   3. GEMM efficiency and half-saturation size: linear1-4 forward;
+ *   4. gradient-GEMM efficiency: linear1-4 backward;
+ *   5. flash-attention efficiency forward and backward (the samples run
+ *      flash_attn_func without causal=True, so non-causal FLOPs: 4 b h l^2 d
+ *      forward, 2.5x backward, FlashAttention-2 sec. 3);
+ *   6. the fixed cost of a collective with the first tier's efficiency,
+ *      then NVLink and network bus-bandwidth efficiency: all-reduce inside
+ *      a node and across nodes.
+ * A fit that lands outside the plausible range of its field (cal_fields[])
+ * keeps the base system's value and says why. Errors are reported on a 20 %
+ * random hold-out (PCG) and on an extrapolation hold-out (fit on hidden <=
+ * 6144, test on larger), beside the sample set's own tree-model error. */
+#include "calibrate/calibrate.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/samples.h"
+#include "common/alloc.h"
+#include "predictor/kernel.h"
+
+enum { DIR_FWD, DIR_BWD, DIR_BOTH };
+
+struct point {
+    enum cal_op op;
+    int dir;                    /* 0 forward, 1 backward */
+    const struct cal_sample *s;
+};
+
+/* ---- the model of one sample ---- */
+
+/* A linear layer's GEMM of the samples: [tokens, k] x [k, n]. */
+static double linear_s(const struct pred_kernels *k, const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double m = s->b * s->l, n, kk;
+    switch (p->op) {
+    case CAL_OP_L1: n = 3 * s->dim / s->mp; kk = s->dim; break;
+    case CAL_OP_L2: n = s->dim; kk = s->dim / s->mp; break;
+    case CAL_OP_L3: n = 4 * s->dim / s->mp; kk = s->dim; break;
+    default:        n = s->dim; kk = 4 * s->dim / s->mp; break;
+    }
+    if (p->dir)
+        return pred_gemm_s(k, &k->gemm_bwd, m, kk, n, 2) +
+               pred_gemm_s(k, &k->gemm_bwd, kk, n, m, 2);
+    return pred_gemm_s(k, &k->gemm, m, n, kk, 2);
+}
+
+static double model_s(const struct pred_kernels *k, const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp, flops, io;
+    switch (p->op) {
+    case CAL_OP_GELU:
+        return pred_mem_s(k, (p->dir ? 6.0 : 4.0) * e, 1);
+    case CAL_OP_RESADD:
+        return pred_mem_s(k, 6.0 * tok * s->dim, 1);
+    case CAL_OP_NORM:
+        return pred_norm_s(k, (p->dir ? 10.0 : 4.0) * tok * s->dim, p->dir ? 2 : 1);
+    case CAL_OP_FLASH:
+        flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
+                ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
+        io = 2 * tok * 4 * s->dim / s->mp;
+        return p->dir ? pred_compute_s(k, &k->attn_bwd, 2.5 * flops, 2 * io)
+                      : pred_compute_s(k, &k->attn, flops, io);
+    case CAL_OP_AR_INTRA:
+    case CAL_OP_AR_INTER:
+        return pred_coll_s(k, PRED_COLL_ALLREDUCE, 2 * s->shape,
+                           (int64_t)(s->nodes * s->gpn), (int64_t)s->gpn);
+    default:
+        return linear_s(k, p);
+    }
+}
+
+/* ---- fitting ---- */
+
+struct fit {
+    struct hw_system hw;        /* the trial system */
+    const enum cal_field *f;    /* the fields fitted */
+    int np;
+    const struct point *pts;
+    int n;
+};
+
+static double *field_of(struct hw_system *hw, enum cal_field f)
+{
+    return (double *)((char *)hw + cal_fields[f].off);
+}
+
+/* Unconstrained theta to a field's value (struct units), and back. */
+static double to_value(enum cal_field f, double th)
+{
+    return cal_fields[f].x == CAL_X_EFF ? 1.0 / (1.0 + exp(-th))
+                                        : cal_fields[f].scale * exp(th);
+}
+
+static double to_theta(enum cal_field f, double v)
+{
+    return cal_fields[f].x == CAL_X_EFF ? log(v / (1.0 - v))
+                                        : log(v / cal_fields[f].scale);
+}
+
+static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
+{
+    struct fit *c = arg;
+    struct pred_kernels k;
+    for (int i = 0; i < c->np; i++)
+        *field_of(&c->hw, c->f[i]) = to_value(c->f[i], gsl_vector_get(x, (size_t)i));
+    pred_kernels_init(&k, &c->hw, PRED_GEMM_16BIT);
+    for (int i = 0; i < c->n; i++)
+        gsl_vector_set(f, (size_t)i, model_s(&k, &c->pts[i]) /
+                                     c->pts[i].s->t[c->pts[i].dir] - 1.0);
+    return GSL_SUCCESS;
+}
+
+/* Fit the fields c->f on c->pts, starting from their current values. */
+static void solve(struct fit *c)
+{
+    gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL,
+                                     .n = (size_t)c->n, .p = (size_t)c->np,
+                                     .params = c };
+    gsl_multifit_nlinear_workspace *w;
+    gsl_vector *x;
+    int info;
+    if (c->n < c->np + 2)
+        return;
+    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par,
+                                   (size_t)c->n, (size_t)c->np);
+    x = gsl_vector_alloc((size_t)c->np);
+    for (int i = 0; i < c->np; i++)
+        gsl_vector_set(x, (size_t)i, to_theta(c->f[i], *field_of(&c->hw, c->f[i])));
+    gsl_multifit_nlinear_init(x, &fdf, w);
+    gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+    for (int i = 0; i < c->np; i++)
+        *field_of(&c->hw, c->f[i]) =
+            to_value(c->f[i], gsl_vector_get(gsl_multifit_nlinear_position(w),
+                                             (size_t)i));
+    gsl_vector_free(x);
+    gsl_multifit_nlinear_free(w);
+}
+
+/* ---- which samples ---- */
+
+enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE };
+
+#define EXTRAP_DIM 6144.0
+
+static bool keep(const struct cal_sample *s, enum filter f)
+{
+    switch (f) {
+    case F_RANDOM_TRAIN: return !s->test;
+    case F_RANDOM_TEST:  return s->test;
+    case F_SMALL:        return s->dim <= EXTRAP_DIM;
+    case F_LARGE:        return s->dim > EXTRAP_DIM;
+    default:             return true;
+    }
+}
+
+/* The points of some ops in a direction (DIR_BOTH: forward, then backward)
+ * that pass the filter; a direction with no time (0) is skipped. Caller
+ * frees. */
+static struct point *gather(const struct cal_samples *S, const enum cal_op *which,
+                            int n_which, int dir, enum filter f, int *n)
+{
+    int lo = dir == DIR_BOTH ? 0 : dir, hi = dir == DIR_BOTH ? 1 : dir, cap = 0;
+    struct point *p;
+    *n = 0;
+    for (int i = 0; i < n_which; i++)
+        cap += S->op[which[i]].n * (hi - lo + 1);
+    p = xmalloc((size_t)(cap ? cap : 1) * sizeof *p);
+    for (int d = lo; d <= hi; d++)
+        for (int i = 0; i < n_which; i++)
+            for (int j = 0; j < S->op[which[i]].n; j++) {
+                const struct cal_sample *s = &S->op[which[i]].s[j];
+                if (s->t[d] > 0 && keep(s, f))
+                    p[(*n)++] = (struct point){ which[i], d, s };
+            }
+    return p;
+}
+
+/* Fit 'fields' of hw to the points of 'which' in 'dir'. */
+static void fit_fields(struct hw_system *hw, const struct cal_samples *S,
+                       const enum cal_op *which, int n_which, int dir,
+                       enum filter f, const enum cal_field *fields, int np)
+{
+    struct fit c = { .hw = *hw, .f = fields, .np = np };
+    struct point *pts = gather(S, which, n_which, dir, f, &c.n);
+    c.pts = pts;
+    solve(&c);
+    *hw = c.hw;
+    free(pts);
+}
+
+static double median_ratio(const struct cal_set *s)
+{
+    double *r = xmalloc((size_t)(s->n ? s->n : 1) * sizeof *r), m;
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->s[i].t[0] > 0 && s->s[i].t[1] > 0)
+            r[n++] = s->s[i].t[1] / s->s[i].t[0];
+    for (int i = 1; i < n; i++)                 /* insertion sort: small n */
+        for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
+            double t = r[j];
+            r[j] = r[j - 1];
+            r[j - 1] = t;
+        }
+    m = n ? r[n / 2] : 0;
+    free(r);
+    return m;
+}
+
+/* ---- the kernel stages ---- */
+
+static const struct stage {
+    enum cal_op ops[4];
+    int n_ops, dir;
+    enum cal_field fields[2];
+    int n_fields;
+} stages[] = {
+    { { CAL_OP_GELU, CAL_OP_RESADD }, 2, DIR_FWD,
+      { CAL_FIELD_LAUNCH, CAL_FIELD_HBM }, 2 },
+    { { CAL_OP_NORM }, 1, DIR_BOTH, { CAL_FIELD_NORM }, 1 },    /* shared */
+    { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_FWD,
+      { CAL_FIELD_GEMM, CAL_FIELD_GEMM_HALF }, 2 },
+    { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_BWD,
+      { CAL_FIELD_GEMM_BWD }, 1 },
+    { { CAL_OP_FLASH }, 1, DIR_FWD, { CAL_FIELD_ATTN }, 1 },
+};
+#define N_STAGES (sizeof stages / sizeof stages[0])
+
+/* Flash-attention backward samples shorter than forward were not captured. */
+static bool attn_bwd_captured(const struct cal_samples *S)
+{
+    return median_ratio(&S->op[CAL_OP_FLASH]) >= 1.0;
+}
+
+/* Every kernel stage, in order, on the samples the filter keeps. */
+static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
+                        enum filter f)
+{
+    static const enum cal_op flash = CAL_OP_FLASH;
+    static const enum cal_field attn_bwd = CAL_FIELD_ATTN_BWD;
+    for (size_t i = 0; i < N_STAGES; i++)
+        fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
+                   stages[i].fields, stages[i].n_fields);
+    hw->eff_attn_bwd = hw->eff_attn;
+    if (attn_bwd_captured(S))
+        fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
+}
+
+static void report_field(struct calib_report *rep, enum cal_field f,
+                         const struct hw_system *hw, double prior)
+{
+    rep->params[f] = (struct calib_param){ .fitted = true, .prior = prior,
+                                           .value = cal_field_get(hw, f) };
+}
+
+static void report_kernels(struct calib_report *rep, const struct hw_system *hw,
+                           const struct hw_system *base, const struct cal_samples *S)
+{
+    for (size_t i = 0; i < N_STAGES; i++)
+        for (int k = 0; k < stages[i].n_fields; k++)
+            report_field(rep, stages[i].fields[k], hw,
+                         cal_field_get(base, stages[i].fields[k]));
+    report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
+    if (!attn_bwd_captured(S))
+        snprintf(rep->params[CAL_FIELD_ATTN_BWD].note, sizeof rep->params[0].note,
+                 "backward samples shorter than forward (median ratio %.2f): "
+                 "not captured, forward value used",
+                 median_ratio(&S->op[CAL_OP_FLASH]));
+}
+
+/* ---- the collective stages ---- */
+
+/* A fit outside the field's plausible range goes back to the base value. */
+static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
+                           enum cal_field f, struct calib_report *rep)
+{
+    const struct cal_field_def *d = &cal_fields[f];
+    double v = cal_field_get(hw, f);
+    if (!(v >= d->lo && v <= d->hi))
+        *field_of(hw, f) = *(const double *)((const char *)base + d->off);
+    if (!rep)
+        return;
+    report_field(rep, f, hw, cal_field_get(base, f));
+    if (!(v >= d->lo && v <= d->hi))
+        snprintf(rep->params[f].note, sizeof rep->params[f].note, "fit gave %.3g, "
+                 "outside [%g, %g]: %s, kept the prior", v, d->lo, d->hi, d->why);
+}
+
+static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
+    { CAL_OP_AR_INTRA, CAL_FIELD_NVLINK }, { CAL_OP_AR_INTER, CAL_FIELD_NETWORK },
+};
+
+/* Alpha, the fixed cost of a collective, with the efficiency of the first
+ * tier sampled; then each tier's efficiency on its own. */
+static void fit_links(struct hw_system *hw, const struct hw_system *base,
+                      const struct cal_samples *S, enum filter f,
+                      struct calib_report *rep)
+{
+    int t = S->op[tiers[0].op].n ? 0 : 1;
+    if (S->op[tiers[t].op].n) {
+        enum cal_field both[2] = { tiers[t].eff, CAL_FIELD_COLLECTIVE_BASE };
+        fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
+        keep_plausible(hw, base, CAL_FIELD_COLLECTIVE_BASE, rep);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (S->op[tiers[i].op].n == 0)
+            continue;
+        fit_fields(hw, S, &tiers[i].op, 1, DIR_FWD, f, &tiers[i].eff, 1);
+        keep_plausible(hw, base, tiers[i].eff, rep);
+    }
+}
+
+/* ---- errors ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* MAPE (and 90th percentile) of one op and direction under 'hw'; -1: none. */
+static double op_error(const struct hw_system *hw, const struct cal_samples *S,
+                       enum cal_op op, int dir, enum filter f, double *p90)
+{
+    struct pred_kernels k;
+    int n;
+    struct point *pts = gather(S, &op, 1, dir, f, &n);
+    double *ape = xmalloc((size_t)(n ? n : 1) * sizeof *ape), sum = 0;
+    pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
+    for (int i = 0; i < n; i++) {
+        ape[i] = 100 * fabs(model_s(&k, &pts[i]) / pts[i].s->t[dir] - 1);
+        sum += ape[i];
+    }
+    qsort(ape, (size_t)n, sizeof *ape, cmp_double);
+    if (p90)
+        *p90 = n ? ape[(int)ceil(0.9 * n) - 1] : -1;
+    free(ape);
+    free(pts);
+    return n ? sum / n : -1;
+}
+
+static int count(const struct cal_samples *S, enum cal_op op, int dir)
+{
+    int n;
+    free(gather(S, &op, 1, dir, F_ALL, &n));
+    return n;
+}
+
+/* One report row: hold-out errors of 'rnd' (fit without the random
+ * hold-out) and 'ext' (fit on small shapes). */
+static void report_row(struct calib_row *r, const struct cal_samples *S,
+                       enum cal_op o, int dir, const struct hw_system *rnd,
+                       const struct hw_system *ext)
+{
+    static const char *const dirs[2] = { "fwd", "bwd" };
+    bool link = cal_op_is_link(o);
+    snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
+    snprintf(r->dir, sizeof r->dir, "%s", link ? "-" : dirs[dir]);
+    r->n = count(S, o, dir);
+    r->mape_random = op_error(rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
+    r->mape_extrap = link ? -1 : op_error(ext, S, o, dir, F_LARGE, NULL);
+    r->authors_pct = link ? -1 : S->authors_pct[o][dir];
+    if (o == CAL_OP_FLASH && dir && !attn_bwd_captured(S))
+        r->mape_random = r->p90_random = r->mape_extrap = -1;
+}
+
+static void report_rows(const struct hw_system *base, const struct cal_samples *S,
+                        struct calib_report *rep)
+{
+    struct hw_system rnd = *base, ext = *base;
+    fit_kernels(&rnd, S, F_RANDOM_TRAIN);
+    fit_links(&rnd, base, S, F_RANDOM_TRAIN, NULL);
+    fit_kernels(&ext, S, F_SMALL);
+    for (int o = 0; o < CAL_OP_COUNT; o++)
+        for (int dir = 0; dir < 2; dir++) {
+            if (rep->n_rows == CALIB_MAX_ROWS ||
+                (cal_op_is_link((enum cal_op)o) && dir) ||
+                (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */
+                count(S, (enum cal_op)o, dir) == 0)
+                continue;
+            report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &rnd, &ext);
+        }
+}
+
+/* ---- the whole calibration ---- */
+
+int cal_run(const char *samples_dir, const struct hw_system *base,
+            uint64_t seed, struct hw_system *fitted,
+            struct calib_report *rep, struct tpl_err *err)
+{
+    struct cal_samples S;
+    int rc;
+    gsl_set_error_handler_off();
+    memset(rep, 0, sizeof *rep);
+    rc = cal_samples_load(&S, samples_dir, seed, err);
+    if (rc)
+        return rc;
+    snprintf(rep->gpu, sizeof rep->gpu, "%s", S.prefix);
+    *fitted = *base;
+    fit_kernels(fitted, &S, F_ALL);
+    report_kernels(rep, fitted, base, &S);
+    fit_links(fitted, base, &S, F_ALL, rep);
+    report_rows(base, &S, rep);
+    cal_samples_release(&S);
+    return 0;
+}
