@@ -39,13 +39,21 @@ static const struct option long_opts[] = {
 
 struct validate_out {
     enum res_format fmt;
-    const struct val_report *report;
+    const struct fid_report *report;
 };
 
 static int write_report(FILE *fp, void *arg, struct tpl_err *err)
 {
     struct validate_out *w = arg;
     return res_validate_write(fp, w->fmt, w->report, err);
+}
+
+/* A number in [0, 100], the whole value read: 0 or -1. */
+static int parse_tolerance(const char *v, double *out)
+{
+    char *end;
+    *out = strtod(v, &end);
+    return *v && !*end && *out >= 0 && *out <= 100 ? 0 : -1;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -55,9 +63,8 @@ int cmd_validate(int argc, char **argv)
     struct validate_out w = { RES_FMT_TABLE, NULL };
     struct tpl_err err = { 0 };
     struct runs runs;
-    struct val_report *report;
+    struct fid_report *report;
     bool worse = false;
-    char *end;
     int c, rc;
     opterr = 0;
     optind = 1;
@@ -73,8 +80,7 @@ int cmd_validate(int argc, char **argv)
                                        "csv or json, not '%s'", optarg);
             break;
         case OPT_TOL:
-            tolerance = strtod(optarg, &end);
-            if (!*optarg || *end || !(tolerance >= 0 && tolerance <= 100))
+            if (parse_tolerance(optarg, &tolerance))
                 return cmd_usage_error("validate", "'--tolerance' must be a "
                                        "number in [0, 100], not '%s'", optarg);
             break;
@@ -86,13 +92,12 @@ int cmd_validate(int argc, char **argv)
         return rc;
     if (runs_load(&runs, argv[optind], &err))
         return cmd_fail(&err);
-    report = res_validate_run(&runs, source);
+    report = fid_report_new(&runs, source);
     w.report = report;
     rc = cmd_write_output(out, write_report, &w, &err);
     if (rc == 0 && baseline)
-        rc = res_validate_baseline(report, baseline, tolerance, stderr, &worse,
-                                   &err);
-    res_validate_free(report);
+        rc = fid_baseline_check(report, baseline, tolerance, stderr, &worse, &err);
+    fid_report_free(report);
     runs_release(&runs);
     if (rc)
         return cmd_fail(&err);

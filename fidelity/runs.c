@@ -337,6 +337,35 @@ static int set_int(const struct column *c, const char *v, int64_t *dst,
     return 0;
 }
 
+/* The text kinds: checked, then copied into their char array. */
+static int set_text(const struct column *c, const char *v, char *dst,
+                    char *must, size_t n)
+{
+    switch (c->kind) {
+    case K_ID:
+        if (!is_id(v, c->size))
+            return must_be(must, n, "1 to %zu characters of [A-Za-z0-9._+-]",
+                            c->size - 1);
+        break;
+    case K_TEXT:
+        if (!is_text(v, c->size))
+            return must_be(must, n, "1 to %zu printable characters",
+                            c->size - 1);
+        break;
+    case K_WORDS:
+        if (!is_words(v, c->size))
+            return must_be(must, n, "blank or [a-z_] words joined by ';' "
+                            "(at most %zu characters)", c->size - 1);
+        break;
+    default:                            /* K_CONFIDENCE */
+        if (choice(v, grade_names) < 0)
+            return must_be(must, n, "'A', 'B' or 'C'");
+        break;
+    }
+    strcpy(dst, v);
+    return 0;
+}
+
 /* Check 'v' and store it in 'row'; -1 with what it must be in 'must'. */
 static int set_field(const struct column *c, const char *v,
                      struct run_row *row, char *must, size_t n)
@@ -353,28 +382,10 @@ static int set_field(const struct column *c, const char *v,
         *(bool *)dst = i == 1;
         return 0;
     case K_ID:
-        if (!is_id(v, c->size))
-            return must_be(must, n, "1 to %zu characters of [A-Za-z0-9._+-]",
-                            c->size - 1);
-        strcpy(dst, v);
-        return 0;
     case K_TEXT:
-        if (!is_text(v, c->size))
-            return must_be(must, n, "1 to %zu printable characters",
-                            c->size - 1);
-        strcpy(dst, v);
-        return 0;
     case K_WORDS:
-        if (!is_words(v, c->size))
-            return must_be(must, n, "blank or [a-z_] words joined by ';' "
-                            "(at most %zu characters)", c->size - 1);
-        strcpy(dst, v);
-        return 0;
     case K_CONFIDENCE:
-        if (choice(v, grade_names) < 0)
-            return must_be(must, n, "'A', 'B' or 'C'");
-        strcpy(dst, v);
-        return 0;
+        return set_text(c, v, dst, must, n);
     case K_RECOMPUTE:                   /* plan's aliases ("sel") are not */
         if (plan_recompute_parse(v, dst) ||    /* in the schema */
             strcmp(plan_recompute_name(*(enum plan_recompute *)dst), v))

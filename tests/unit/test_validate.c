@@ -1,96 +1,47 @@
-/* tests/unit/test_validate.c: validation statistics against hand-computed
- * values on a small synthetic runs file (tests/data/runs/small.csv). */
+/* tests/unit/test_validate.c: the writers of a fidelity report
+ * (results/validate.h): every format names a run's plan by its canonical
+ * key (spaces/plan.h), vpp value included. */
 #include "helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "results/validate.h"
 
-Test(validate, spearman_hand_computed)
+static char *written(const struct fid_report *v, enum res_format fmt)
 {
-    static const double a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 5, 6, 7, 8, 7 };
-    static const double c[4] = { 4, 3, 2, 1 }, d[4] = { 1, 2, 3, 4 };
-    static const double flat[3] = { 2, 2, 2 };
-    /* ranks of b: 1 2 3.5 5 3.5; rho = 8 / sqrt(10 * 9.5) */
-    assert_rel(res_spearman(a, b, 5), 8 / sqrt(95.0), 1e-12);
-    assert_rel(res_spearman(c, d, 4), -1.0, 1e-12);
-    cr_assert_eq(res_spearman(a, flat, 3), 0.0);
+    char *buf = NULL;
+    size_t len = 0;
+    struct tpl_err err = { 0 };
+    FILE *fp = open_memstream(&buf, &len);
+    cr_assert_not_null(fp);
+    cr_assert_eq(res_validate_write(fp, fmt, v, &err), 0, "%s", err.msg);
+    fclose(fp);
+    return buf;
 }
 
-static int cmp(const void *x, const void *y)
+Test(validate, plan_key_keeps_the_vpp_value)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-Test(validate, statistics_of_a_small_file)
-{
+    static const char text[] =
+        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
+        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
+        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
+        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed\n"
+        "T-01,alpha,A,dgx-h100,H100-SXM5-80GB,64,8,test-8b,32,4096,32,8,14336,"
+        "128256,8192,y,0,0,4,2,8,1,1,2,y,selective,1,1,256,bf16,10.0,measured,,n,\n";
     struct runs runs;
     struct tpl_err err = { 0 };
-    struct val_report *v;
-    const struct val_row *rows;
-    size_t n;
-    double ape[8], sum = 0;
-    int k = 0;
-    struct val_stats s;
-    cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0, "%s", err.msg);
-    v = res_validate_run(&runs, NULL);
-    rows = res_validate_rows(v, &n);
-    cr_assert_eq(n, 7);
-    cr_assert(strstr(rows[4].reason, "unknown system 'h800'"), "%s", rows[4].reason);
-    cr_assert(strstr(rows[5].reason, "mixture of experts"), "%s", rows[5].reason);
-    cr_assert(!rows[4].predicted && !rows[5].predicted);
-    cr_assert(rows[6].predicted && !rows[6].timed);     /* memory only */
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].predicted && rows[i].timed) {
-            assert_rel(rows[i].err_pct, 100 * (rows[i].pred_s / rows[i].run->measured_iter_s - 1), 1e-9);
-            ape[k++] = fabs(rows[i].err_pct);
-            sum += fabs(rows[i].err_pct);
-        }
-    cr_assert_eq(k, 4);
-    qsort(ape, 4, sizeof *ape, cmp);
-    s = res_validate_source(v, NULL);
-    cr_assert_eq(s.n, 4);
-    assert_rel(s.mape, sum / 4, 1e-12);
-    assert_rel(s.median, (ape[1] + ape[2]) / 2, 1e-12);
-    assert_rel(s.p90, ape[3], 1e-12);                   /* nearest rank: ceil(3.6) */
-    assert_rel(s.worst, ape[3], 1e-12);
-    s = res_validate_source(v, "alpha");
-    cr_assert_eq(s.n, 3);
-    s = res_validate_source(v, "beta:multi-node");
-    cr_assert_eq(s.n, 1);                               /* T-04: 16 GPUs, 8 a node */
-    res_validate_free(v);
-    runs_release(&runs);
-}
-
-/* The published runs, when ../shared/data is there: every row is reported,
- * and most are predicted. */
-Test(validate, published_runs_when_present)
-{
-    const char *shared = getenv("TRAINPLAN_SHARED");
-    char path[600];
-    struct runs runs;
-    struct tpl_err err = { 0 };
-    struct val_report *v;
-    size_t n, predicted = 0;
-    const struct val_row *rows;
-    snprintf(path, sizeof path, "%s/data/runs-dev.csv", shared ? shared : "../shared");
-    if (access(path, R_OK) != 0)
-        cr_skip_test("%s absent: published-run check skipped", path);
-    cr_assert_eq(runs_load(&runs, path, &err), 0, "%s", err.msg);
-    v = res_validate_run(&runs, NULL);
-    rows = res_validate_rows(v, &n);
-    cr_assert_eq(n, runs.n);
-    for (size_t i = 0; i < n; i++) {
-        predicted += rows[i].predicted;
-        if (rows[i].predicted)
-            cr_assert(isfinite(rows[i].pred_s) && rows[i].pred_s > 0);
-        else
-            cr_assert_neq(rows[i].reason[0], '\0');
+    struct fid_report *v;
+    cr_assert_eq(runs_parse(&runs, "vpp.csv", text, &err), 0, "%s", err.msg);
+    v = fid_report_new(&runs, NULL);
+    cr_assert(v->rows[0].predicted, "%s", v->rows[0].reason);
+    for (int f = 0; f < RES_FMT_COUNT; f++) {
+        char *out = written(v, (enum res_format)f);
+        cr_assert(strstr(out, "tp4.pp2.dp8.mb1.vpp2.sp.rc-sel.z1"), "format %d:\n%s",
+                  f, out);
+        free(out);
     }
-    cr_assert_gt(predicted, n * 9 / 10);
-    res_validate_free(v);
+    fid_report_free(v);
     runs_release(&runs);
 }
