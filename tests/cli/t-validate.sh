@@ -38,6 +38,14 @@ check baseline-malformed 3 "trainplan: error: $T_TMP/bad.json: missing object 'm
 # calibrate
 check calibrate-no-system 2 "trainplan: error: missing --system NAME|FILE" -- calibrate /tmp
 check calibrate-no-dir 4 "trainplan: error: cannot read '/nonexistent-samples/operator': No such file or directory" -- calibrate /nonexistent-samples --system dgx-a100
+c_dir=$T_TMP/bad-samples
+mkdir -p "$c_dir/operator" "$c_dir/nccl"
+: >"$c_dir/operator/GPU.csv"
+printf 'b,l,dim,F_dur(us)\n2,1024,4096x,5\n' >"$c_dir/operator/GPU_gelu_fp16.csv"
+check calibrate-bad-sample 3 "trainplan: error: $c_dir/operator/GPU_gelu_fp16.csv:2: column 'dim': must be a number > 0, not '4096x'" -- calibrate "$c_dir" --system dgx-a100
+printf 'b,l,dim,F_dur(us)\n2,1024,4096,5\n' >"$c_dir/operator/GPU_gelu_fp16.csv"
+printf 'nodes,GPUsPerNode,dur(us)\n1,2,679.4\n' >"$c_dir/nccl/GPU_allreduce_fp16_1_2.csv"
+check calibrate-nccl-no-shape 3 "trainplan: error: $c_dir/nccl/GPU_allreduce_fp16_1_2.csv:1: missing column 'shape'" -- calibrate "$c_dir" --system dgx-a100
 if [ -d ../shared/data/kernel-samples/perlmutter-a100 ]; then
     "$TRAINPLAN" calibrate ../shared/data/kernel-samples/perlmutter-a100 \
         --system perlmutter-a100 -o "$T_TMP/fit.cfg" --report "$T_TMP/rep" 2>/dev/null
