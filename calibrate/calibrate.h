@@ -39,9 +39,9 @@ extern const struct cal_field_def cal_fields[CAL_FIELD_COUNT];
 double cal_field_get(const struct hw_system *hw, enum cal_field f);
 void cal_field_set(struct hw_system *hw, enum cal_field f, double v);
 
-#define CALIB_MAX_ROWS 64
+#define CAL_MAX_ROWS 64
 
-struct calib_row {              /* one operator and direction */
+struct cal_row {                /* one operator and direction */
     char op[40], dir[8];
     int n;                      /* samples */
     double mape_random, p90_random; /* 20 % random hold-out */
@@ -49,16 +49,16 @@ struct calib_row {              /* one operator and direction */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
 };
 
-struct calib_param {            /* one field of cal_fields, file units */
+struct cal_param {              /* one field of cal_fields, file units */
     bool fitted;                /* false: no samples constrain it */
     double value, prior;        /* fitted (or kept) and the base system's */
     char note[120];             /* why it was kept, if it was */
 };
 
-struct calib_report {           /* a plain value (large: keep it static) */
-    struct calib_param params[CAL_FIELD_COUNT];
+struct cal_report {             /* a plain value (large: keep it static) */
+    struct cal_param params[CAL_FIELD_COUNT];
     int n_rows;
-    struct calib_row rows[CALIB_MAX_ROWS];
+    struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
 };
 
@@ -67,17 +67,17 @@ struct calib_report {           /* a plain value (large: keep it static) */
  * with 'seed'. TPL_EIO / TPL_ECONFIG on unreadable or malformed samples. */
 int cal_run(const char *samples_dir, const struct hw_system *base,
             uint64_t seed, struct hw_system *fitted,
-            struct calib_report *rep, struct tpl_err *err);
+            struct cal_report *rep, struct tpl_err *err);
 
 /* The report: every fitted field with its prior, then the errors per
  * operator. */
-void cal_report_write(FILE *fp, const struct calib_report *rep);
+void cal_report_write(FILE *fp, const struct cal_report *rep);
 
 /* The system file of 'system' (a preset name or a file) with every fitted
  * field set to the report's value, under a comment naming the samples.
  * TPL_EIO when the write fails; the errors of conf_load_named. */
 int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
                      const struct hw_system *fitted,
-                     const struct calib_report *rep, struct tpl_err *err);
+                     const struct cal_report *rep, struct tpl_err *err);
 
 #endif /* CALIBRATE_H */

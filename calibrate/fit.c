@@ -257,14 +257,14 @@ static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
         fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
 }
 
-static void report_field(struct calib_report *rep, enum cal_field f,
+static void report_field(struct cal_report *rep, enum cal_field f,
                          const struct hw_system *hw, double prior)
 {
-    rep->params[f] = (struct calib_param){ .fitted = true, .prior = prior,
+    rep->params[f] = (struct cal_param){ .fitted = true, .prior = prior,
                                            .value = cal_field_get(hw, f) };
 }
 
-static void report_kernels(struct calib_report *rep, const struct hw_system *hw,
+static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
                            const struct hw_system *base, const struct cal_samples *S)
 {
     for (size_t i = 0; i < N_STAGES; i++)
@@ -283,7 +283,7 @@ static void report_kernels(struct calib_report *rep, const struct hw_system *hw,
 
 /* A fit outside the field's plausible range goes back to the base value. */
 static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
-                           enum cal_field f, struct calib_report *rep)
+                           enum cal_field f, struct cal_report *rep)
 {
     const struct cal_field_def *d = &cal_fields[f];
     double v = cal_field_get(hw, f);
@@ -305,7 +305,7 @@ static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
  * tier sampled; then each tier's efficiency on its own. */
 static void fit_links(struct hw_system *hw, const struct hw_system *base,
                       const struct cal_samples *S, enum filter f,
-                      struct calib_report *rep)
+                      struct cal_report *rep)
 {
     int t = S->op[tiers[0].op].n ? 0 : 1;
     if (S->op[tiers[t].op].n) {
@@ -359,7 +359,7 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
 
 /* One report row: hold-out errors of 'rnd' (fit without the random
  * hold-out) and 'ext' (fit on small shapes). */
-static void report_row(struct calib_row *r, const struct cal_samples *S,
+static void report_row(struct cal_row *r, const struct cal_samples *S,
                        enum cal_op o, int dir, const struct hw_system *rnd,
                        const struct hw_system *ext)
 {
@@ -376,7 +376,7 @@ static void report_row(struct calib_row *r, const struct cal_samples *S,
 }
 
 static void report_rows(const struct hw_system *base, const struct cal_samples *S,
-                        struct calib_report *rep)
+                        struct cal_report *rep)
 {
     struct hw_system rnd = *base, ext = *base;
     fit_kernels(&rnd, S, F_RANDOM_TRAIN);
@@ -384,7 +384,7 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
     fit_kernels(&ext, S, F_SMALL);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
-            if (rep->n_rows == CALIB_MAX_ROWS ||
+            if (rep->n_rows == CAL_MAX_ROWS ||
                 (cal_op_is_link((enum cal_op)o) && dir) ||
                 (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */
                 count(S, (enum cal_op)o, dir) == 0)
@@ -397,7 +397,7 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
 
 int cal_run(const char *samples_dir, const struct hw_system *base,
             uint64_t seed, struct hw_system *fitted,
-            struct calib_report *rep, struct tpl_err *err)
+            struct cal_report *rep, struct tpl_err *err)
 {
     struct cal_samples S;
     int rc;

@@ -11,7 +11,7 @@
 
 /* ---- the report ---- */
 
-static void write_row(FILE *fp, const struct calib_row *r)
+static void write_row(FILE *fp, const struct cal_row *r)
 {
     if (r->mape_random < 0) {
         fprintf(fp, "%-18s %4s %6d  samples not usable (backward not "
@@ -30,12 +30,12 @@ static void write_row(FILE *fp, const struct calib_row *r)
         fprintf(fp, " %12s\n", "-");
 }
 
-void cal_report_write(FILE *fp, const struct calib_report *rep)
+void cal_report_write(FILE *fp, const struct cal_report *rep)
 {
     fprintf(fp, "calibration from %s samples\n\n%-28s %12s %12s  %s\n", rep->gpu,
             "field", "fitted", "was", "note");
     for (int f = 0; f < CAL_FIELD_COUNT; f++) {
-        const struct calib_param *p = &rep->params[f];
+        const struct cal_param *p = &rep->params[f];
         if (p->fitted)
             fprintf(fp, "%-28s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
                     p->prior, p->note);
@@ -68,7 +68,7 @@ static void set_num(struct conf *c, const char *path, double v)
 }
 
 int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
-                     const struct hw_system *fitted, const struct calib_report *rep,
+                     const struct hw_system *fitted, const struct cal_report *rep,
                      struct tpl_err *err)
 {
     struct conf c;

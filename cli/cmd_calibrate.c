@@ -35,7 +35,7 @@ static const struct option long_opts[] = {
 struct calib_out {
     const char *system, *samples;
     const struct hw_system *hw;
-    const struct calib_report *rep;
+    const struct cal_report *rep;
 };
 
 static int write_system(FILE *fp, void *arg, struct tpl_err *err)
@@ -54,7 +54,7 @@ int cmd_calibrate(int argc, char **argv)
 {
     const char *system = NULL, *out = NULL, *report = NULL;
     int64_t seed = 42;
-    static struct calib_report rep;
+    static struct cal_report rep;
     struct hw_system base, fitted;
     struct tpl_err err = { 0 };
     struct calib_out o;

@@ -88,7 +88,7 @@ Test(calib, recovers_known_parameters)
 {
     char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
-    static struct calib_report rep;
+    static struct cal_report rep;
     struct tpl_err err = { 0 };
     truth.launch_s = 5e-6;
     truth.eff_hbm = 0.6;
@@ -121,7 +121,7 @@ Test(calib, recovers_known_parameters)
 Test(calib, missing_directory_is_an_io_error)
 {
     struct hw_system base = load_system("dgx-a100"), fit;
-    static struct calib_report rep;
+    static struct cal_report rep;
     struct tpl_err err = { 0 };
     cr_assert_eq(cal_run("/nonexistent-samples", &base, 1, &fit, &rep, &err),
                  TPL_EIO);
@@ -143,7 +143,7 @@ Test(calib, written_system_has_every_reported_value)
 {
     char samples[4096], path[] = "/tmp/trainplan-calib-sys-XXXXXX";
     struct hw_system base = load_system("dgx-a100"), fit, back;
-    static struct calib_report rep;
+    static struct cal_report rep;
     struct tpl_err err = { 0 };
     config_t cfg;
     FILE *fp;
@@ -178,7 +178,7 @@ Test(calib, nccl_file_without_shape_is_refused)
 {
     char dir[] = "/tmp/trainplan-calib-XXXXXX", path[600];
     struct hw_system base = load_system("dgx-a100"), fit;
-    static struct calib_report rep;
+    static struct cal_report rep;
     struct tpl_err err = { 0 };
     FILE *fp;
     cr_assert_not_null(mkdtemp(dir));
