@@ -28,8 +28,8 @@ struct cal_field_def {
     double scale;               /* struct value = file value * scale (1e-6:
                                  * microseconds in the file, seconds here) */
     enum cal_xform x;
-    double lo, hi;              /* a plausible fit, file units; outside: keep
-                                 * the prior */
+    double lo, hi;              /* a plausible fit, file units; a collective
+                                 * field fitted outside keeps the prior */
     const char *why;            /* what an implausible fit means */
 };
 
