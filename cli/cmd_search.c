@@ -288,12 +288,11 @@ static int apply(const struct search_opts *o, struct scenario *s,
         return tpl_errorf(err, TPL_EUSAGE, "'--attention' must be flash or "
                           "unfused, not '%s'", o->attn);
     if (o->sp) {
+        int32_t on;
         if (!strcmp(o->sp, "any"))
-            s->space.sp = SPACE_SP_ANY;
-        else if (!strcmp(o->sp, "y"))
-            s->space.sp = SPACE_SP_YES;
-        else if (!strcmp(o->sp, "n"))
-            s->space.sp = SPACE_SP_NO;
+            s->space.sp.n = 0;
+        else if (plan_dim_parse(PLAN_DIM_SP, o->sp, &on) == 0)
+            s->space.sp = (struct space_list){ .n = 1, .v = { on } };
         else
             return tpl_errorf(err, TPL_EUSAGE, "'--sp' must be y, n or any, "
                               "not '%s'", o->sp);

@@ -1,15 +1,18 @@
 /* search/search.c: the search engine (see search.h).
  *
- * The space is the product of the GPU counts and the allowed values of tp,
- * pp, mbs, vpp, sp, recompute and zero; dp follows from GPUs / (tp pp). A
- * block is one (GPU count, tp, pp); threads take blocks with a dynamic
- * schedule and walk the block's inner combinations. Per plan, in order of
+ * The space is the product of the GPU counts and the allowed values of the
+ * plan dimensions (spaces/dims.h); dp follows from GPUs / (tp pp). A block
+ * is one GPU count and one value of each block dimension (tp, pp); threads
+ * take blocks with a dynamic schedule and walk the block's inner
+ * combinations (mbs, vpp, sp, recompute, zero), the table's last row
+ * turning fastest. Per plan, in order of
  * cost: the rules (integer arithmetic), the closed-form memory model, a
  * lower bound on time against this thread's K-th best for the GPU count
  * (pred_time_bound: it never exceeds the predicted time, and a plan is
  * dropped only when the bound is strictly above a time that the merged
  * top-K can only improve on, so pruning never changes the answer), then the
- * composition from layer times memoised per (tp, mbs, sp, recompute). */
+ * composition from layer times memoised per value of the dimensions the
+ * table marks per_layer (tp, mbs, sp, recompute). */
 #include "search/search.h"
 
 #include <math.h>
@@ -23,17 +26,21 @@
 #define DIM_MAX 256
 
 struct dims {                   /* the values each dimension takes */
-    int32_t tp[DIM_MAX], pp[DIM_MAX], mbs[DIM_MAX], vpp[DIM_MAX];
-    int32_t sp[2], rc[PLAN_RC_COUNT], zero[2];
-    int n_tp, n_pp, n_mbs, n_vpp, n_sp, n_rc, n_zero;
-    uint64_t inner;             /* combinations inside one block */
+    int32_t v[PLAN_DIM_COUNT][DIM_MAX];
+    int n[PLAN_DIM_COUNT];      /* 1 for a derived dimension */
+    int block[PLAN_DIM_COUNT], n_block;     /* block dimensions, fastest first */
+    int inner[PLAN_DIM_COUNT], n_inner;     /* inner dimensions, fastest first */
+    size_t memo_stride[PLAN_DIM_COUNT];     /* 0: not in the memo key */
+    size_t memo_n;
+    uint64_t n_inner_plans;     /* combinations inside one block */
 };
 
 struct engine {                 /* shared, read-only during the loop */
     const struct search_cfg *cfg;
     const struct pred_ctx *ctx;
     struct dims d;
-    struct pred_memo *memo;     /* [tp][mbs][sp][rc] */
+    struct pred_memo *memo;     /* by the per-layer dimensions' indices */
+    bool in_range;              /* every listed value within its row's range */
     uint64_t n_blocks;
 };
 
@@ -51,14 +58,14 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* The list's values sorted and without repeats (a value listed twice would
- * count its plans twice), at most 'cap' of them. */
-static int take_list(const struct space_list *l, int32_t *out, int cap)
+ * count its plans twice). */
+static int take_list(const struct space_list *l, int32_t *out)
 {
     int32_t v[SPACE_MAX_VALUES];
     int n = 0;
     memcpy(v, l->v, (size_t)l->n * sizeof *v);
     qsort(v, (size_t)l->n, sizeof *v, cmp_i32);
-    for (int i = 0; i < l->n && n < cap; i++)
+    for (int i = 0; i < l->n && n < DIM_MAX; i++)
         if (i == 0 || v[i] != v[i - 1])
             out[n++] = v[i];
     return n;
@@ -73,50 +80,102 @@ static int divisors(int64_t n, int64_t cap, int32_t *out)
     return k;
 }
 
-static void build_dims(const struct search_cfg *cfg, struct dims *d)
+/* What "auto" means for dimension d (spaces/dims.h, enum plan_dim_auto). */
+static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
 {
     const struct model *m = &cfg->ctx->model;
-    const struct space *s = cfg->space;
     int64_t max_gpus = cfg->gpus[cfg->n_gpus - 1];
-    int64_t tp_cap = s->tp_cross_node ? max_gpus : cfg->ctx->hw.nvlink_domain;
-    d->n_tp = s->tp.n ? take_list(&s->tp, d->tp, DIM_MAX) : divisors(m->heads, tp_cap, d->tp);
-    d->n_pp = s->pp.n ? take_list(&s->pp, d->pp, DIM_MAX) : divisors(m->layers, max_gpus, d->pp);
-    d->n_mbs = s->mbs.n ? take_list(&s->mbs, d->mbs, DIM_MAX) : divisors(8 * 7 * 5 * 3, 8, d->mbs);
-    d->n_vpp = s->vpp.n ? take_list(&s->vpp, d->vpp, DIM_MAX) : divisors(8 * 7 * 5 * 3, 8, d->vpp);
-    d->n_sp = 0;
-    if (s->sp != SPACE_SP_YES)
-        d->sp[d->n_sp++] = 0;
-    if (s->sp != SPACE_SP_NO)
-        d->sp[d->n_sp++] = 1;
-    d->n_rc = s->recompute.n ? take_list(&s->recompute, d->rc, PLAN_RC_COUNT) : 0;
-    for (int r = 0; !s->recompute.n && r < PLAN_RC_COUNT; r++)
-        d->rc[d->n_rc++] = r;
-    d->n_zero = s->zero.n ? take_list(&s->zero, d->zero, 2) : 0;
-    for (int z = 0; !s->zero.n && z < 2; z++)
-        d->zero[d->n_zero++] = z;
-    d->inner = (uint64_t)d->n_mbs * d->n_vpp * d->n_sp * d->n_rc * d->n_zero;
+    int n = 0;
+    switch (plan_dims[d].autorule) {
+    case PLAN_AUTO_HEADS:
+        return divisors(m->heads, cfg->space->tp_cross_node ? max_gpus
+                        : cfg->ctx->hw.nvlink_domain, out);
+    case PLAN_AUTO_LAYERS:
+        return divisors(m->layers, max_gpus, out);
+    case PLAN_AUTO_SMALL:
+        return divisors(8 * 7 * 5 * 3, 8, out);
+    case PLAN_AUTO_ALL:
+        for (int32_t v = plan_dims[d].lo; v <= plan_dims[d].hi && n < DIM_MAX; v++)
+            out[n++] = v;
+        return n;
+    case PLAN_AUTO_DERIVED:
+    case PLAN_AUTO_COUNT:
+        break;
+    }
+    out[0] = plan_dims[d].dflt;
+    return 1;
 }
 
-static size_t memo_at(const struct dims *d, int ti, int mi, int si, int ri)
+/* Block and inner dimensions fastest first (the last row of the table
+ * turns fastest), and the memo's strides in the same order. */
+static void order_dims(struct dims *d)
 {
-    return (((size_t)ti * d->n_mbs + mi) * d->n_sp + si) * d->n_rc + ri;
+    size_t stride = 1;
+    d->n_block = d->n_inner = 0;
+    d->n_inner_plans = 1;
+    for (int k = PLAN_DIM_COUNT - 1; k >= 0; k--) {
+        if (plan_dims[k].role == PLAN_ROLE_BLOCK)
+            d->block[d->n_block++] = k;
+        if (plan_dims[k].role == PLAN_ROLE_INNER) {
+            d->inner[d->n_inner++] = k;
+            d->n_inner_plans *= (uint64_t)d->n[k];
+        }
+        d->memo_stride[k] = plan_dims[k].per_layer ? stride : 0;
+        if (plan_dims[k].per_layer)
+            stride *= (size_t)d->n[k];
+    }
+    d->memo_n = stride;
+}
+
+/* Whether every value of every searched dimension is within its range, so
+ * that only the derived dp needs the degree rule per plan. */
+static bool dims_in_range(const struct dims *d)
+{
+    for (int k = 0; k < PLAN_DIM_COUNT; k++)
+        for (int i = 0; i < d->n[k] && plan_dims[k].role != PLAN_ROLE_DERIVED; i++)
+            if (d->v[k][i] < plan_dims[k].lo || d->v[k][i] > plan_dims[k].hi)
+                return false;
+    return true;
+}
+
+static void build_dims(const struct search_cfg *cfg, struct dims *d)
+{
+    for (int k = 0; k < PLAN_DIM_COUNT; k++) {
+        const struct space_list *l = &cfg->space->dim[k];
+        bool listed = l->n && plan_dims[k].role != PLAN_ROLE_DERIVED;
+        d->n[k] = listed ? take_list(l, d->v[k]) : auto_values(cfg, k, d->v[k]);
+    }
+    order_dims(d);
+}
+
+/* The rules, with the degree rule cut to dp when the lists are in range. */
+static enum plan_rule check(const struct engine *e, const struct plan *p)
+{
+    const struct pred_ctx *c = e->ctx;
+    if (!e->in_range)
+        return plan_check(p, &c->model, &c->job, &c->limits);
+    if (p->dp > plan_dims[PLAN_DIM_DP].hi)
+        return PLAN_RULE_DEGREE;
+    return plan_check_shape(p, &c->model, &c->job, &c->limits);
 }
 
 static void build_memo(struct engine *e)
 {
     const struct dims *d = &e->d;
-    size_t n = (size_t)d->n_tp * d->n_mbs * d->n_sp * d->n_rc;
-    e->memo = xcalloc(n, sizeof *e->memo);
-    for (int ti = 0; ti < d->n_tp; ti++)
-        for (int mi = 0; mi < d->n_mbs; mi++)
-            for (int si = 0; si < d->n_sp; si++)
-                for (int ri = 0; ri < d->n_rc; ri++) {
-                    struct plan p = { .tp = d->tp[ti], .pp = 1, .dp = 1,
-                                      .mbs = d->mbs[mi], .vpp = 1,
-                                      .sp = d->sp[si],
-                                      .recompute = (enum plan_recompute)d->rc[ri] };
-                    pred_memo_build(e->ctx, &p, &e->memo[memo_at(d, ti, mi, si, ri)]);
-                }
+    e->memo = xcalloc(d->memo_n, sizeof *e->memo);
+    for (size_t i = 0; i < d->memo_n; i++) {
+        struct plan p = { 0 };
+        size_t rest = i;
+        for (int k = PLAN_DIM_COUNT - 1; k >= 0; k--) {
+            int32_t v = plan_dims[k].dflt;
+            if (d->memo_stride[k]) {
+                v = d->v[k][rest % (size_t)d->n[k]];
+                rest /= (size_t)d->n[k];
+            }
+            plan_dim_set(&p, (enum plan_dim)k, v);
+        }
+        pred_memo_build(e->ctx, &p, &e->memo[i]);
+    }
 }
 
 /* ---- top-K ---- */
@@ -156,7 +215,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     struct pred_mem mem;
     struct pred_result r;
     struct search_hit h;
-    enum plan_rule rule = plan_check(p, &c->model, &c->job, &c->limits);
+    enum plan_rule rule = check(e, p);
     g->enumerated++;
     if (rule != PLAN_OK) {
         g->rule[rule]++;
@@ -188,58 +247,74 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     offer(g, k, &h);
 }
 
-/* Inner index j of a block -> the plan's remaining fields and its memo. */
-static const struct pred_memo *inner_plan(const struct engine *e, int ti,
-                                          uint64_t j, struct plan *p)
+/* Inner index j of a block -> the plan's inner fields; returns the memo
+ * index of the inner dimensions (added to the block's). */
+static size_t inner_plan(const struct dims *d, uint64_t j, struct plan *p)
 {
-    const struct dims *d = &e->d;
-    int zi = (int)(j % d->n_zero), ri, si, vi, mi;
-    j /= d->n_zero;
-    ri = (int)(j % d->n_rc);
-    j /= d->n_rc;
-    si = (int)(j % d->n_sp);
-    j /= d->n_sp;
-    vi = (int)(j % d->n_vpp);
-    mi = (int)(j / d->n_vpp);
-    p->zero = d->zero[zi];
-    p->recompute = (enum plan_recompute)d->rc[ri];
-    p->sp = d->sp[si];
-    p->vpp = d->vpp[vi];
-    p->mbs = d->mbs[mi];
-    return &e->memo[memo_at(d, ti, mi, si, ri)];
+    size_t memo = 0;
+    for (int i = 0; i < d->n_inner; i++) {
+        int k = d->inner[i];
+        uint64_t x = j % (uint64_t)d->n[k];
+        j /= (uint64_t)d->n[k];
+        plan_dim_set(p, (enum plan_dim)k, d->v[k][x]);
+        memo += (size_t)x * d->memo_stride[k];
+    }
+    return memo;
 }
 
-/* Block b -> GPU count index, tp index, pp index; false when GPUs is not a
- * multiple of tp * pp (no whole dp: not a plan). */
-static bool block_plan(const struct engine *e, uint64_t b, size_t *gi, int *ti,
-                       struct plan *p)
+/* Block b -> GPU count index, the block's dimensions and the derived dp;
+ * false when the GPU count is not a multiple of the block's degrees (no
+ * whole dp: not a plan). *memo gets the block's part of the memo index. */
+static bool block_plan(const struct engine *e, uint64_t b, size_t *gi,
+                       size_t *memo, struct plan *p)
 {
     const struct dims *d = &e->d;
-    int pi = (int)(b % (uint64_t)d->n_pp);
-    int64_t gpus, tp_pp;
-    b /= (uint64_t)d->n_pp;
-    *ti = (int)(b % (uint64_t)d->n_tp);
-    *gi = (size_t)(b / (uint64_t)d->n_tp);
+    int64_t gpus, degrees = 1;
+    *memo = 0;
+    for (int i = 0; i < d->n_block; i++) {
+        int k = d->block[i];
+        uint64_t x = b % (uint64_t)d->n[k];
+        b /= (uint64_t)d->n[k];
+        plan_dim_set(p, (enum plan_dim)k, d->v[k][x]);
+        degrees *= d->v[k][x];
+        *memo += (size_t)x * d->memo_stride[k];
+    }
+    *gi = (size_t)b;
     gpus = e->cfg->gpus[*gi];
-    p->tp = d->tp[*ti];
-    p->pp = d->pp[pi];
-    tp_pp = (int64_t)p->tp * p->pp;
-    if (gpus % tp_pp)
+    if (gpus % degrees)
         return false;
-    p->dp = (int32_t)(gpus / tp_pp);
+    p->dp = (int32_t)(gpus / degrees);
     return true;
+}
+
+/* The next inner combination of a block, as an odometer turning the
+ * fastest dimension first (the order inner_plan decodes); the memo index
+ * follows. Amortised one field written per plan. */
+static void inner_next(const struct dims *d, int *x, size_t *memo, struct plan *p)
+{
+    for (int i = 0; i < d->n_inner; i++) {
+        int k = d->inner[i];
+        *memo -= (size_t)x[i] * d->memo_stride[k];
+        x[i] = x[i] + 1 < d->n[k] ? x[i] + 1 : 0;
+        *memo += (size_t)x[i] * d->memo_stride[k];
+        plan_dim_set(p, (enum plan_dim)k, d->v[k][x[i]]);
+        if (x[i])
+            return;
+    }
 }
 
 static void run_block(const struct engine *e, struct local *L, uint64_t b)
 {
     struct plan p = { 0 };
-    size_t gi;
-    int ti;
-    if (!block_plan(e, b, &gi, &ti, &p))
+    int x[PLAN_DIM_COUNT] = { 0 };
+    size_t gi, m;
+    uint64_t first = b * e->d.n_inner_plans;
+    if (!block_plan(e, b, &gi, &m, &p))
         return;
-    for (uint64_t j = 0; j < e->d.inner; j++) {
-        const struct pred_memo *memo = inner_plan(e, ti, j, &p);
-        eval_one(e, &L->g[gi], &p, memo, b * e->d.inner + j);
+    m += inner_plan(&e->d, 0, &p);
+    for (uint64_t j = 0; j < e->d.n_inner_plans; j++) {
+        eval_one(e, &L->g[gi], &p, &e->memo[m], first + j);
+        inner_next(&e->d, x, &m, &p);
     }
 }
 
@@ -247,15 +322,15 @@ static void run_sample(const struct engine *e, struct local *L, uint64_t s)
 {
     struct tpl_rng rng;
     struct plan p = { 0 };
-    uint64_t idx, b;
-    size_t gi;
-    int ti;
+    uint64_t idx, b, inner = e->d.n_inner_plans;
+    size_t gi, base;
     tpl_rng_seed(&rng, e->cfg->seed, s);        /* one stream per sample */
-    idx = tpl_rng_u64_below(&rng, e->n_blocks * e->d.inner);
-    b = idx / e->d.inner;
-    if (!block_plan(e, b, &gi, &ti, &p))
+    idx = tpl_rng_u64_below(&rng, e->n_blocks * inner);
+    b = idx / inner;
+    if (!block_plan(e, b, &gi, &base, &p))
         return;
-    eval_one(e, &L->g[gi], &p, inner_plan(e, ti, idx % e->d.inner, &p), idx);
+    base += inner_plan(&e->d, idx % inner, &p);
+    eval_one(e, &L->g[gi], &p, &e->memo[base], idx);
 }
 
 /* ---- locals and merge ---- */
@@ -357,10 +432,13 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
         return tpl_errorf(err, TPL_EUSAGE, "nothing to search: no GPU counts "
                           "or a bad --top");
     build_dims(cfg, &e.d);
-    if (e.d.n_tp == 0 || e.d.n_pp == 0 || e.d.inner == 0)
+    e.in_range = dims_in_range(&e.d);
+    e.n_blocks = cfg->n_gpus;
+    for (int i = 0; i < e.d.n_block; i++)
+        e.n_blocks *= (uint64_t)e.d.n[e.d.block[i]];
+    space = e.n_blocks * e.d.n_inner_plans;
+    if (space == 0)
         return tpl_errorf(err, TPL_ECONFIG, "the search space is empty");
-    e.n_blocks = (uint64_t)cfg->n_gpus * e.d.n_tp * e.d.n_pp;
-    space = e.n_blocks * e.d.inner;
     sampled = cfg->budget && space > cfg->budget;
     n = sampled ? cfg->budget : e.n_blocks;
     build_memo(&e);

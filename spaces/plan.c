@@ -6,23 +6,15 @@
  * interleaved schedule needs pp > 1 and micro-batches divisible by pp. */
 #include "spaces/plan.h"
 
+#include "spaces/dims.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char *const prec_names[JOB_PREC_COUNT] = {
-    [JOB_PREC_BF16] = "bf16", [JOB_PREC_FP16] = "fp16", [JOB_PREC_FP8] = "fp8",
-};
-static const char *const attn_names[JOB_ATTN_COUNT] = {
-    [JOB_ATTN_FLASH] = "flash", [JOB_ATTN_UNFUSED] = "unfused",
-};
 static const char *const rc_names[PLAN_RC_COUNT] = {
     [PLAN_RC_NONE] = "none", [PLAN_RC_SELECTIVE] = "selective",
     [PLAN_RC_FULL] = "full",
-};
-static const char *const rc_keys[PLAN_RC_COUNT] = {
-    [PLAN_RC_NONE] = "", [PLAN_RC_SELECTIVE] = ".rc-sel",
-    [PLAN_RC_FULL] = ".rc-full",
 };
 static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_OK] = "ok", [PLAN_RULE_DEGREE] = "degree",
@@ -32,24 +24,9 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
     [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
 };
-static_assert(JOB_PREC_COUNT == 3 && JOB_ATTN_COUNT == 2 && PLAN_RC_COUNT == 3,
-              "update the name tables");
+static_assert(PLAN_RC_COUNT == 3, "update the name tables");
 static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
 
-void job_default(struct job *j)
-{
-    j->seq = 2048;
-    j->gbs = 512;
-    j->precision = JOB_PREC_BF16;
-    j->attention = JOB_ATTN_FLASH;
-    j->tokens = 0;
-    j->overlap_grad_reduce = true;
-    j->overlap_param_gather = true;
-    j->host_s = 0;
-}
-
-const char *job_precision_name(enum job_precision p) { return prec_names[p]; }
-const char *job_attention_name(enum job_attention a) { return attn_names[a]; }
 const char *plan_recompute_name(enum plan_recompute r) { return rc_names[r]; }
 const char *plan_rule_name(enum plan_rule r) { return rule_names[r]; }
 
@@ -59,22 +36,6 @@ static int lookup(const char *const names[], int n, const char *s)
         if (!strcmp(names[i], s))
             return i;
     return -1;
-}
-
-int job_precision_parse(const char *s, enum job_precision *out)
-{
-    int i = lookup(prec_names, JOB_PREC_COUNT, s);
-    if (i >= 0)
-        *out = (enum job_precision)i;
-    return i >= 0 ? 0 : -1;
-}
-
-int job_attention_parse(const char *s, enum job_attention *out)
-{
-    int i = lookup(attn_names, JOB_ATTN_COUNT, s);
-    if (i >= 0)
-        *out = (enum job_attention)i;
-    return i >= 0 ? 0 : -1;
 }
 
 int plan_recompute_parse(const char *s, enum plan_recompute *out)
@@ -87,16 +48,32 @@ int plan_recompute_parse(const char *s, enum plan_recompute *out)
     return i >= 0 ? 0 : -1;
 }
 
+/* Each dimension's token in table order: key + value for integers (left
+ * out at the default where the table says so), the value's own token for
+ * named values ("" leaves it out). */
+static int key_token(const struct plan *p, int d, char *buf, size_t n)
+{
+    const struct plan_dim_info *di = &plan_dims[d];
+    int32_t v = plan_dim_get(p, (enum plan_dim)d);
+    const char *sep = d ? "." : "";
+    if (di->key_names) {
+        const char *tok = v >= di->lo && v <= di->hi ? di->key_names[v] : "?";
+        return *tok ? snprintf(buf, n, "%s%s", sep, tok) : 0;
+    }
+    if (di->key_omits_default && v == di->dflt)
+        return 0;
+    return snprintf(buf, n, "%s%s%d", sep, di->key, (int)v);
+}
+
 int plan_key(const struct plan *p, char *buf, size_t n)
 {
-    char vpp[24] = "", zero[16] = "";
-    if (p->vpp != 1)
-        snprintf(vpp, sizeof vpp, ".vpp%d", (int)p->vpp);
-    if (p->zero)
-        snprintf(zero, sizeof zero, ".z%d", (int)p->zero);
-    return snprintf(buf, n, "tp%d.pp%d.dp%d.mb%d%s%s%s%s", (int)p->tp,
-                    (int)p->pp, (int)p->dp, (int)p->mbs, vpp,
-                    p->sp ? ".sp" : "", rc_keys[p->recompute], zero);
+    size_t len = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int d = 0; d < PLAN_DIM_COUNT; d++)
+        len += (size_t)key_token(p, d, len < n ? buf + len : NULL,
+                                 len < n ? n - len : 0);
+    return (int)len;
 }
 
 int64_t plan_gpus(const struct plan *p)
@@ -111,18 +88,24 @@ int64_t plan_microbatches(const struct plan *p, const struct job *j)
 
 static bool degrees_ok(const struct plan *p)
 {
-    return p->tp >= 1 && p->pp >= 1 && p->dp >= 1 && p->mbs >= 1 &&
-           p->vpp >= 1 && p->tp <= PLAN_MAX_DEGREE && p->pp <= PLAN_MAX_DEGREE &&
-           p->dp <= PLAN_MAX_DEGREE && p->mbs <= PLAN_MAX_DEGREE &&
-           p->vpp <= PLAN_MAX_DEGREE && (p->zero == 0 || p->zero == 1);
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        int32_t v = plan_dim_get(p, (enum plan_dim)d);
+        if (v < plan_dims[d].lo || v > plan_dims[d].hi)
+            return false;
+    }
+    return true;
 }
 
 enum plan_rule plan_check(const struct plan *p, const struct model *m,
                           const struct job *j, const struct plan_limits *lim)
 {
+    return degrees_ok(p) ? plan_check_shape(p, m, j, lim) : PLAN_RULE_DEGREE;
+}
+
+enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
+                                const struct job *j, const struct plan_limits *lim)
+{
     int64_t dpm;
-    if (!degrees_ok(p))
-        return PLAN_RULE_DEGREE;
     if (m->heads % p->tp)
         return PLAN_RULE_HEADS_TP;
     if (m->kv_heads % p->tp)

@@ -1,5 +1,5 @@
-/* spaces/plan.h: the job (what to train) and one plan (how to lay it out),
- * the plan's canonical key and the cheap validity rules. */
+/* spaces/plan.h: one plan (how to lay a job out), its canonical key and the
+ * cheap validity rules. Its dimensions are described by spaces/dims.h. */
 #ifndef SPACE_PLAN_H
 #define SPACE_PLAN_H
 
@@ -7,42 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spaces/job.h"
 #include "spaces/model.h"
-
-enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
-                     JOB_PREC_COUNT };
-enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
-
-struct job {                    /* a plain value */
-    int64_t seq;                /* tokens per sequence */
-    int64_t gbs;                /* global batch, sequences */
-    enum job_precision precision;
-    enum job_attention attention;
-    double tokens;              /* tokens to train (reports) */
-    bool overlap_grad_reduce;   /* DP grad reduce overlapped with backward */
-    bool overlap_param_gather;  /* ZeRO-1 param all-gather overlapped with forward */
-    double host_s;              /* host time to issue one kernel (0: never waits) */
-};
-
-#define JOB_MAX_SEQ  (1 << 20)
-#define JOB_MAX_GBS  (1 << 24)
-
-/* seq 2048, gbs 512, bf16, flash attention, both overlaps on. */
-void job_default(struct job *j);
-const char *job_precision_name(enum job_precision p);
-const char *job_attention_name(enum job_attention a);
-int job_precision_parse(const char *s, enum job_precision *out);
-int job_attention_parse(const char *s, enum job_attention *out);
 
 enum plan_recompute { PLAN_RC_NONE, PLAN_RC_SELECTIVE, PLAN_RC_FULL,
                       PLAN_RC_COUNT };
 
+/* Every field is an int32_t described by a row of plan_dims (dims.h). */
 struct plan {                   /* a plain value */
     int32_t tp, pp, dp;         /* tensor, pipeline, data parallel degrees */
     int32_t mbs;                /* micro-batch, sequences */
     int32_t vpp;                /* model chunks per pipeline rank (1: plain 1F1B) */
-    bool sp;                    /* Megatron sequence parallelism */
-    enum plan_recompute recompute;
+    int32_t sp;                 /* 1: Megatron sequence parallelism */
+    int32_t recompute;          /* enum plan_recompute */
     int32_t zero;               /* 0, or 1: optimizer states sharded over dp */
 };
 
@@ -83,6 +60,10 @@ struct plan_limits {            /* what the rules need to know of the system */
 
 enum plan_rule plan_check(const struct plan *p, const struct model *m,
                           const struct job *j, const struct plan_limits *lim);
+/* The rules after PLAN_RULE_DEGREE, for a plan whose every field is known
+ * to be in its dimension's range (a search checks its lists once). */
+enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
+                                const struct job *j, const struct plan_limits *lim);
 const char *plan_rule_name(enum plan_rule r);              /* "heads-tp" */
 /* One line naming the rule and the numbers that break it. */
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

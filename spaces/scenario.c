@@ -14,14 +14,19 @@ static const char *const job_fields[] = {
     "seq", "gbs", "precision", "attention", "tokens", "overlap_grad_reduce",
     "overlap_param_gather", "host_us", NULL,
 };
-static const char *const space_fields[] = {
-    "gpus", "tp", "pp", "mbs", "vpp", "sp", "recompute", "zero",
-    "tp_cross_node", NULL,
-};
+/* "gpus", every searched dimension of plan_dims, "tp_cross_node", NULL. */
+static void space_fields(const char *fields[PLAN_DIM_COUNT + 3])
+{
+    int n = 0;
+    fields[n++] = "gpus";
+    for (int d = 0; d < PLAN_DIM_COUNT; d++)
+        if (plan_dims[d].role != PLAN_ROLE_DERIVED)
+            fields[n++] = plan_dims[d].name;
+    fields[n++] = "tp_cross_node";
+    fields[n] = NULL;
+}
 static const char *const prec_names[] = { "bf16", "fp16", "fp8" };
 static const char *const attn_names[] = { "flash", "unfused" };
-static const char *const sp_names[] = { "any", "y", "n" };
-static const char *const rc_names[] = { "none", "selective", "full" };
 
 bool scenario_is_section(const char *section)
 {
@@ -56,13 +61,32 @@ static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
     return 0;
 }
 
-/* "auto", or an array of integers in [lo, hi] (or of names, when 'names'). */
-static int read_list(const struct conf_group *g, const char *key, int64_t lo,
-                     int64_t hi, const char *const *names, int n_names,
+/* One element of a dimension's list: an integer in range, or one of the
+ * dimension's value names. */
+static int read_elem(const config_setting_t *e, enum plan_dim d, int32_t *out)
+{
+    const struct plan_dim_info *di = &plan_dims[d];
+    int t = config_setting_type(e);
+    int64_t v;
+    if (di->names)
+        return t == CONFIG_TYPE_STRING
+             ? plan_dim_parse(d, config_setting_get_string(e), out) : -1;
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return -1;
+    v = config_setting_get_int64(e);
+    if (v < di->lo || v > di->hi)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* "auto", or an array of the dimension's values. */
+static int read_list(const struct conf_group *g, enum plan_dim d,
                      struct space_list *out, struct tpl_err *err)
 {
+    const char *key = plan_dims[d].name;
     const config_setting_t *s = config_setting_get_member(g->s, key);
-    char where[200];
+    char where[200], expect[160];
     int n;
     out->n = 0;
     if (!s)
@@ -75,26 +99,25 @@ static int read_list(const struct conf_group *g, const char *key, int64_t lo,
     if (n < 1 || n > SPACE_MAX_VALUES)
         return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be \"auto\" or a "
                           "list of 1 to %d values", where, key, SPACE_MAX_VALUES);
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-        int64_t v = -1;
-        int t = config_setting_type(e);
-        if (names && t == CONFIG_TYPE_STRING) {
-            for (int k = 0; k < n_names; k++)
-                if (!strcmp(config_setting_get_string(e), names[k]))
-                    v = k;
-        } else if (!names && (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64))
-            v = config_setting_get_int64(e);
-        if ((v < lo || v > hi) && names)
-            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be "
-                              "one of 'none', 'selective', 'full'", where, key,
-                              i + 1);
-        if (v < lo || v > hi)
-            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be an "
-                              "integer in [%lld, %lld]", where, key, i + 1,
-                              (long long)lo, (long long)hi);
-        out->v[out->n++] = (int32_t)v;
-    }
+    plan_dim_expect(d, expect, sizeof expect);
+    for (int i = 0; i < n; i++)
+        if (read_elem(config_setting_get_elem(s, (unsigned)i), d, &out->v[out->n++]))
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be %s%s",
+                              where, key, i + 1, plan_dims[d].names ? "one of " : "",
+                              expect);
+    return 0;
+}
+
+/* A switch (sp): "any" (auto), "y" or "n". */
+static int read_switch(const struct conf_group *g, enum plan_dim d,
+                       struct space_list *out, struct tpl_err *err)
+{
+    static const char *const any_yn[] = { "any", "y", "n" };
+    int k;
+    if (conf_enum(g, plan_dims[d].name, any_yn, 3, &k, err))
+        return TPL_ECONFIG;
+    out->n = k > 0;
+    out->v[0] = k == 1;
     return 0;
 }
 
@@ -113,23 +136,30 @@ static int check_gpus(const struct conf_group *g, const char *spec,
     return 0;
 }
 
+static int read_dims(struct space *sp, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        if (plan_dims[d].role == PLAN_ROLE_DERIVED)
+            continue;
+        if ((plan_dims[d].is_switch ? read_switch : read_list)(g, (enum plan_dim)d,
+                                                               &sp->dim[d], err))
+            return TPL_ECONFIG;
+    }
+    return 0;
+}
+
 static int read_space(struct space *sp, const struct conf *c, struct tpl_err *err)
 {
+    const char *fields[PLAN_DIM_COUNT + 3];
     struct conf_group g;
-    int sp_kind;
+    space_fields(fields);
     if (conf_group(c, "space", &g, err) ||
-        conf_check_group_known(&g, space_fields, err) ||
+        conf_check_group_known(&g, fields, err) ||
         conf_str(&g, "gpus", sp->gpus, sizeof sp->gpus, err) ||
-        read_list(&g, "tp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->tp, err) ||
-        read_list(&g, "pp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->pp, err) ||
-        read_list(&g, "mbs", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->mbs, err) ||
-        read_list(&g, "vpp", 1, PLAN_MAX_DEGREE, NULL, 0, &sp->vpp, err) ||
-        read_list(&g, "zero", 0, 1, NULL, 0, &sp->zero, err) ||
-        read_list(&g, "recompute", 0, 2, rc_names, 3, &sp->recompute, err) ||
-        conf_enum(&g, "sp", sp_names, 3, &sp_kind, err) ||
+        read_dims(sp, &g, err) ||
         conf_bool(&g, "tp_cross_node", &sp->tp_cross_node, err))
         return TPL_ECONFIG;
-    sp->sp = (enum space_sp)sp_kind;
     return check_gpus(&g, sp->gpus, err);
 }
 

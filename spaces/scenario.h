@@ -7,24 +7,8 @@
 #include <stdint.h>
 
 #include "common/conf.h"
-#include "spaces/plan.h"
-
-#define SPACE_MAX_VALUES 64
-
-struct space_list {             /* allowed values of one dimension */
-    int n;                      /* 0: "auto", every value that can be valid */
-    int32_t v[SPACE_MAX_VALUES];
-};
-
-enum space_sp { SPACE_SP_ANY, SPACE_SP_YES, SPACE_SP_NO, SPACE_SP_COUNT };
-
-struct space {
-    char gpus[256];             /* "64..1024", "8..16384:8", "64,128" */
-    struct space_list tp, pp, mbs, vpp, zero;
-    struct space_list recompute;            /* enum plan_recompute values */
-    enum space_sp sp;
-    bool tp_cross_node;
-};
+#include "spaces/job.h"
+#include "spaces/space.h"
 
 struct scenario {               /* a plain value */
     char name[64];

@@ -1,0 +1,125 @@
+/* spaces/dims.c: the table of plan dimensions (see dims.h). The ranges are
+ * Megatron-LM's own argument checks (megatron/training/arguments.py):
+ * degrees are positive; --recompute-granularity is selective or full;
+ * --use-distributed-optimizer shards the optimizer states (ZeRO-1, 'zero'
+ * 1). The key tokens follow the plan keys of the README
+ * ("tp8.pp4.dp8.mb1.vpp2.sp.rc-sel.z1"). */
+#include "spaces/dims.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spaces/plan.h"
+
+static const char *const yn_names[] = { "n", "y", NULL };
+static const char *const sp_keys[] = { "", "sp", NULL };
+static const char *const rc_names[] = { "none", "selective", "full", NULL };
+static const char *const rc_keys[] = { "", "rc-sel", "rc-full", NULL };
+
+#define DEGREE(field, tok, text, rl, au, layer)                               \
+    { .name = #field, .key = tok, .help = text, .lo = 1, .hi = PLAN_MAX_DEGREE, \
+      .dflt = 1, .per_layer = layer, .role = rl, .autorule = au,              \
+      .offset = offsetof(struct plan, field) }
+
+const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
+    [PLAN_DIM_TP] = DEGREE(tp, "tp", "tensor-parallel degree",
+                           PLAN_ROLE_BLOCK, PLAN_AUTO_HEADS, true),
+    [PLAN_DIM_PP] = DEGREE(pp, "pp", "pipeline stages",
+                           PLAN_ROLE_BLOCK, PLAN_AUTO_LAYERS, false),
+    [PLAN_DIM_DP] = DEGREE(dp, "dp", "data-parallel degree (GPUs / (tp pp))",
+                           PLAN_ROLE_DERIVED, PLAN_AUTO_DERIVED, false),
+    [PLAN_DIM_MBS] = DEGREE(mbs, "mb", "micro-batch, sequences",
+                            PLAN_ROLE_INNER, PLAN_AUTO_SMALL, true),
+    [PLAN_DIM_VPP] = { .name = "vpp", .key = "vpp", .lo = 1,
+        .help = "model chunks per pipeline rank (interleaved 1F1B)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
+        .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_SMALL,
+        .offset = offsetof(struct plan, vpp) },
+    [PLAN_DIM_SP] = { .name = "sp", .key = "sp", .names = yn_names,
+        .help = "Megatron sequence parallelism", .key_names = sp_keys,
+        .lo = 0, .hi = 1, .dflt = 0, .per_layer = true, .is_switch = true,
+        .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_ALL,
+        .offset = offsetof(struct plan, sp) },
+    [PLAN_DIM_RECOMPUTE] = { .name = "recompute", .key = "rc",
+        .help = "activation recomputation", .names = rc_names,
+        .key_names = rc_keys, .lo = 0, .hi = PLAN_RC_COUNT - 1,
+        .dflt = PLAN_RC_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, recompute) },
+    [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 1,
+        .help = "optimizer sharding (1: states over dp, ZeRO-1)",
+        .dflt = 0, .key_omits_default = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
+};
+static_assert(PLAN_DIM_COUNT == 8, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_RC_COUNT == 3, "update rc_names and rc_keys");
+
+int32_t plan_dim_get(const struct plan *p, enum plan_dim d)
+{
+    int32_t v;
+    memcpy(&v, (const char *)p + plan_dims[d].offset, sizeof v);
+    return v;
+}
+
+void plan_dim_set(struct plan *p, enum plan_dim d, int32_t v)
+{
+    memcpy((char *)p + plan_dims[d].offset, &v, sizeof v);
+}
+
+int plan_dim_find(const char *name)
+{
+    for (int d = 0; d < PLAN_DIM_COUNT; d++)
+        if (!strcmp(plan_dims[d].name, name))
+            return d;
+    return -1;
+}
+
+static int name_index(const char *const *names, const char *s)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(names[i], s))
+            return i;
+    return -1;
+}
+
+int plan_dim_parse(enum plan_dim d, const char *s, int32_t *out)
+{
+    const struct plan_dim_info *di = &plan_dims[d];
+    char *end;
+    long long v;
+    if (di->names) {
+        int i = name_index(di->names, s);
+        if (i < 0 && d == PLAN_DIM_RECOMPUTE && !strcmp(s, "sel"))
+            i = PLAN_RC_SELECTIVE;
+        *out = i;
+        return i < 0 ? -1 : 0;
+    }
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < di->lo || v > di->hi)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+const char *plan_dim_value_name(enum plan_dim d, int32_t v)
+{
+    const struct plan_dim_info *di = &plan_dims[d];
+    return di->names && v >= di->lo && v <= di->hi ? di->names[v] : NULL;
+}
+
+void plan_dim_expect(enum plan_dim d, char *buf, size_t n)
+{
+    const struct plan_dim_info *di = &plan_dims[d];
+    size_t len = 0;
+    buf[0] = '\0';
+    if (!di->names) {
+        snprintf(buf, n, "an integer in [%d, %d]", (int)di->lo, (int)di->hi);
+        return;
+    }
+    for (int i = 0; di->names[i] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s'%s'", i ? ", " : "",
+                                di->names[i]);
+}

@@ -1,0 +1,73 @@
+/* spaces/dims.h: the dimensions of a plan, as data. One row per dimension
+ * says how it is named (scenario field, CLI option, JSON and CSV column),
+ * how it appears in a plan's key, which values it may take, how "auto"
+ * expands in a search, and whether it changes the per-layer operator times
+ * (and so belongs to the search's memo key). The scenario reader, the
+ * options of predict/search/export, plan_key, the plan check, the search's
+ * decoding and memo key, and the writers' plan columns read this table;
+ * adding a dimension is a row here, a field in struct plan and its physics
+ * in predictor/ (README.md, "Adding a plan dimension"). */
+#ifndef SPACE_DIMS_H
+#define SPACE_DIMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* In the order a search enumerates them, slowest first after the GPU count
+ * (this order fixes the search's plan index, and so sampled searches). */
+enum plan_dim {
+    PLAN_DIM_TP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS, PLAN_DIM_VPP,
+    PLAN_DIM_SP, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO, PLAN_DIM_COUNT
+};
+
+enum plan_dim_auto {            /* what "auto" (no list) means in a search */
+    PLAN_AUTO_DERIVED,          /* not searched: GPUs / the other degrees */
+    PLAN_AUTO_HEADS,            /* divisors of the attention heads that fit
+                                   the NVLink domain (every GPU with
+                                   tp_cross_node) */
+    PLAN_AUTO_LAYERS,           /* divisors of the layers, up to the GPUs */
+    PLAN_AUTO_SMALL,            /* 1 .. 8 */
+    PLAN_AUTO_ALL,              /* every allowed value, lo .. hi */
+    PLAN_AUTO_COUNT
+};
+
+enum plan_dim_role {            /* where a block of the search ends */
+    PLAN_ROLE_BLOCK,            /* with the GPU count, one search block */
+    PLAN_ROLE_DERIVED,          /* follows from the block */
+    PLAN_ROLE_INNER,            /* walked inside a block */
+};
+
+struct plan_dim_info {
+    const char *name;           /* scenario field, --option, JSON/CSV column */
+    const char *key;            /* token in plan_key: "tp" gives "tp8" */
+    const char *help;           /* one line for usage texts */
+    const char *const *names;   /* value names (NULL: an integer) */
+    const char *const *key_names;  /* key token per value ("" leaves it out);
+                                      NULL: key + the integer */
+    int32_t lo, hi;             /* allowed values */
+    int32_t dflt;               /* what a plan that does not say has */
+    bool key_omits_default;     /* plan_key leaves dflt out (vpp1, z0) */
+    bool is_switch;             /* off/on ("n"/"y"); a space may say "any" */
+    bool per_layer;             /* changes per-layer times: memo key */
+    enum plan_dim_role role;
+    enum plan_dim_auto autorule;
+    size_t offset;              /* of the int32_t field in struct plan */
+};
+
+extern const struct plan_dim_info plan_dims[PLAN_DIM_COUNT];
+
+struct plan;
+int32_t plan_dim_get(const struct plan *p, enum plan_dim d);
+void plan_dim_set(struct plan *p, enum plan_dim d, int32_t v);
+/* The dimension called 'name' ("tp", "recompute"), or -1. */
+int plan_dim_find(const char *name);
+/* A value of dimension d from text: an integer in [lo, hi], or one of its
+ * names ("selective", also "sel" for recompute; "y"/"n" for sp). 0 or -1. */
+int plan_dim_parse(enum plan_dim d, const char *s, int32_t *out);
+/* The value's name ("selective"), or NULL for an integer dimension. */
+const char *plan_dim_value_name(enum plan_dim d, int32_t v);
+/* "'none', 'selective', 'full'" or "an integer in [1, 1048576]". */
+void plan_dim_expect(enum plan_dim d, char *buf, size_t n);
+
+#endif /* SPACE_DIMS_H */

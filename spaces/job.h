@@ -1,0 +1,34 @@
+/* spaces/job.h: the job, what to train: sequence, batch, precision and the
+ * software behaviours that are not part of the parallel plan. */
+#ifndef SPACE_JOB_H
+#define SPACE_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
+                     JOB_PREC_COUNT };
+enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
+
+struct job {                    /* a plain value */
+    int64_t seq;                /* tokens per sequence */
+    int64_t gbs;                /* global batch, sequences */
+    enum job_precision precision;
+    enum job_attention attention;
+    double tokens;              /* tokens to train (reports) */
+    bool overlap_grad_reduce;   /* DP grad reduce overlapped with backward */
+    bool overlap_param_gather;  /* ZeRO-1 param all-gather overlapped with forward */
+    double host_s;              /* host time to issue one kernel (0: never waits) */
+};
+
+#define JOB_MAX_SEQ  (1 << 20)
+#define JOB_MAX_GBS  (1 << 24)
+
+/* seq 2048, gbs 512, bf16, flash attention, both overlaps on. */
+void job_default(struct job *j);
+const char *job_precision_name(enum job_precision p);
+const char *job_attention_name(enum job_attention a);
+int job_precision_parse(const char *s, enum job_precision *out);
+int job_attention_parse(const char *s, enum job_attention *out);
+
+#endif /* SPACE_JOB_H */
