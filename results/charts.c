@@ -99,12 +99,10 @@ int res_search_chart(const char *path, int w, int h, const struct pred_ctx *c,
     for (size_t i = 0; i < s->n; i++) {
         const struct search_gpu *g = &s->per_gpu[i];
         char key[96] = "no feasible plan";
-        struct pred_result r;
         if (g->n_hits) {
-            pred_plan(c, &g->hits[0].plan, &r);
             plan_key(&g->hits[0].plan, key, sizeof key);
             for (int p = 0; p < PRED_PART_COUNT; p++)
-                v[i * PRED_PART_COUNT + (size_t)p] = r.part_s[p];
+                v[i * PRED_PART_COUNT + (size_t)p] = g->results[0].part_s[p];
         }
         snprintf(labels[i], sizeof labels[i], "%lld: %s", (long long)g->gpus, key);
         names[i] = labels[i];

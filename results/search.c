@@ -7,18 +7,17 @@
 
 /* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
  * that rejected most plans. */
-static void why_none(const struct pred_ctx *c, const struct search_gpu *g,
+static void why_none(const struct search_gpu *g,
                      char *buf, size_t n)
 {
     char key[96];
     int worst = 1;
-    if (g->valid > 0 && g->nearest_short_bytes < 1e300) {
-        struct pred_mem mem;
+    if (g->valid > 0 && g->nearest_result) {
+        const struct pred_mem *mem = &g->nearest_result->mem;
         plan_key(&g->nearest, key, sizeof key);
-        pred_memory(c, &g->nearest, &mem);
         snprintf(buf, n, "nothing fits in memory; nearest: %s needs %.2f GiB "
                  "per GPU, %.2f usable (short by %.2f GiB)", key,
-                 mem.total / RES_GIB, mem.usable / RES_GIB,
+                 mem->total / RES_GIB, mem->usable / RES_GIB,
                  g->nearest_short_bytes / RES_GIB);
         return;
     }
@@ -67,24 +66,23 @@ static void rejected_line(FILE *fp, const struct search_gpu *g)
     fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
 }
 
-static void table_gpu(FILE *fp, const struct pred_ctx *c, const struct search_gpu *g)
+static void table_gpu(FILE *fp, const struct search_gpu *g)
 {
     char key[96], parts[128], why[320];
     fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
     if (g->n_hits == 0) {
-        why_none(c, g, why, sizeof why);
+        why_none(g, why, sizeof why);
         fprintf(fp, "  no feasible plan: %s\n", why);
     } else
         fprintf(fp, "  %3s  %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
                 "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
     for (int i = 0; i < g->n_hits; i++) {
-        struct pred_result r;
-        pred_plan(c, &g->hits[i].plan, &r);
+        const struct pred_result *r = &g->results[i];
         plan_key(&g->hits[i].plan, key, sizeof key);
-        largest_parts(&r, parts, sizeof parts);
+        largest_parts(r, parts, sizeof parts);
         fprintf(fp, "  %3d  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n", i + 1,
-                key, r.iteration_s, r.tokens_per_s, 100 * r.mfu,
-                r.mem.total / RES_GIB, r.mem.margin / RES_GIB, parts);
+                key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
+                r->mem.total / RES_GIB, r->mem.margin / RES_GIB, parts);
     }
     rejected_line(fp, g);
 }
@@ -98,7 +96,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), s->top_k);
     for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, c, &s->per_gpu[i]);
+        table_gpu(fp, &s->per_gpu[i]);
     if (st->partial)
         fprintf(fp, "\npartial: interrupted; these are the best plans found "
                 "before the stop\n");
@@ -131,11 +129,9 @@ static void csv_write(FILE *fp, const struct pred_ctx *c,
         fputs("# partial: interrupted before the search finished\n", fp);
     res_csv_header(fp, true);
     for (size_t i = 0; i < s->n; i++)
-        for (int k = 0; k < s->per_gpu[i].n_hits; k++) {
-            struct pred_result r;
-            pred_plan(c, &s->per_gpu[i].hits[k].plan, &r);
-            res_csv_row(fp, k + 1, c, &s->per_gpu[i].hits[k].plan, &r);
-        }
+        for (int k = 0; k < s->per_gpu[i].n_hits; k++)
+            res_csv_row(fp, k + 1, c, &s->per_gpu[i].hits[k].plan,
+                        &s->per_gpu[i].results[k]);
 }
 
 /* ---- JSON ---- */
@@ -154,13 +150,11 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
 {
     json_t *plans = json_array();
     char why[320] = "";
-    for (int k = 0; k < g->n_hits; k++) {
-        struct pred_result r;
-        pred_plan(c, &g->hits[k].plan, &r);
-        json_array_append_new(plans, res_plan_json(c, &g->hits[k].plan, &r));
-    }
+    for (int k = 0; k < g->n_hits; k++)
+        json_array_append_new(plans, res_plan_json(c, &g->hits[k].plan,
+                                                   &g->results[k]));
     if (g->n_hits == 0)
-        why_none(c, g, why, sizeof why);
+        why_none(g, why, sizeof why);
     return json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:s}",
                      "gpus", (json_int_t)g->gpus, "plans", plans,
                      "enumerated", (json_int_t)g->enumerated,

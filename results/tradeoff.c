@@ -88,7 +88,7 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
         if (!row->feasible)
             continue;
         row->plan = s->per_gpu[i].hits[0].plan;
-        pred_plan(c, &row->plan, &row->r);
+        row->r = s->per_gpu[i].results[0];
         hours = tokens / row->r.tokens_per_s / 3600.0;
         row->days = hours / 24.0;
         row->gpu_hours = hours * (double)row->gpus;

@@ -383,6 +383,29 @@ static void totals(struct search_result *out)
     }
 }
 
+/* ---- finished predictions of what is kept ---- */
+
+/* Each GPU count's kept plans and nearest miss, predicted in full once
+ * (memory, layer table and all), so that reports only format. */
+static void finish(const struct search_cfg *cfg, struct search_result *out)
+{
+    size_t per = (size_t)cfg->top_k + 1;
+    out->ctx = *cfg->ctx;
+    out->store = xcalloc(out->n * per, sizeof *out->store);
+    #pragma omp parallel for schedule(dynamic, 4)
+    for (size_t i = 0; i < out->n; i++) {
+        struct search_gpu *g = &out->per_gpu[i];
+        struct pred_result *r = out->store + i * per;
+        for (int k = 0; k < g->n_hits; k++)
+            pred_plan(cfg->ctx, &g->hits[k].plan, &r[k]);
+        g->results = r;
+        if (g->nearest_idx != UINT64_MAX) {
+            pred_plan(cfg->ctx, &g->nearest, &r[cfg->top_k]);
+            g->nearest_result = &r[cfg->top_k];
+        }
+    }
+}
+
 /* ---- the run ---- */
 
 static void loop(const struct engine *e, struct local *locals, uint64_t n,
@@ -461,6 +484,7 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
     out->stats.sampled = sampled;
     out->stats.partial = cfg->stop && *cfg->stop;
     totals(out);
+    finish(cfg, out);
     out->stats.seconds = omp_get_wtime() - t0;
     return 0;
 }
@@ -470,5 +494,6 @@ void search_result_release(struct search_result *r)
     if (r->per_gpu)
         free(r->per_gpu[0].hits);               /* the store of thread 0 */
     free(r->per_gpu);
+    free(r->store);
     memset(r, 0, sizeof *r);
 }

@@ -49,6 +49,10 @@ struct search_gpu {                     /* per GPU count */
     double nearest_short_bytes;         /* smallest memory shortfall (valid plans) */
     struct plan nearest;                /* the plan that came nearest */
     uint64_t nearest_idx;
+    /* Finished predictions (pred_plan) of hits[0 .. n_hits), and of the
+     * nearest miss when there was one (else NULL): writers only format. */
+    const struct pred_result *results;
+    const struct pred_result *nearest_result;
 };
 
 struct search_stats {
@@ -66,6 +70,8 @@ struct search_result {                  /* caller-owned: search_result_release *
     struct search_gpu *per_gpu;
     struct search_stats stats;
     int top_k;
+    struct pred_ctx ctx;                /* the model, system and job searched */
+    struct pred_result *store;          /* what results point into */
 };
 
 /* Run the search. TPL_ECONFIG when a listed value is impossible (e.g. a tp

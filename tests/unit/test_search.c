@@ -205,6 +205,50 @@ Test(search, no_feasible_plan_names_the_nearest_miss)
     search_result_release(&r);
 }
 
+/* The search hands back pred_plan's full prediction of every kept plan and
+ * of the nearest miss, and the context it searched with: a report built
+ * from it agrees with `predict` of the same plan. */
+Test(search, kept_plans_come_predicted_in_full)
+{
+    static const int64_t gpus[] = { 64, 128 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result r;
+    setup(&c, &s, "llama3-70b", "dgx-h100", 8192, 512);
+    run(&c, &s, gpus, 2, 3, false, 0, &r);
+    cr_assert_str_eq(r.ctx.model.name, c.model.name);
+    cr_assert_str_eq(r.ctx.hw.name, c.hw.name);
+    cr_assert_eq(r.ctx.job.seq, 8192);
+    cr_assert_eq(r.ctx.peak_flops, c.peak_flops);
+    for (size_t g = 0; g < r.n; g++) {
+        const struct search_gpu *sg = &r.per_gpu[g];
+        cr_assert_gt(sg->n_hits, 0);
+        for (int k = 0; k < sg->n_hits; k++) {
+            struct pred_result want;
+            pred_plan(&c, &sg->hits[k].plan, &want);
+            const struct pred_result *got = &sg->results[k];
+            cr_assert_eq(got->iteration_s, want.iteration_s);
+            cr_assert_eq(got->mfu, want.mfu);
+            cr_assert_eq(got->mem.total, want.mem.total);
+            cr_assert_eq(got->mem.margin, want.mem.margin);
+            cr_assert_eq(got->layer.fwd_total_s, want.layer.fwd_total_s);
+            for (int i = 0; i < PRED_PART_COUNT; i++)
+                cr_assert_eq(got->part_s[i], want.part_s[i]);
+            cr_assert_eq(sg->results[k].iteration_s, sg->hits[k].iteration_s);
+            cr_assert(sg->results[k].mem.fits);
+            cr_assert_eq(sg->results[k].rule, PLAN_OK);
+        }
+    }
+    search_result_release(&r);
+    setup(&c, &s, "llama3-405b", "dgx-h100", 8192, 64);
+    run(&c, &s, (const int64_t[]){ 8 }, 1, 5, false, 0, &r);
+    cr_assert_not_null(r.per_gpu[0].nearest_result);
+    cr_assert_not(r.per_gpu[0].nearest_result->mem.fits);
+    cr_assert_eq(-r.per_gpu[0].nearest_result->mem.margin,
+                 r.per_gpu[0].nearest_short_bytes);
+    search_result_release(&r);
+}
+
 Test(gpus, lists_and_ranges)
 {
     struct gpu_list l;
