@@ -161,3 +161,88 @@ Test(memory, selective_charges_one_rebuilt_core)
     assert_rel(none.activations, layers * a_none, 1e-12);
     assert_rel(sel.activations, layers * a_sel + (a_none - a_sel), 1e-12);
 }
+
+/* Transformer Engine keeps an FP8 copy of each weight beside the 16-bit
+ * one, so FP8 training holds 2 + 1 = 3 bytes of weights per parameter
+ * (mem.c header); gradients and optimizer states do not change. */
+Test(memory, fp8_weights_three_bytes_per_parameter)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem a;
+    struct plan p = make_plan(2, 1, 8, 1);
+    double params = pred_stage_params(&m, &p, 0);
+    j.precision = JOB_PREC_FP8;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_memory(&c, &p, &a);
+    assert_rel(a.weights, 3 * params, 1e-12);
+    assert_rel(a.grads, 4 * params, 1e-12);
+    assert_rel(a.optimizer, 12 * params, 1e-12);
+}
+
+/* The last stage keeps the final norm's and the LM head's 16-bit inputs
+ * (2 x 2sbh) and the logits twice, 16-bit and the fp32 copy the loss reads
+ * (2 + 4 = 6 bytes per vocabulary entry and token, over tp).
+ * Llama 3 8B, s 4096, b 1, tp 1, pp 2, one micro-batch: both stages hold
+ * one micro-batch of 16 layers and one table each; the last stage's extra
+ * final norm and logits make it the worst:
+ *   4 sbh = 4 * 4096 * 4096             =    67,108,864
+ *   6 sbV = 6 * 4096 * 128256           = 3,152,019,456
+ * No dropout: the first stage keeps no embedding mask. */
+Test(memory, last_stage_logits_hand_count)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 1);
+    struct pred_ctx c;
+    struct pred_mem a;
+    struct plan p = make_plan(1, 2, 1, 1);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_memory(&c, &p, &a);
+    cr_assert_eq(a.worst_stage, 1);
+    cr_assert_eq(a.embed_logits, 67108864.0 + 3152019456.0);
+    p.tp = 2;                   /* logits split over tp, norm input not */
+    p.dp = 1;
+    pred_memory(&c, &p, &a);
+    cr_assert_eq(a.worst_stage, 1);
+    cr_assert_eq(a.embed_logits, 67108864.0 + 3152019456.0 / 2);
+}
+
+/* With dropout (Megatron GPT runs), the first stage keeps the embedding
+ * dropout mask, one byte per element, for every micro-batch in flight.
+ * GPT-3 175B, s 2048, b 1, tp 8, pp 2, 4 micro-batches: 1F1B keeps pp = 2
+ * in flight on the first stage, which is the worst (twice the last's
+ * layer activations):  2 * s b h = 2 * 2048 * 12288 = 50,331,648 bytes. */
+Test(memory, first_stage_embedding_dropout_mask)
+{
+    struct model m = load_model("gpt3-175b");
+    struct hw_system h = load_system("dgx-a100");
+    struct job j = make_job(2048, 4);
+    struct pred_ctx c;
+    struct pred_mem a;
+    struct plan p = make_plan(8, 2, 1, 1);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_memory(&c, &p, &a);
+    cr_assert_eq(a.worst_stage, 0);
+    cr_assert_eq(a.embed_logits, 50331648.0);
+    p.sp = true;                /* the mask is split over tp with sp */
+    pred_memory(&c, &p, &a);
+    cr_assert_eq(a.embed_logits, 50331648.0 / 8);
+}
+
+/* Megatron-LM's interleaved schedule (core/pipeline_parallel/schedules.py)
+ * warms up (pp - r - 1) * 2 + (vpp - 1) * pp chunks on rank r and holds one
+ * more in its steady state: pp 4, vpp 2 gives 11, 9, 7, 5 chunks on ranks
+ * 0..3; with 2 micro-batches the whole iteration is 2 x vpp = 4 chunks. */
+Test(memory, inflight_interleaved_per_rank)
+{
+    struct plan p = make_plan(1, 4, 1, 1);
+    p.vpp = 2;
+    cr_assert_eq(pred_inflight_chunks(&p, 1024, 0), 11);
+    cr_assert_eq(pred_inflight_chunks(&p, 1024, 1), 9);
+    cr_assert_eq(pred_inflight_chunks(&p, 1024, 2), 7);
+    cr_assert_eq(pred_inflight_chunks(&p, 1024, 3), 5);
+    cr_assert_eq(pred_inflight_chunks(&p, 2, 0), 4);
+}
