@@ -206,6 +206,19 @@ static void offer(struct search_gpu *g, int k, const struct search_hit *h)
 
 /* ---- one plan ---- */
 
+/* A plan that breaks no rule but does not fit: the nearest such miss
+ * (smallest shortfall, then lowest index) explains an empty GPU count. */
+static void near_miss(struct search_gpu *g, const struct plan *p,
+                      double short_bytes, uint64_t idx)
+{
+    if (short_bytes < g->nearest_short_bytes ||
+        (short_bytes == g->nearest_short_bytes && idx < g->nearest_idx)) {
+        g->nearest_short_bytes = short_bytes;
+        g->nearest = *p;
+        g->nearest_idx = idx;
+    }
+}
+
 static void eval_one(const struct engine *e, struct search_gpu *g,
                      const struct plan *p, const struct pred_memo *memo,
                      uint64_t idx)
@@ -214,7 +227,6 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     int k = e->cfg->top_k;
     struct pred_mem mem;
     struct pred_result r;
-    struct search_hit h;
     enum plan_rule rule = check(e, p);
     g->enumerated++;
     if (rule != PLAN_OK) {
@@ -225,12 +237,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     pred_memory(c, p, &mem);
     if (!mem.fits) {
         g->memory++;
-        if (-mem.margin < g->nearest_short_bytes ||
-            (-mem.margin == g->nearest_short_bytes && idx < g->nearest_idx)) {
-            g->nearest_short_bytes = -mem.margin;
-            g->nearest = *p;
-            g->nearest_idx = idx;
-        }
+        near_miss(g, p, -mem.margin, idx);
         return;
     }
     g->feasible++;
@@ -241,10 +248,8 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     }
     g->evaluated++;
     pred_compose(c, p, memo, &r);
-    h.plan = *p;
-    h.iteration_s = r.iteration_s;
-    h.idx = idx;
-    offer(g, k, &h);
+    offer(g, k, &(struct search_hit){ .plan = *p, .iteration_s = r.iteration_s,
+                                      .idx = idx });
 }
 
 /* Inner index j of a block -> the plan's inner fields; returns the memo
@@ -357,13 +362,7 @@ static void merge_gpu(struct search_gpu *to, const struct search_gpu *from, int 
     to->bound += from->bound;
     for (int r = 0; r < PLAN_RULE_COUNT; r++)
         to->rule[r] += from->rule[r];
-    if (from->nearest_short_bytes < to->nearest_short_bytes ||
-        (from->nearest_short_bytes == to->nearest_short_bytes &&
-         from->nearest_idx < to->nearest_idx)) {
-        to->nearest_short_bytes = from->nearest_short_bytes;
-        to->nearest = from->nearest;
-        to->nearest_idx = from->nearest_idx;
-    }
+    near_miss(to, &from->nearest, from->nearest_short_bytes, from->nearest_idx);
     for (int i = 0; i < from->n_hits; i++)
         offer(to, k, &from->hits[i]);
 }
@@ -408,6 +407,22 @@ static void finish(const struct search_cfg *cfg, struct search_result *out)
 
 /* ---- the run ---- */
 
+/* Progress from one thread, at most 10 times a second after the first. */
+static void progress(const struct search_cfg *cfg, uint64_t *done, uint64_t n,
+                     double t0, double *last)
+{
+    uint64_t now_done;
+    #pragma omp atomic capture
+    now_done = ++*done;
+    if (omp_get_thread_num() == 0) {
+        double now = omp_get_wtime();
+        if (now - t0 > 1.0 && now - *last > 0.1) {
+            *last = now;
+            cfg->progress(cfg->progress_arg, (double)now_done / (double)n);
+        }
+    }
+}
+
 static void loop(const struct engine *e, struct local *locals, uint64_t n,
                  bool sampled)
 {
@@ -425,20 +440,41 @@ static void loop(const struct engine *e, struct local *locals, uint64_t n,
                 run_sample(e, L, i);
             else
                 run_block(e, L, i);
-            if (cfg->progress) {
-                uint64_t now_done;
-                #pragma omp atomic capture
-                now_done = ++done;
-                if (omp_get_thread_num() == 0) {
-                    double now = omp_get_wtime();
-                    if (now - t0 > 1.0 && now - last > 0.1) {
-                        last = now;
-                        cfg->progress(cfg->progress_arg, (double)now_done / n);
-                    }
-                }
-            }
+            if (cfg->progress)
+                progress(cfg, &done, n, t0, &last);
         }
     }
+}
+
+/* Thread 0's arrays become the merged result; the others are folded in. */
+static void merge(const struct search_cfg *cfg, struct local *locals, int nt,
+                  struct search_result *out)
+{
+    out->n = cfg->n_gpus;
+    out->top_k = cfg->top_k;
+    out->per_gpu = locals[0].g;
+    for (int t = 1; t < nt; t++) {
+        for (size_t i = 0; i < cfg->n_gpus; i++)
+            merge_gpu(&out->per_gpu[i], &locals[t].g[i], cfg->top_k);
+        free(locals[t].g);
+        free(locals[t].store);
+    }
+}
+
+static int prepare(const struct search_cfg *cfg, struct engine *e,
+                   struct tpl_err *err)
+{
+    if (cfg->n_gpus == 0 || cfg->top_k < 1 || cfg->top_k > SEARCH_MAX_TOP)
+        return tpl_errorf(err, TPL_EUSAGE, "nothing to search: no GPU counts "
+                          "or a bad --top");
+    build_dims(cfg, &e->d);
+    e->in_range = dims_in_range(&e->d);
+    e->n_blocks = cfg->n_gpus;
+    for (int i = 0; i < e->d.n_block; i++)
+        e->n_blocks *= (uint64_t)e->d.n[e->d.block[i]];
+    if (e->n_blocks * e->d.n_inner_plans == 0)
+        return tpl_errorf(err, TPL_ECONFIG, "the search space is empty");
+    return 0;
 }
 
 int search_run(const struct search_cfg *cfg, struct search_result *out,
@@ -448,40 +484,23 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
     struct local *locals;
     int nt = omp_get_max_threads();
     double t0 = omp_get_wtime();
-    uint64_t space, n;
-    bool sampled;
+    uint64_t space;
+    int rc;
     memset(out, 0, sizeof *out);
-    if (cfg->n_gpus == 0 || cfg->top_k < 1 || cfg->top_k > SEARCH_MAX_TOP)
-        return tpl_errorf(err, TPL_EUSAGE, "nothing to search: no GPU counts "
-                          "or a bad --top");
-    build_dims(cfg, &e.d);
-    e.in_range = dims_in_range(&e.d);
-    e.n_blocks = cfg->n_gpus;
-    for (int i = 0; i < e.d.n_block; i++)
-        e.n_blocks *= (uint64_t)e.d.n[e.d.block[i]];
+    if ((rc = prepare(cfg, &e, err)) != 0)
+        return rc;
     space = e.n_blocks * e.d.n_inner_plans;
-    if (space == 0)
-        return tpl_errorf(err, TPL_ECONFIG, "the search space is empty");
-    sampled = cfg->budget && space > cfg->budget;
-    n = sampled ? cfg->budget : e.n_blocks;
+    out->stats.space_size = space;
+    out->stats.sampled = cfg->budget && space > cfg->budget;
     build_memo(&e);
     locals = xcalloc((size_t)nt, sizeof *locals);
     for (int t = 0; t < nt; t++)
         local_init(&locals[t], cfg);
-    loop(&e, locals, n, sampled);
-    out->n = cfg->n_gpus;
-    out->top_k = cfg->top_k;
-    out->per_gpu = locals[0].g;                 /* thread 0's arrays become */
-    for (int t = 1; t < nt; t++) {              /* the merged result */
-        for (size_t i = 0; i < cfg->n_gpus; i++)
-            merge_gpu(&out->per_gpu[i], &locals[t].g[i], cfg->top_k);
-        free(locals[t].g);
-        free(locals[t].store);
-    }
+    loop(&e, locals, out->stats.sampled ? cfg->budget : e.n_blocks,
+         out->stats.sampled);
+    merge(cfg, locals, nt, out);
     free(locals);
     free(e.memo);
-    out->stats.space_size = space;
-    out->stats.sampled = sampled;
     out->stats.partial = cfg->stop && *cfg->stop;
     totals(out);
     finish(cfg, out);

@@ -130,58 +130,103 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
     return PLAN_OK;
 }
 
+/* ---- explanations, one per rule: the rule and the numbers that break it */
+
+struct why {                    /* what an explanation may quote */
+    const struct plan *p;
+    const struct model *m;
+    const struct job *j;
+    const struct plan_limits *lim;
+    char *buf;
+    size_t n;
+};
+
+static void why_ok(const struct why *w) { snprintf(w->buf, w->n, "valid"); }
+
+static void why_degree(const struct why *w)
+{
+    snprintf(w->buf, w->n, "degree: tp, pp, dp, mbs and vpp must be in [1, %d] "
+             "and zero 0 or 1", PLAN_MAX_DEGREE);
+}
+
+static void why_divides(const struct why *w, const char *rule, const char *what,
+                        int64_t have, const char *by, int64_t deg)
+{
+    snprintf(w->buf, w->n, "%s: %s (%lld) not divisible by %s (%lld)", rule,
+             what, (long long)have, by, (long long)deg);
+}
+
+static void why_heads(const struct why *w)
+{
+    why_divides(w, "heads-tp", "heads", w->m->heads, "tp", w->p->tp);
+}
+
+static void why_kv_heads(const struct why *w)
+{
+    why_divides(w, "kv-heads-tp", "kv_heads", w->m->kv_heads, "tp", w->p->tp);
+}
+
+static void why_ffn(const struct why *w)
+{
+    why_divides(w, "ffn-tp", "ffn_hidden", w->m->ffn_hidden, "tp", w->p->tp);
+}
+
+static void why_domain(const struct why *w)
+{
+    snprintf(w->buf, w->n, "tp-domain: tp (%d) larger than the NVLink domain "
+             "(%lld GPUs)", (int)w->p->tp, (long long)w->lim->tp_domain);
+}
+
+static void why_sp_tp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "sp-tp: sequence parallelism needs tp > 1");
+}
+
+static void why_seq_sp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "seq-sp: seq (%lld) not divisible by tp (%d) with "
+             "sequence parallelism", (long long)w->j->seq, (int)w->p->tp);
+}
+
+static void why_layers(const struct why *w)
+{
+    why_divides(w, "layers-pp", "layers", w->m->layers, "pp*vpp",
+                (int64_t)w->p->pp * w->p->vpp);
+}
+
+static void why_gbs(const struct why *w)
+{
+    why_divides(w, "gbs-dp", "gbs", w->j->gbs, "dp*mbs",
+                (int64_t)w->p->dp * w->p->mbs);
+}
+
+static void why_vpp_pp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "vpp-pp: vpp > 1 needs pp > 1");
+}
+
+static void why_vpp_micro(const struct why *w)
+{
+    snprintf(w->buf, w->n, "vpp-microbatches: micro-batches (%lld) not divisible "
+             "by pp (%d) with vpp > 1",
+             (long long)(w->j->gbs / ((int64_t)w->p->dp * w->p->mbs)), (int)w->p->pp);
+}
+
+static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
+    [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
+    [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
+    [PLAN_RULE_FFN_TP] = why_ffn, [PLAN_RULE_TP_DOMAIN] = why_domain,
+    [PLAN_RULE_SP_TP] = why_sp_tp, [PLAN_RULE_SEQ_SP] = why_seq_sp,
+    [PLAN_RULE_LAYERS_PP] = why_layers, [PLAN_RULE_GBS_DP] = why_gbs,
+    [PLAN_RULE_VPP_PP] = why_vpp_pp, [PLAN_RULE_VPP_MICRO] = why_vpp_micro,
+};
+
 void plan_rule_explain(enum plan_rule r, const struct plan *p,
                        const struct model *m, const struct job *j,
                        const struct plan_limits *lim, char *buf, size_t n)
 {
-    long long dpm = (long long)p->dp * p->mbs;
-    switch (r) {
-    case PLAN_OK:
-        snprintf(buf, n, "valid");
-        break;
-    case PLAN_RULE_DEGREE:
-        snprintf(buf, n, "degree: tp, pp, dp, mbs and vpp must be in [1, %d] "
-                 "and zero 0 or 1", PLAN_MAX_DEGREE);
-        break;
-    case PLAN_RULE_HEADS_TP:
-        snprintf(buf, n, "heads-tp: heads (%lld) not divisible by tp (%d)",
-                 (long long)m->heads, (int)p->tp);
-        break;
-    case PLAN_RULE_KV_HEADS_TP:
-        snprintf(buf, n, "kv-heads-tp: kv_heads (%lld) not divisible by tp (%d)",
-                 (long long)m->kv_heads, (int)p->tp);
-        break;
-    case PLAN_RULE_FFN_TP:
-        snprintf(buf, n, "ffn-tp: ffn_hidden (%lld) not divisible by tp (%d)",
-                 (long long)m->ffn_hidden, (int)p->tp);
-        break;
-    case PLAN_RULE_TP_DOMAIN:
-        snprintf(buf, n, "tp-domain: tp (%d) larger than the NVLink domain "
-                 "(%lld GPUs)", (int)p->tp, (long long)lim->tp_domain);
-        break;
-    case PLAN_RULE_SP_TP:
-        snprintf(buf, n, "sp-tp: sequence parallelism needs tp > 1");
-        break;
-    case PLAN_RULE_SEQ_SP:
-        snprintf(buf, n, "seq-sp: seq (%lld) not divisible by tp (%d) with "
-                 "sequence parallelism", (long long)j->seq, (int)p->tp);
-        break;
-    case PLAN_RULE_LAYERS_PP:
-        snprintf(buf, n, "layers-pp: layers (%lld) not divisible by pp*vpp (%lld)",
-                 (long long)m->layers, (long long)p->pp * p->vpp);
-        break;
-    case PLAN_RULE_GBS_DP:
-        snprintf(buf, n, "gbs-dp: gbs (%lld) not divisible by dp*mbs (%lld)",
-                 (long long)j->gbs, dpm);
-        break;
-    case PLAN_RULE_VPP_PP:
-        snprintf(buf, n, "vpp-pp: vpp > 1 needs pp > 1");
-        break;
-    case PLAN_RULE_VPP_MICRO:
-        snprintf(buf, n, "vpp-microbatches: micro-batches (%lld) not divisible "
-                 "by pp (%d) with vpp > 1", (long long)(j->gbs / dpm), (int)p->pp);
-        break;
-    case PLAN_RULE_COUNT:
+    struct why w = { p, m, j, lim, buf, n };
+    if ((unsigned)r >= PLAN_RULE_COUNT || !explain[r])
         TPL_BUG("plan_rule_explain: bad rule %d", (int)r);
-    }
+    explain[r](&w);
 }
