@@ -331,48 +331,72 @@ static const int kind_type[] = {
     [VALUE_BOOL] = CONFIG_TYPE_BOOL, [VALUE_STRING] = CONFIG_TYPE_STRING,
 };
 
-int conf_apply_set(struct conf *c, const char *assignment, struct tpl_err *err)
+/* The field of "section.field=value" into 'field'; -1 when it is too long
+ * or itself dotted. */
+static int set_field_name(const char *assignment, char *field, size_t n)
 {
-    char section[64], field[64];
-    const char *dot, *eq, *value;
-    config_setting_t *grp, *s;
-    enum value_kind kind;
-    long long i = 0;
-    double d = 0;
-    int b = 0, rc = conf_set_section(assignment, section, sizeof section, err);
-    if (rc)
-        return rc;
-    dot = strchr(assignment, '.');
-    eq = strchr(assignment, '=');
-    value = eq + 1;
-    if ((size_t)(eq - dot - 1) >= sizeof field || memchr(dot + 1, '.', (size_t)(eq - dot - 1)))
-        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': expected "
-                          "section.field=value", assignment);
-    memcpy(field, dot + 1, (size_t)(eq - dot - 1));
-    field[eq - dot - 1] = '\0';
-    grp = config_lookup(&c->cfg, section);
+    const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
+    size_t len = (size_t)(eq - dot - 1);
+    if (len >= n || memchr(dot + 1, '.', len))
+        return -1;
+    memcpy(field, dot + 1, len);
+    field[len] = '\0';
+    return 0;
+}
+
+/* The section's group, added when the file has none; NULL when the name
+ * is taken by something that is not a group. */
+static config_setting_t *set_group(struct conf *c, const char *section)
+{
+    config_setting_t *grp = config_lookup(&c->cfg, section);
     if (!grp)
         grp = config_setting_add(config_root_setting(&c->cfg), section,
                                  CONFIG_TYPE_GROUP);
-    if (!grp || config_setting_type(grp) != CONFIG_TYPE_GROUP)
-        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': '%s' is not a section",
-                          assignment, section);
-    s = config_setting_get_member(grp, field);
-    kind = s && config_setting_type(s) == CONFIG_TYPE_STRING
-         ? VALUE_STRING : read_value(value, &i, &d, &b);
+    return grp && config_setting_type(grp) == CONFIG_TYPE_GROUP ? grp : NULL;
+}
+
+/* Write 'value' into the field, typed as the file has it (a string stays a
+ * string), else as the value reads; NULL for a bad field name. */
+static config_setting_t *set_value(config_setting_t *grp, const char *field,
+                                   const char *value)
+{
+    config_setting_t *s = config_setting_get_member(grp, field);
+    long long i = 0;
+    double d = 0;
+    int b = 0;
+    enum value_kind kind = s && config_setting_type(s) == CONFIG_TYPE_STRING
+                         ? VALUE_STRING : read_value(value, &i, &d, &b);
     if (s && config_setting_type(s) != kind_type[kind]) {
         config_setting_remove(grp, field);
         s = NULL;
     }
     if (!s && !(s = config_setting_add(grp, field, kind_type[kind])))
-        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': bad field name '%s'",
-                          assignment, field);
+        return NULL;
     switch (kind) {
     case VALUE_INT:    config_setting_set_int64(s, i); break;
     case VALUE_FLOAT:  config_setting_set_float(s, d); break;
     case VALUE_BOOL:   config_setting_set_bool(s, b); break;
     case VALUE_STRING: config_setting_set_string(s, value); break;
     }
+    return s;
+}
+
+int conf_apply_set(struct conf *c, const char *assignment, struct tpl_err *err)
+{
+    char section[64], field[64];
+    config_setting_t *grp, *s;
+    int rc = conf_set_section(assignment, section, sizeof section, err);
+    if (rc)
+        return rc;
+    if (set_field_name(assignment, field, sizeof field))
+        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': expected "
+                          "section.field=value", assignment);
+    if (!(grp = set_group(c, section)))
+        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': '%s' is not a section",
+                          assignment, section);
+    if (!(s = set_value(grp, field, strchr(assignment, '=') + 1)))
+        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': bad field name '%s'",
+                          assignment, field);
     config_setting_set_hook(s, &set_mark);
     return 0;
 }
