@@ -10,8 +10,28 @@
 #       for EXIT 2 (usage) two, the second "try 'trainplan ...--help'".
 #   golden NAME FILE [EXIT] -- ARGS...
 #       stdout byte for byte equal to tests/data/golden/FILE, exit EXIT
-#       (default 0), stderr empty. UPDATE_GOLDEN=1 rewrites FILE instead.
-#   run_tp ARGS...       run it: stdout in $T_OUT, stderr in $T_ERR, status $T_RC
+#       (default 0), stderr empty. UPDATE_GOLDEN=1 rewrites FILE instead and
+#       says which numbers moved.
+#   same_output NAME [--sed SCRIPT] A-ARGS... vs B-ARGS...
+#       the two runs give the same exit status (0 or 1), the same non-empty
+#       stdout and the same stderr; --sed edits A's stdout first.
+#   other_output NAME A-ARGS... vs B-ARGS...
+#       both exit 0 or 1 and their stdouts differ.
+#   run_tp [VAR=VALUE...] ARGS...
+#       run it (with VAR set in its environment): stdout in $T_OUT, stderr
+#       in $T_ERR, status $T_RC, the command line in $T_CMD
+#   expect NAME CONDITION...
+#       every CONDITION holds for the last run_tp or interrupt, else one FAIL
+#       line naming the first that does not:
+#         exit=N           exit status N
+#         stdout= stderr=  nothing on it
+#         stdout~ERE stderr~ERE    a line matches (grep -E)
+#         stdout!~ERE      no line matches
+#         stderr1=TEXT     the first stderr line is TEXT
+#         anything else    a shell condition, eval'd ('[ -s "$f" ]')
+#   skip NAME REASON     count a case that cannot run here, with its reason
+#   need_shared NAME PATH    0 when ../shared/data/PATH exists; else skip
+#                        NAME (a failure when CI=true) and return 1
 #   pass NAME / fail NAME WHAT   count a case of a test's own making
 #   interrupt ARGS...    run ARGS on one thread, SIGINT after a second:
 #                        status in $T_RC, output in $T_OUT and $T_ERR
@@ -20,6 +40,9 @@
 # right behaviour of a known program bug: while it fails it prints a
 # "KNOWN BUG" line and is not counted (KNOWN_BUGS=fail counts it as failed);
 # once it passes it prints a "FIXED" line asking to drop the marker.
+#
+# With T_RESULTS set, every case also appends "pass NAME", "fail NAME: WHAT"
+# or "skip NAME: REASON" to that file (tests/summary.sh reads it).
 #
 # Temporary files go in $T_TMP, which run.sh creates and removes.
 
@@ -32,10 +55,19 @@ T_ERR=$T_TMP/stderr
 T_PASSED=${T_PASSED:-0}
 T_FAILED=${T_FAILED:-0}
 T_KNOWN=${T_KNOWN:-0}
+T_SKIPPED=${T_SKIPPED:-0}
+T_SHARED=${TRAINPLAN_SHARED:-../shared}
+
+# t_log LINE: one line for tests/summary.sh
+t_log()
+{
+    [ -z "${T_RESULTS:-}" ] || printf '%s\n' "$1" >>"$T_RESULTS"
+}
 
 pass()
 {
     T_PASSED=$((T_PASSED + 1))
+    t_log "pass $1"
     [ -z "${T_BUG:-}" ] ||
         printf 'FIXED %s: known bug (%s) now passes: drop its marker\n' "$1" "$T_BUG"
 }
@@ -51,23 +83,70 @@ fail()
     fi
     T_FAILED=$((T_FAILED + 1))
     printf 'FAIL %s: %s\n' "$1" "$f_what"
+    t_log "fail $1: $f_what"
 }
 
-# the command line, for messages
+# skip NAME REASON: a case that cannot run here
+skip()
+{
+    T_SKIPPED=$((T_SKIPPED + 1))
+    printf 'skip %s: %s\n' "$1" "$2"
+    t_log "skip $1: $2"
+}
+
+# need_shared NAME PATH: true when $T_SHARED/data/PATH exists; otherwise NAME
+# is skipped, or failed in CI (CI=true), where the shared data must be there
+need_shared()
+{
+    [ -e "$T_SHARED/data/$2" ] && return 0
+    if [ "${CI:-}" = true ]; then
+        fail "$1" "$T_SHARED/data/$2 absent (CI=true: the shared data is required)"
+    else
+        skip "$1" "$T_SHARED/data/$2 absent"
+    fi
+    return 1
+}
+
+# the command line, for messages (leading VAR=VALUE words before it)
 t_cmd()
 {
-    printf 'trainplan'
+    t_in=
     for t_a in "$@"; do
+        if [ -z "$t_in" ]; then
+            case $t_a in
+            [A-Z_]*=*) printf '%s ' "$t_a"; continue ;;
+            esac
+            printf 'trainplan'
+            t_in=1
+        fi
         case $t_a in
         ''|*[!A-Za-z0-9_./=@:,+-]*) printf " '%s'" "$t_a" ;;
         *) printf ' %s' "$t_a" ;;
         esac
     done
+    [ -n "$t_in" ] || printf 'trainplan'
 }
 
+# run_tp [VAR=VALUE...] ARGS...: the leading assignments go to env, the
+# program goes in after them
 run_tp()
 {
-    "$TRAINPLAN" "$@" </dev/null >"$T_OUT" 2>"$T_ERR"
+    T_CMD=$(t_cmd "$@")
+    r_n=$# r_in=
+    while [ "$r_n" -gt 0 ]; do
+        r_a=$1
+        shift
+        r_n=$((r_n - 1))
+        if [ -z "$r_in" ]; then
+            case $r_a in
+            [A-Z_]*=*) ;;
+            *) set -- "$@" "$TRAINPLAN"; r_in=1 ;;
+            esac
+        fi
+        set -- "$@" "$r_a"
+    done
+    [ -n "$r_in" ] || set -- "$@" "$TRAINPLAN"
+    env "$@" </dev/null >"$T_OUT" 2>"$T_ERR"
     T_RC=$?
 }
 
@@ -88,7 +167,7 @@ check()
     shift 3
     [ "$1" = -- ] && shift
     run_tp "$@"
-    c_cmd=$(t_cmd "$@")
+    c_cmd=$T_CMD
     c_got=$(t_line "$T_ERR" 1)
     c_why=
     if [ "$T_RC" != "$c_exit" ]; then
@@ -135,7 +214,7 @@ golden()
     fi
     [ "$1" = -- ] && shift
     run_tp "$@"
-    g_cmd=$(t_cmd "$@")
+    g_cmd=$T_CMD
     if [ "$T_RC" != "$g_exit" ]; then
         fail "$g_name" "$g_cmd: exit $T_RC, expected $g_exit (stderr: $(t_line "$T_ERR" 1))"
         return 1
@@ -169,10 +248,139 @@ golden()
 
 interrupt()
 {
+    T_CMD="OMP_NUM_THREADS=1 $(t_cmd "$@") (SIGINT after 1 s)"
     OMP_NUM_THREADS=1 "$TRAINPLAN" "$@" >"$T_OUT" 2>"$T_ERR" &
     i_pid=$!
     sleep 1
     kill -INT "$i_pid" 2>/dev/null
     wait "$i_pid"
     T_RC=$?
+}
+
+# expect NAME CONDITION...: see the top of this file
+expect()
+{
+    e_name=$1
+    shift
+    e_why=
+    for e_c in "$@"; do
+        case $e_c in
+        exit=*)
+            [ "$T_RC" = "${e_c#exit=}" ] || e_why="exit $T_RC, expected ${e_c#exit=}" ;;
+        stdout=)
+            [ ! -s "$T_OUT" ] ||
+                e_why="wrote $(wc -c <"$T_OUT" | tr -d ' ') bytes to stdout" ;;
+        stderr=)
+            [ ! -s "$T_ERR" ] || e_why="unexpected stderr '$(t_line "$T_ERR" 1)'" ;;
+        stderr1=*)
+            [ "$(t_line "$T_ERR" 1)" = "${e_c#stderr1=}" ] ||
+                e_why="stderr '$(t_line "$T_ERR" 1)', expected '${e_c#stderr1=}'" ;;
+        stdout~*)
+            grep -Eq -- "${e_c#stdout~}" "$T_OUT" ||
+                e_why="no stdout line matches '${e_c#stdout~}'" ;;
+        stdout!~*)
+            ! grep -Eq -- "${e_c#stdout!~}" "$T_OUT" ||
+                e_why="stdout has '$(grep -E -m 1 -- "${e_c#stdout!~}" "$T_OUT")'" ;;
+        stderr~*)
+            grep -Eq -- "${e_c#stderr~}" "$T_ERR" ||
+                e_why="no stderr line matches '${e_c#stderr~}' (stderr '$(t_line "$T_ERR" 1)')" ;;
+        *)
+            eval "$e_c" || e_why="not: $e_c" ;;
+        esac
+        [ -z "$e_why" ] || break
+    done
+    if [ -n "$e_why" ]; then
+        fail "$e_name" "${T_CMD:-trainplan}: $e_why"
+        return 1
+    fi
+    pass "$e_name"
+}
+
+# t_half N FIRST|SECOND ARGS...: run_tp on the words before (FIRST) or after
+# (SECOND) the word 'vs' at position N + 1
+t_half()
+{
+    h_at=$1 h_which=$2
+    shift 2
+    h_n=$# h_i=0
+    while [ "$h_i" -lt "$h_n" ]; do
+        h_a=$1
+        shift
+        if [ "$h_which" = first ] && [ "$h_i" -lt "$h_at" ]; then
+            set -- "$@" "$h_a"
+        elif [ "$h_which" = second ] && [ "$h_i" -gt "$h_at" ]; then
+            set -- "$@" "$h_a"
+        fi
+        h_i=$((h_i + 1))
+    done
+    run_tp "$@"
+}
+
+# t_two NAME [--sed SCRIPT] A... vs B...: run both; A's results in
+# $T_TMP/a.{out,err}, $S_RC_A and $S_CMD_A, B's in the usual places
+t_two()
+{
+    s_sed=
+    if [ "$1" = --sed ]; then
+        s_sed=$2
+        shift 2
+    fi
+    s_at=0
+    for s_a in "$@"; do
+        [ "$s_a" = vs ] && break
+        s_at=$((s_at + 1))
+    done
+    if [ "$s_at" = $# ]; then
+        echo "lib.sh: same_output/other_output without 'vs'" >&2
+        return 2
+    fi
+    t_half "$s_at" first "$@"
+    S_RC_A=$T_RC S_CMD_A=$T_CMD
+    if [ -n "$s_sed" ]; then
+        sed "$s_sed" "$T_OUT" >"$T_TMP/a.out"
+    else
+        cp "$T_OUT" "$T_TMP/a.out"
+    fi
+    cp "$T_ERR" "$T_TMP/a.err"
+    t_half "$s_at" second "$@"
+}
+
+same_output()
+{
+    s_name=$1
+    shift
+    t_two "$@" || { fail "$s_name" "malformed case"; return 1; }
+    s_why=
+    if [ "$S_RC_A" -gt 1 ] || [ "$T_RC" -gt 1 ]; then
+        s_why="exit $S_RC_A and $T_RC, expected 0 or 1 (stderr '$(t_line "$T_ERR" 1)')"
+    elif [ "$S_RC_A" != "$T_RC" ]; then
+        s_why="exit $S_RC_A, but $T_RC for $T_CMD"
+    elif [ ! -s "$T_TMP/a.out" ]; then
+        s_why="no output"
+    elif ! cmp -s "$T_TMP/a.out" "$T_OUT"; then
+        s_why="stdout differs from $T_CMD's at line $(cmp "$T_TMP/a.out" "$T_OUT" 2>&1 | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')"
+    elif ! cmp -s "$T_TMP/a.err" "$T_ERR"; then
+        s_why="stderr differs from $T_CMD's"
+    fi
+    if [ -n "$s_why" ]; then
+        fail "$s_name" "$S_CMD_A: $s_why"
+        return 1
+    fi
+    pass "$s_name"
+}
+
+other_output()
+{
+    s_name=$1
+    shift
+    t_two "$@" || { fail "$s_name" "malformed case"; return 1; }
+    if [ "$S_RC_A" -gt 1 ] || [ "$T_RC" -gt 1 ]; then
+        fail "$s_name" "$S_CMD_A: exit $S_RC_A and $T_RC, expected 0 or 1"
+    elif cmp -s "$T_TMP/a.out" "$T_OUT"; then
+        fail "$s_name" "$S_CMD_A: the same stdout as $T_CMD"
+    else
+        pass "$s_name"
+        return 0
+    fi
+    return 1
 }

@@ -2,7 +2,8 @@
 # tests/cli/run.sh: the CLI tests. Runs every tests/cli/t-*.sh, in sorted
 # order, sourced into this shell after tests/cli/lib.sh, against $TRAINPLAN
 # (default ./trainplan, relative to where this is started). Prints one line
-# per failing case and ends with "N passed, N failed"; exits 1 if any failed.
+# per failing case, one "skip NAME: REASON" line per case that cannot run
+# here, and ends with "N passed, N failed, N skipped"; exits 1 if any failed.
 #   TRAINPLAN=build/san/trainplan sh tests/cli/run.sh
 #   UPDATE_GOLDEN=1 sh tests/cli/run.sh      rewrite tests/data/golden/*
 #   sh tests/cli/run.sh t-bad-input          only the scripts named
@@ -47,5 +48,5 @@ for t_script in tests/cli/t-*.sh; do
 done
 
 [ "$T_KNOWN" = 0 ] || echo "$T_KNOWN known bugs (not counted; see KNOWN BUG lines)"
-echo "$T_PASSED passed, $T_FAILED failed"
+echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 [ "$T_FAILED" = 0 ]

@@ -11,7 +11,7 @@ svg_has()
     h_name=$1 h_file=$2
     shift 2
     if ! command -v python3 >/dev/null 2>&1; then
-        echo "skip $h_name: no python3 to parse the SVG"
+        skip "$h_name" "no python3 to parse the SVG"
         return
     fi
     if python3 - "$h_file" "$@" <<'PY'
@@ -65,11 +65,6 @@ png_is chart-compare-png "$T_TMP/c.png" 1200 700
 check chart-extension 2 "trainplan: error: '--chart' must name a .svg or .png file, not 'x.jpg'" -- tradeoff --chart x.jpg
 check chart-size-small 2 "trainplan: error: '--chart-size' must be WxH with each in [200, 8000], not '10x10'" -- search --chart-size 10x10
 check chart-size-form 2 "trainplan: error: '--chart-size' must be WxH with each in [200, 8000], not 'big'" -- compare --chart-size big
-"$TRAINPLAN" search --gpus 64 --chart /nonexistent-dir/x.svg >/dev/null 2>"$T_TMP/e"
-c_rc=$?
-if [ "$c_rc" = 4 ] && grep -q "cannot write '/nonexistent-dir/x.svg'" "$T_TMP/e" &&
-   [ ! -e /nonexistent-dir/x.svg ]; then
-    pass chart-unwritable
-else
-    fail chart-unwritable "exit $c_rc, expected 4 and a message"
-fi
+run_tp search --gpus 64 --chart /nonexistent-dir/x.svg
+expect chart-unwritable exit=4 "stderr~cannot write '/nonexistent-dir/x.svg'" \
+    '[ ! -e /nonexistent-dir/x.svg ]'

@@ -14,11 +14,8 @@ done
 "$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f3,4,6,8 >"$T_TMP/c"
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff --system dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f2,3,6,8 >"$T_TMP/t"
-if [ -s "$T_TMP/c" ] && cmp -s "$T_TMP/c" "$T_TMP/t"; then
-    pass compare-agrees-with-tradeoff
-else
-    fail compare-agrees-with-tradeoff "compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"
-fi
+T_CMD="compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"
+expect compare-agrees-with-tradeoff '[ -s "$T_TMP/c" ]' 'cmp -s "$T_TMP/c" "$T_TMP/t"'
 
 check compare-variant-form 2 "trainplan: error: --variant 'fast': expected NAME:section.field=value[,...]" -- compare --variant fast --gpus 64
 check compare-variant-set 2 "trainplan: error: --set 'network': expected section.field=value" -- compare --variant x:network --gpus 64

@@ -27,32 +27,21 @@ for e_fw in megatron nemo torchtitan; do
         *) e_bad="$e_bad $e_name" ;;
         esac
     done
-    if [ -z "$e_bad" ]; then
-        pass "export-names-$e_fw"
-    else
-        fail "export-names-$e_fw" "undocumented names:$e_bad"
-    fi
+    T_CMD="export --framework $e_fw: undocumented names:$e_bad"
+    expect "export-names-$e_fw" '[ -z "$e_bad" ]'
 done
 
 # --gpus N: the best plan of a search on N GPUs
-"$TRAINPLAN" search --gpus 256 --top 1 --format csv >"$T_TMP/best" 2>/dev/null
-e_key=$(sed -n 2p "$T_TMP/best" | cut -d, -f2)
-"$TRAINPLAN" export --gpus 256 >"$T_TMP/exp" 2>/dev/null
-if [ -n "$e_key" ] && grep -q "GPUs: $e_key\$" "$T_TMP/exp"; then
-    pass export-best-of-search
-else
-    fail export-best-of-search "export --gpus 256 does not take the search's best plan ($e_key)"
-fi
+run_tp search --gpus 256 --top 1 --format csv
+e_key=$(sed -n 2p "$T_OUT" | cut -d, -f2)
+run_tp export --gpus 256
+expect export-best-of-search exit=0 '[ -n "$e_key" ]' "stdout~GPUs: $e_key\$"
 
 check export-both 2 "trainplan: error: give either --gpus N or the plan's --tp/--pp/--dp" -- export --gpus 64 --tp 8
 check export-neither 2 "trainplan: error: give either --gpus N or the plan's --tp/--pp/--dp" -- export
 check export-framework 2 "trainplan: error: '--framework' must be megatron, nemo or torchtitan, not 'deepspeed'" -- export --framework deepspeed --gpus 64
 check export-gpus-zero 2 "trainplan: error: '--gpus' must be an integer in [1, 1048576], not '0'" -- export --gpus 0
 run_tp export --gpus 8 --model llama3-405b
-if [ "$T_RC" = 1 ] && [ ! -s "$T_OUT" ] &&
-   [ "$(t_line "$T_ERR" 1)" = "trainplan: error: no feasible plan on 8 GPUs (see 'trainplan search --gpus 8')" ]; then
-    pass export-nothing-fits
-else
-    fail export-nothing-fits "exit $T_RC, expected 1 with one error line and no output"
-fi
+expect export-nothing-fits exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
+    "stderr1=trainplan: error: no feasible plan on 8 GPUs (see 'trainplan search --gpus 8')"
 check predict-no-framework 2 "trainplan: error: unknown option '--framework'" -- predict --framework nemo

@@ -16,42 +16,23 @@ golden golden-search-lists search-lists.expected -- search $SMALL \
 
 # the same bytes for any thread count, in every format
 for s_fmt in table csv json; do
-    OMP_NUM_THREADS=1 "$TRAINPLAN" search --gpus 64..512 --format "$s_fmt" \
-        >"$T_TMP/one" 2>&1
-    OMP_NUM_THREADS=2 "$TRAINPLAN" search --gpus 64..512 --format "$s_fmt" \
-        >"$T_TMP/two" 2>&1
-    if cmp -s "$T_TMP/one" "$T_TMP/two"; then
-        pass "threads-$s_fmt"
-    else
-        fail "threads-$s_fmt" "search --format $s_fmt differs between OMP_NUM_THREADS=1 and 2"
-    fi
+    same_output "threads-$s_fmt" \
+        OMP_NUM_THREADS=1 search --gpus 64..512 --format "$s_fmt" vs \
+        OMP_NUM_THREADS=2 search --gpus 64..512 --format "$s_fmt"
 done
 
 # a sampled search says so and is reproducible for a seed
-"$TRAINPLAN" search --budget 5000 --seed 3 >"$T_TMP/a" 2>&1
-OMP_NUM_THREADS=1 "$TRAINPLAN" search --budget 5000 --seed 3 >"$T_TMP/b" 2>&1
-if cmp -s "$T_TMP/a" "$T_TMP/b" && grep -q '^sampled ' "$T_TMP/a"; then
-    pass sampled-reproducible
-else
-    fail sampled-reproducible "search --budget 5000 --seed 3: not the same twice or not marked sampled"
-fi
+same_output sampled-reproducible search --budget 5000 --seed 3 vs \
+    OMP_NUM_THREADS=1 search --budget 5000 --seed 3 &&
+    expect sampled-marked 'stdout~^sampled '
 
 # nothing fits: exit 1 and the nearest miss
 run_tp search --model llama3-405b --gpus 8 --gbs 64
-if [ "$T_RC" = 1 ] && grep -q 'no feasible plan: nothing fits in memory; nearest: ' "$T_OUT"; then
-    pass no-feasible
-else
-    fail no-feasible "search --model llama3-405b --gpus 8: exit $T_RC, or no nearest miss"
-fi
+expect no-feasible exit=1 'stdout~no feasible plan: nothing fits in memory; nearest: '
 
 # --stats: the run's figures on stderr
 run_tp search --gpus 64 --stats
-if [ "$T_RC" = 0 ] && grep -q '^search: .* combinations/s' "$T_ERR" &&
-   grep -q '^evaluated ' "$T_OUT"; then
-    pass stats
-else
-    fail stats "search --stats: exit $T_RC or no figures"
-fi
+expect stats exit=0 'stderr~^search: .* combinations/s' 'stdout~^evaluated '
 
 # usage errors
 check gpus-empty 2 "trainplan: error: --gpus '': expected a GPU count in [1, 1048576]" -- search --gpus ''
@@ -75,13 +56,8 @@ check search-unknown 2 "trainplan: error: unknown option '--fast'" -- search --f
 check search-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- search --format xml
 
 # a value listed twice is one value
-"$TRAINPLAN" search --gpus 64 --zero 0,1 --tp 4,8 >"$T_TMP/a" 2>&1
-"$TRAINPLAN" search --gpus 64 --zero 1,0,1,1,1,1,1,1,1 --tp 8,4,8 >"$T_TMP/b" 2>&1
-if cmp -s "$T_TMP/a" "$T_TMP/b"; then
-    pass repeated-values
-else
-    fail repeated-values "search --zero 1,0,1,... --tp 8,4,8 differs from --zero 0,1 --tp 4,8"
-fi
+same_output repeated-values search --gpus 64 --zero 0,1 --tp 4,8 vs \
+    search --gpus 64 --zero 1,0,1,1,1,1,1,1,1 --tp 8,4,8
 check gpus-from-scenario 3 "trainplan: error: --set space.gpus: 'gpus' 'abc': expected a GPU count in [1, 1048576]" -- search --set space.gpus=abc
 check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'" -- search --recompute none,
 
@@ -89,14 +65,8 @@ check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'"
 # about ten seconds on one thread, interrupted after a second.
 interrupt search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
     --gpus 8..262144:8 --top 1
-s_rc=$T_RC
-if [ "$s_rc" = 130 ] && grep -q '^partial: interrupted' "$T_OUT" &&
-   grep -q '^searched part of ' "$T_OUT" &&
-   grep -q '^trainplan: interrupted' "$T_ERR"; then
-    pass sigint-partial
-else
-    fail sigint-partial "SIGINT during search: exit $s_rc (expected 130), or no 'partial' mark"
-fi
+expect sigint-partial exit=130 'stdout~^partial: interrupted' \
+    'stdout~^searched part of ' 'stderr~^trainplan: interrupted'
 
 # limits: the largest legal values give an answer or a clear refusal, never
 # nan or inf
@@ -107,11 +77,7 @@ for s_args in \
     "search --gpus 1..1048576 --top 1 --format csv" \
     "predict --model llama3-8b --seq 1 --gbs 1 --format json"; do
     # shellcheck disable=SC2086
-    "$TRAINPLAN" $s_args >"$T_TMP/lim" 2>&1
-    s_rc=$?
-    if [ "$s_rc" -le 1 ] && ! grep -qiE 'nan|inf|null' "$T_TMP/lim"; then
-        pass "limits: $s_args"
-    else
-        fail "limits: $s_args" "exit $s_rc, or nan/inf/null in the output"
-    fi
+    run_tp $s_args
+    expect "limits: $s_args" '[ "$T_RC" -le 1 ]' \
+        '! grep -qiE "nan|inf|null" "$T_OUT" "$T_ERR"'
 done

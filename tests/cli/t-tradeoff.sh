@@ -14,11 +14,8 @@ golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 
 "$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
 t_rows=$(awk -F, 'NR > 1 && NF != 13' "$T_TMP/t.csv" | wc -l)
 t_knees=$(awk -F, 'NR > 1 && $13 == "y"' "$T_TMP/t.csv" | wc -l)
-if [ "$t_rows" = 0 ] && [ "$t_knees" -le 1 ]; then
-    pass tradeoff-csv-shape
-else
-    fail tradeoff-csv-shape "$t_rows malformed rows, $t_knees knees"
-fi
+T_CMD="tradeoff --format csv: $t_rows malformed rows, $t_knees knees"
+expect tradeoff-csv-shape '[ "$t_rows" = 0 ]' '[ "$t_knees" -le 1 ]'
 
 check tradeoff-tokens 2 "trainplan: error: '--tokens' must be a number in [1, 1e+18], not 'many'" -- tradeoff --tokens many
 check tradeoff-knee 2 "trainplan: error: '--knee' must be a number in [0.01, 1], not '2'" -- tradeoff --knee 2
@@ -29,9 +26,4 @@ check tradeoff-no-tokens 2 "trainplan: error: no tokens to train: give --tokens 
 # Ctrl-C during a long tradeoff: the report so far, marked partial, exit 130
 interrupt tradeoff --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
     --gpus 8..262144:8 --tokens 3e11
-t_rc=$T_RC
-if [ "$t_rc" = 130 ] && grep -q '^partial: interrupted' "$T_OUT"; then
-    pass tradeoff-sigint-partial
-else
-    fail tradeoff-sigint-partial "exit $t_rc (expected 130) or no partial mark"
-fi
+expect tradeoff-sigint-partial exit=130 'stdout~^partial: interrupted'

@@ -27,12 +27,10 @@ check validate-format 2 "trainplan: error: '--format' must be table, csv or json
 printf '{"mape_pct": {"alpha": 0.01}}\n' >"$T_TMP/tight.json"
 printf '{"mape_pct": {"alpha": 1000}}\n' >"$T_TMP/loose.json"
 printf '{"mape_pct": 3}\n' >"$T_TMP/bad.json"
-"$TRAINPLAN" validate $R/small.csv --baseline "$T_TMP/tight.json" -o "$T_TMP/v" 2>"$T_TMP/e"
-v_rc=$?
-if [ "$v_rc" = 1 ] && grep -q 'alpha .*WORSE' "$T_TMP/e"; then pass baseline-worse; else fail baseline-worse "exit $v_rc, expected 1 and WORSE"; fi
-"$TRAINPLAN" validate $R/small.csv --baseline "$T_TMP/loose.json" -o "$T_TMP/v" 2>"$T_TMP/e"
-v_rc=$?
-if [ "$v_rc" = 0 ] && grep -q 'update the baseline' "$T_TMP/e"; then pass baseline-better; else fail baseline-better "exit $v_rc, expected 0 and a hint to update"; fi
+run_tp validate $R/small.csv --baseline "$T_TMP/tight.json" -o "$T_TMP/v"
+expect baseline-worse exit=1 'stderr~alpha .*WORSE'
+run_tp validate $R/small.csv --baseline "$T_TMP/loose.json" -o "$T_TMP/v"
+expect baseline-better exit=0 'stderr~update the baseline'
 check baseline-malformed 3 "trainplan: error: $T_TMP/bad.json: missing object 'mape_pct'" -- validate $R/small.csv -o "$T_TMP/v" --baseline "$T_TMP/bad.json"
 
 # calibrate
@@ -46,18 +44,13 @@ check calibrate-bad-sample 3 "trainplan: error: $c_dir/operator/GPU_gelu_fp16.cs
 printf 'b,l,dim,F_dur(us)\n2,1024,4096,5\n' >"$c_dir/operator/GPU_gelu_fp16.csv"
 printf 'nodes,GPUsPerNode,dur(us)\n1,2,679.4\n' >"$c_dir/nccl/GPU_allreduce_fp16_1_2.csv"
 check calibrate-nccl-no-shape 3 "trainplan: error: $c_dir/nccl/GPU_allreduce_fp16_1_2.csv:1: missing column 'shape'" -- calibrate "$c_dir" --system dgx-a100
-if [ -d ../shared/data/kernel-samples/perlmutter-a100 ]; then
-    "$TRAINPLAN" calibrate ../shared/data/kernel-samples/perlmutter-a100 \
-        --system perlmutter-a100 -o "$T_TMP/fit.cfg" --report "$T_TMP/rep" 2>/dev/null
-    c_rc=$?
-    "$TRAINPLAN" predict --system "$T_TMP/fit.cfg" --tp 4 --pp 4 --dp 16 --sp \
-        --recompute selective >/dev/null 2>&1
-    p_rc=$?
-    if [ "$c_rc" = 0 ] && grep -q '^efficiency.gemm ' "$T_TMP/rep" && [ "$p_rc" -le 1 ]; then
-        pass calibrate-a100-samples
-    else
-        fail calibrate-a100-samples "exit $c_rc, or the fitted system does not load"
-    fi
-else
-    echo "skip calibrate-a100-samples: ../shared/data absent"
+if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
+    run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
+        --system perlmutter-a100 -o "$T_TMP/fit.cfg" --report "$T_TMP/rep"
+    c_rc=$T_RC
+    run_tp predict --system "$T_TMP/fit.cfg" --tp 4 --pp 4 --dp 16 --sp \
+        --recompute selective
+    T_CMD="calibrate (exit $c_rc), then $T_CMD"
+    expect calibrate-a100-samples '[ "$c_rc" = 0 ]' \
+        'grep -q "^efficiency.gemm " "$T_TMP/rep"' '[ "$T_RC" -le 1 ]'
 fi
