@@ -3,13 +3,18 @@
 #   make [all]            build ./trainplan and libtrainplan.a
 #   make run              deps + build + the default job
 #   make test             deps + unit, CLI and bad-input tests, then all again
-#                         under AddressSanitizer and UBSan
+#                         under AddressSanitizer and UBSan; each run ends
+#                         "N passed, N failed, N skipped" (tests/summary.sh)
+#   make check            the same, once, without deps or sanitizers
+#   make update-golden    rewrite tests/data/golden/* (refused while a unit
+#                         test fails; says which numbers moved)
 #   make bench            predictor and search benchmarks (figures, no asserts)
 #   make fuzz             libFuzzer on every parser, FUZZ_SECONDS each (60);
 #                         make fuzz-smoke: 4 s each (CI)
 #   make memcheck         valgrind memcheck on predict, search and an error
 #   make validate         the fidelity gate: ../shared/data/runs-dev.csv against
-#                         bench/validate-baseline.json (fails when worse)
+#                         bench/validate-baseline.json (fails when worse;
+#                         skipped without the data, failed when CI=true)
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined ...   sanitizer build (in build/san)
 #   make DEVELOPER=1      -Werror (CI)
@@ -68,7 +73,7 @@ DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
             libgsl-dev libcairo2-dev
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
-        fuzz-smoke fuzz-bins fuzz-deps memcheck validate
+        fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -121,13 +126,35 @@ $(UNIT): $(UNIT_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) -lcriterion $(LDLIBS)
 
+# ../shared/data (tests that need it skip without it, fail when CI=true)
+TRAINPLAN_SHARED ?= $(CURDIR)/../shared
+export TRAINPLAN_SHARED
+UNIT_TAP    = $(BUILD)/tests/unit.tap
+CLI_RESULTS = $(BUILD)/tests/cli.results
+
 unit: $(UNIT)
-	TRAINPLAN_SHARED=$(CURDIR)/../shared ./$(UNIT) --jobs 2
+	./$(UNIT) --jobs 2
 
 cli-test: $(PROG)
 	TRAINPLAN=$(CURDIR)/$(PROG) sh tests/cli/run.sh
 
-check: unit cli-test
+# both, then one count of the two: each failure and skip with its reason,
+# and last "N passed, N failed, N skipped"
+check: $(UNIT) $(PROG)
+	@rm -f $(UNIT_TAP) $(CLI_RESULTS); \
+	echo './$(UNIT) --jobs 2'; \
+	./$(UNIT) --jobs 2 --tap=$(UNIT_TAP); u=$$?; \
+	echo 'TRAINPLAN=$(CURDIR)/$(PROG) sh tests/cli/run.sh'; \
+	TRAINPLAN=$(CURDIR)/$(PROG) T_RESULTS=$(CURDIR)/$(CLI_RESULTS) \
+	    sh tests/cli/run.sh; \
+	echo '== summary ($(BUILD))'; \
+	sh tests/summary.sh --unit-exit $$u $(UNIT_TAP) $(CLI_RESULTS)
+
+# golden files change only with every unit test passing; run.sh says which
+# numbers moved (README "Tests": how a golden change is justified)
+update-golden: $(UNIT) $(PROG)
+	TRAINPLAN=$(CURDIR)/$(PROG) UNIT_TESTS=$(CURDIR)/$(UNIT) UPDATE_GOLDEN=1 \
+	    sh tests/cli/run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory check
@@ -144,11 +171,14 @@ bench: deps $(BENCH) $(PROG)
 	TRAINPLAN=./$(PROG) sh bench/search.sh
 
 # ---- fidelity gate: validate against published runs (needs ../shared/data) ----
-RUNS     ?= ../shared/data/runs-dev.csv
+RUNS     ?= $(TRAINPLAN_SHARED)/data/runs-dev.csv
 BASELINE ?= bench/validate-baseline.json
 
 validate: deps all
-	@if [ ! -f "$(RUNS)" ]; then echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
+	@if [ ! -f "$(RUNS)" ]; then \
+	    if [ "$$CI" = true ]; then \
+	        echo "validate: $(RUNS) absent: CI=true needs the shared data"; exit 1; fi; \
+	    echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
 	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
 

@@ -42,7 +42,8 @@
 # once it passes it prints a "FIXED" line asking to drop the marker.
 #
 # With T_RESULTS set, every case also appends "pass NAME", "fail NAME: WHAT"
-# or "skip NAME: REASON" to that file (tests/summary.sh reads it).
+# or "skip NAME: REASON" to that file, and tests/summary.sh, which reads it,
+# prints the skips and the count (make check).
 #
 # Temporary files go in $T_TMP, which run.sh creates and removes.
 
@@ -90,8 +91,11 @@ fail()
 skip()
 {
     T_SKIPPED=$((T_SKIPPED + 1))
-    printf 'skip %s: %s\n' "$1" "$2"
-    t_log "skip $1: $2"
+    if [ -n "${T_RESULTS:-}" ]; then
+        t_log "skip $1: $2"             # tests/summary.sh lists it
+    else
+        printf 'skip %s: %s\n' "$1" "$2"
+    fi
 }
 
 # need_shared NAME PATH: true when $T_SHARED/data/PATH exists; otherwise NAME

@@ -151,7 +151,7 @@ Test(calib, written_system_has_every_reported_value)
     snprintf(samples, sizeof samples, "%s/data/kernel-samples/perlmutter-a100",
              shared_dir());
     if (access(samples, F_OK) != 0)
-        cr_skip_test("%s absent", samples);
+        skip_without_shared("%s absent", samples);
     cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     cr_assert_geq((fd = mkstemp(path)), 0);
     cr_assert_not_null((fp = fdopen(fd, "w")));

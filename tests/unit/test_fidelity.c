@@ -80,7 +80,7 @@ Test(fidelity, published_runs_when_present)
     const struct fid_row *rows;
     snprintf(path, sizeof path, "%s/data/runs-dev.csv", shared ? shared : "../shared");
     if (access(path, R_OK) != 0)
-        cr_skip_test("%s absent: published-run check skipped", path);
+        skip_without_shared("%s absent: published-run check skipped", path);
     cr_assert_eq(runs_load(&runs, path, &err), 0, "%s", err.msg);
     v = fid_report_new(&runs, NULL);
     rows = v->rows;

@@ -439,7 +439,7 @@ Test(runs, shared_dev_file_loads)
     snprintf(md_path, sizeof md_path, "%s/data/RUNS.md",
              shared && *shared ? shared : "../shared");
     if (access(path, F_OK) != 0 || access(md_path, F_OK) != 0)
-        cr_skip_test("%s or RUNS.md absent", path);
+        skip_without_shared("%s or RUNS.md absent", path);
     cr_assert_eq(runs_load(&r, path, &err), 0, "%s", err.msg);
     md = read_whole(md_path, &md_len);
     cr_assert_not_null(md);
