@@ -228,6 +228,11 @@ golden()
         return 1
     fi
     if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+        if [ -f "$g_file" ] && ! cmp -s "$T_OUT" "$g_file"; then
+            g_moved "$g_file" "$T_OUT"
+        elif [ ! -f "$g_file" ]; then
+            echo "golden $g_file: new, $(t_lines "$T_OUT") lines"
+        fi
         mkdir -p "$T_GOLDEN" && cp "$T_OUT" "$g_file"
         pass "$g_name"
         return 0
@@ -248,6 +253,64 @@ golden()
         return 1
     fi
     pass "$g_name"
+}
+
+# g_moved OLD NEW: which numbers moved from golden file OLD to output NEW,
+# each with its label (CSV column, JSON key or the line's first word): one
+# line per file, then at most 12 numbers; a line whose words changed is
+# shown whole
+g_moved()
+{
+    awk -v name="$1" '
+    function skel(s) { gsub(NUM, "#", s); gsub(/ +/, " ", s); return s }
+    function nums(s, arr,   n) {
+        n = 0
+        while (match(s, NUM)) {
+            arr[++n] = substr(s, RSTART, RLENGTH)
+            s = substr(s, RSTART + RLENGTH)
+        }
+        return n
+    }
+    function moved(l, label, a, b,   d) {
+        d = (a + 0 != 0) ? sprintf(" (%+.3g %%)", (b - a) / (a < 0 ? -a : a) * 100) : ""
+        if (++n_moved <= 12)
+            shown = shown sprintf("  line %d %s: %s -> %s%s\n", l, label, a, b, d)
+    }
+    function label_of(s) {
+        if (match(s, /"[A-Za-z0-9_]+":/)) return substr(s, RSTART + 1, RLENGTH - 3)
+        sub(/^ +/, "", s); sub(/ .*/, "", s)
+        return s
+    }
+    BEGIN { NUM = "-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?" }
+    NR == FNR { old[FNR] = $0; n_old = FNR; next }
+    FNR == 1 && index($0, ",") && $0 !~ / / { csv = 1; split($0, hdr, ",") }
+    {
+        n_new = FNR
+        if (!(FNR in old) || old[FNR] == $0) next
+        lines++
+        if (csv && FNR > 1) {
+            split(old[FNR], fo, ","); k = split($0, fn, ",")
+            for (i = 1; i <= k; i++)
+                if (fo[i] != fn[i]) moved(FNR, hdr[i], fo[i], fn[i])
+            next
+        }
+        if (skel(old[FNR]) != skel($0)) {
+            n_text++
+            shown = shown sprintf("  line %d was: %s\n  line %d now: %s\n", FNR,
+                                  old[FNR], FNR, $0)
+            next
+        }
+        nums(old[FNR], x); k = nums($0, y)
+        for (i = 1; i <= k; i++)
+            if (x[i] != y[i]) moved(FNR, label_of($0), x[i], y[i])
+    }
+    END {
+        printf "golden %s: %d numbers moved", name, n_moved
+        if (n_text) printf ", %d lines changed words", n_text
+        if (n_old != n_new) printf ", %d lines -> %d", n_old, n_new
+        printf "\n%s", shown
+        if (n_moved > 12) printf "  ... and %d more\n", n_moved - 12
+    }' "$1" "$2"
 }
 
 interrupt()

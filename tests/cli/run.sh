@@ -7,7 +7,9 @@
 # With T_RESULTS=FILE (make check) it logs every case to FILE instead of the
 # skips and the count, which tests/summary.sh prints with the unit tests'.
 #   TRAINPLAN=build/san/trainplan sh tests/cli/run.sh
-#   UPDATE_GOLDEN=1 sh tests/cli/run.sh      rewrite tests/data/golden/*
+#   UPDATE_GOLDEN=1 sh tests/cli/run.sh      rewrite tests/data/golden/*, only
+#       while the unit tests pass, saying which numbers moved (or: make
+#       update-golden)
 #   sh tests/cli/run.sh t-bad-input          only the scripts named
 # See lib.sh for the helpers and for known-bug cases (KNOWN_BUGS=fail).
 
@@ -27,6 +29,30 @@ export LC_ALL
 if [ ! -x "$TRAINPLAN" ] && ! command -v "$TRAINPLAN" >/dev/null 2>&1; then
     echo "run.sh: no program at '$TRAINPLAN' (build it with make)" >&2
     exit 2
+fi
+
+# UPDATE_GOLDEN=1 rewrites the golden files only while every unit test
+# passes: a golden file records what the program does, the unit tests check
+# that it is right (README "Tests"). $UNIT_TESTS, or the unit-test binary of
+# the build $TRAINPLAN comes from (make update-golden builds both).
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+    if [ -z "${UNIT_TESTS:-}" ]; then
+        UNIT_TESTS=$root/build/tests/unit-tests
+        case $TRAINPLAN in
+        "$root"/build/*/trainplan) UNIT_TESTS=${TRAINPLAN%/trainplan}/tests/unit-tests ;;
+        esac
+    fi
+    if [ ! -x "$UNIT_TESTS" ]; then
+        echo "run.sh: UPDATE_GOLDEN=1 refused: no unit tests at '$UNIT_TESTS' (make update-golden)" >&2
+        exit 1
+    fi
+    u_log=$(TRAINPLAN_SHARED=${TRAINPLAN_SHARED:-$root/../shared} "$UNIT_TESTS" --jobs 2 2>&1)
+    u_rc=$?
+    if [ "$u_rc" != 0 ]; then
+        printf '%s\n' "$u_log" | grep -E '^\[(FAIL|----)\]|Synthesis' >&2
+        echo "run.sh: UPDATE_GOLDEN=1 refused: unit tests fail (exit $u_rc); fix them before rewriting golden files" >&2
+        exit 1
+    fi
 fi
 
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trainplan-cli.XXXXXX") || exit 2
