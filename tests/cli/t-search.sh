@@ -81,3 +81,46 @@ for s_args in \
     expect "limits: $s_args" '[ "$T_RC" -le 1 ]' \
         '! grep -qiE "nan|inf|null" "$T_OUT" "$T_ERR"'
 done
+
+# ---- search and predict agree on the same plan ----
+# Every row of a small search (pipeline, interleaving, sequence parallelism
+# and selective recompute among them), predicted alone from the row's plan,
+# gives the same numbers: in CSV every field but the rank; in JSON the plan,
+# times, memory and breakdown (everything before the per-layer operators).
+A_JOB='--model llama3-70b --system dgx-h100 --seq 4096 --gbs 128'
+# a_blocks DIR FILE: each plan object of a JSON report, from its "key" line
+# to its "operators", in DIR/KEY.blk, one field a line
+a_blocks()
+{
+    awk -v dir="$1" '/"key":/ { k = $2; gsub(/[",]/, "", k); f = dir "/" k ".blk"; on = 1 }
+        /"operators":/ { on = 0 }
+        on { sub(/^ +/, ""); sub(/,$/, ""); print > f }' "$2"
+}
+mkdir "$T_TMP/agree" "$T_TMP/agree-p"
+# shellcheck disable=SC2086
+run_tp search $A_JOB --gpus 32,64 --top 3 --pp 2,4 --vpp 1,2 --format json
+a_blocks "$T_TMP/agree" "$T_OUT"
+# shellcheck disable=SC2086
+run_tp search $A_JOB --gpus 32,64 --top 3 --pp 2,4 --vpp 1,2 --format csv
+cp "$T_OUT" "$T_TMP/agree.csv"
+expect search-predict-rows exit=0 '[ "$(t_lines "$T_TMP/agree.csv")" = 7 ]'
+a_head=$(sed -n 1p "$T_TMP/agree.csv")
+sed 1d "$T_TMP/agree.csv" >"$T_TMP/agree.rows"
+while IFS= read -r a_line; do
+    a_row=${a_line#*,}
+    # rank,key,model,system,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,...
+    a_plan=$(echo "$a_line" | awk -F, '{ printf "--tp %s --pp %s --dp %s --mbs %s --vpp %s%s --recompute %s --zero %s",
+        $6, $7, $8, $9, $10, $11 == "y" ? " --sp" : "", $12, $13 }')
+    a_key=$(echo "$a_line" | cut -d, -f2)
+    # shellcheck disable=SC2086
+    run_tp predict $A_JOB $a_plan --format csv
+    expect "search-predict-csv-$a_key" exit=0 \
+        '[ "rank,$(t_line "$T_OUT" 1)" = "$a_head" ]' \
+        '[ "$(t_line "$T_OUT" 2)" = "$a_row" ]'
+    # shellcheck disable=SC2086
+    run_tp predict $A_JOB $a_plan --format json
+    a_blocks "$T_TMP/agree-p" "$T_OUT"
+    expect "search-predict-json-$a_key" exit=0 \
+        '[ -s "$T_TMP/agree/$a_key.blk" ]' \
+        'cmp -s "$T_TMP/agree/$a_key.blk" "$T_TMP/agree-p/$a_key.blk"'
+done <"$T_TMP/agree.rows"
