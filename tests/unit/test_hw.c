@@ -1,0 +1,201 @@
+/* tests/unit/test_hw.c: hardware/hw.c, the system file loader. Every
+ * expected value below is worked out by hand from the file text of the test
+ * and the units its field names carry (README "Units"): TFLOP/s, GiB = 2^30
+ * bytes, TB/s = 1e12 B/s, GB/s = 1e9 B/s, Gb/s = 1e9 bits/s = 1.25e8 B/s,
+ * us = 1e-6 s, GFLOP = 1e9 FLOP. */
+#include "helpers.h"
+
+#include <stdio.h>
+
+#include "common/conf.h"
+
+#define GIB 1073741824.0        /* 2^30 */
+
+/* A complete system file: 'node' and 'efficiency' are the tests' to vary
+ * (optional fields in or out); 'memory' too, for the reserve check. */
+static const char *const gpu_text =
+    "system: { name = \"t\"; description = \"test system\"; };\n"
+    "gpu: { name = \"G\"; bf16_tflops = 312.0; fp16_tflops = 300.0;\n"
+    "       fp8_tflops = 624.0; hbm_gib = 80.0; hbm_tbps = 2.039; sms = 108;\n"
+    "       tdp_w = 400.0; };\n"
+    "network: { nic_gbps = 200.0; latency_us = 2.7; };\n"
+    "kernel: { launch_us = 3.51; tile_m = 128; tile_n = 256;\n"
+    "          collective_base_us = 90.0; };\n"
+    "price: { usd_per_gpu_hour = 1.5; };\n";
+static const char *const node_text =
+    "node: { gpus = 8; nvlink_domain = 8; nvlink_gbs = 300.0;\n"
+    "        nvlink_latency_us = 0.6; };\n";
+static const char *const eff_text =
+    "efficiency: { gemm = 0.8; gemm_half_gflop = 0.104; attn = 0.5;\n"
+    "              hbm = 0.75; nvlink = 0.78; network = 0.86; };\n";
+static const char *const mem_text = "memory: { reserve_gib = 3.0; };\n";
+
+static int read_system(struct hw_system *h, const char *node, const char *eff,
+                       const char *mem, struct tpl_err *err)
+{
+    char text[4096];
+    struct conf c;
+    int rc;
+    snprintf(text, sizeof text, "%s%s%s%s", gpu_text, node, eff, mem);
+    cr_assert_eq(conf_load_string(&c, "t", text, err), 0, "%s", err->msg);
+    rc = hw_system_read(h, &c, err);
+    conf_release(&c);
+    return rc;
+}
+
+/* Each unit converts once, at load. */
+Test(hw, units_convert_to_si)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s",
+                 err.msg);
+    cr_assert_str_eq(h.name, "t");
+    cr_assert_str_eq(h.gpu_name, "G");
+    assert_rel(h.bf16_flops, 312e12, 1e-15);        /* 312 TFLOP/s */
+    assert_rel(h.fp16_flops, 300e12, 1e-15);
+    assert_rel(h.fp8_flops, 624e12, 1e-15);
+    cr_assert_eq(h.hbm_bytes, 85899345920.0);       /* 80 x 2^30 */
+    assert_rel(h.hbm_bytes_per_s, 2.039e12, 1e-15); /* 2.039 TB/s */
+    cr_assert_eq(h.sms, 108);
+    cr_assert_eq(h.tdp_w, 400.0);
+    cr_assert_eq(h.gpus_per_node, 8);
+    cr_assert_eq(h.nvlink_domain, 8);
+    assert_rel(h.nvlink_bytes_per_s, 300e9, 1e-15); /* 300 GB/s */
+    assert_rel(h.nvlink_latency_s, 0.6e-6, 1e-12);
+    assert_rel(h.nic_bytes_per_s, 25e9, 1e-15);     /* 200 Gb/s / 8 bits */
+    assert_rel(h.net_latency_s, 2.7e-6, 1e-12);
+    assert_rel(h.gemm_half_flop, 1.04e8, 1e-12);    /* 0.104 GFLOP */
+    assert_rel(h.launch_s, 3.51e-6, 1e-12);
+    assert_rel(h.collective_base_s, 90e-6, 1e-12);
+    cr_assert_eq(h.tile_m, 128);
+    cr_assert_eq(h.tile_n, 256);
+    cr_assert_eq(h.reserve_bytes, 3221225472.0);    /* 3 x 2^30 */
+    cr_assert_eq(h.usd_per_gpu_hour, 1.5);
+    /* efficiencies are fractions: no conversion */
+    cr_assert_eq(h.eff_gemm, 0.8);
+    cr_assert_eq(h.eff_attn, 0.5);
+    cr_assert_eq(h.eff_hbm, 0.75);
+    cr_assert_eq(h.eff_nvlink, 0.78);
+    cr_assert_eq(h.eff_net, 0.86);
+}
+
+/* hw.h: the _bwd and norm efficiencies default to their forward and
+ * elementwise counterparts, FP8 GEMMs to the 16-bit share (1), and a GPU
+ * pair to the whole NVLink bandwidth (switched: any two GPUs get all of
+ * it). Given, each one is taken as written. */
+Test(hw, optional_fields_default_and_override)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(h.eff_gemm_bwd, 0.8);
+    cr_assert_eq(h.eff_attn_bwd, 0.5);
+    cr_assert_eq(h.eff_norm, 0.75);
+    cr_assert_eq(h.eff_gemm_fp8, 1.0);
+    cr_assert_eq(h.nvlink_pair_bytes_per_s, h.nvlink_bytes_per_s);
+    cr_assert_eq(read_system(&h, node_text,
+                             "efficiency: { gemm = 0.8; gemm_half_gflop = 0.104;\n"
+                             "  attn = 0.5; hbm = 0.75; nvlink = 0.78;\n"
+                             "  network = 0.86; gemm_bwd = 0.9; attn_bwd = 0.4;\n"
+                             "  norm = 0.45; gemm_fp8 = 0.7; };\n",
+                             mem_text, &err), 0, "%s", err.msg);
+    cr_assert_eq(h.eff_gemm_bwd, 0.9);
+    cr_assert_eq(h.eff_attn_bwd, 0.4);
+    cr_assert_eq(h.eff_norm, 0.45);
+    cr_assert_eq(h.eff_gemm_fp8, 0.7);
+}
+
+/* A fully connected board (MI300X, Perlmutter's A100s) gives a pair of GPUs
+ * a share of the NVLink bandwidth: 100 GB/s = 1e11 B/s of 300. A pair can
+ * never get more than the GPU's whole NVLink: 400 GB/s is clamped to 300. */
+Test(hw, nvlink_pair_bandwidth)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 8;\n"
+                             "  nvlink_gbs = 300.0; nvlink_pair_gbs = 100.0;\n"
+                             "  nvlink_latency_us = 0.6; };\n",
+                             eff_text, mem_text, &err), 0, "%s", err.msg);
+    assert_rel(h.nvlink_pair_bytes_per_s, 1e11, 1e-15);
+    assert_rel(h.nvlink_bytes_per_s, 3e11, 1e-15);
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 8;\n"
+                             "  nvlink_gbs = 300.0; nvlink_pair_gbs = 400.0;\n"
+                             "  nvlink_latency_us = 0.6; };\n",
+                             eff_text, mem_text, &err), 0, "%s", err.msg);
+    assert_rel(h.nvlink_pair_bytes_per_s, 3e11, 1e-15);
+}
+
+/* An NVLink domain spans whole nodes (GB200 NVL72: 72 GPUs over 18 nodes of
+ * 4): one smaller than a node is refused, one larger is kept. */
+Test(hw, nvlink_domain_spans_whole_nodes)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, "node: { gpus = 4; nvlink_domain = 72;\n"
+                             "  nvlink_gbs = 900.0; nvlink_latency_us = 0.6; };\n",
+                             eff_text, mem_text, &err), 0, "%s", err.msg);
+    cr_assert_eq(h.gpus_per_node, 4);
+    cr_assert_eq(h.nvlink_domain, 72);
+    /* line 9 of the text: 8 lines of gpu_text, then node's first */
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 4;\n"
+                             "  nvlink_gbs = 300.0; nvlink_latency_us = 0.6; };\n",
+                             eff_text, mem_text, &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "t:9: 'nvlink_domain' (4) must be >= 'gpus' (8)");
+}
+
+/* The reserve must leave some HBM: 80 GiB of reserve on an 80 GiB GPU is
+ * refused, 79.5 is accepted (0.5 GiB usable). */
+Test(hw, reserve_below_capacity)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text,
+                             "memory: { reserve_gib = 80.0; };\n", &err),
+                 TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "t:13: 'reserve_gib' (80) must be less than "
+                     "'hbm_gib' (80)");
+    cr_assert_eq(read_system(&h, node_text, eff_text,
+                             "memory: { reserve_gib = 79.5; };\n", &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(h.hbm_bytes - h.reserve_bytes, 0.5 * GIB);
+}
+
+/* A field the loader does not know is an error, not ignored: a typo in a
+ * system file would otherwise leave a default in place silently. */
+Test(hw, unknown_field_refused)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text,
+                             "memory: { reserve_gib = 3.0; reserve_gb = 3.0; };\n",
+                             &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "reserve_gb") != NULL, "%s", err.msg);
+}
+
+/* The dgx-a100 preset against its own file's cited figures
+ * (hardware/systems/dgx-a100.cfg, hardware-facts.md): A100-SXM4-80GB,
+ * 312 TFLOP/s BF16, no FP8, 80 GiB at 2.039 TB/s, 8 GPUs a node on one
+ * NVSwitch at 300 GB/s per direction, one 200 Gb/s HDR NIC per GPU, and a
+ * --set that doubles the NIC: 400 Gb/s = 5e10 B/s. */
+Test(hw, dgx_a100_preset_and_set)
+{
+    const char *sets[] = { "network.nic_gbps=400", "model.layers=2" };
+    struct hw_system h = load_system("dgx-a100");
+    struct tpl_err err = { 0 };
+    assert_rel(h.bf16_flops, 312e12, 1e-15);
+    cr_assert_eq(h.fp8_flops, 0.0);
+    cr_assert_eq(h.hbm_bytes, 80 * GIB);
+    assert_rel(h.hbm_bytes_per_s, 2.039e12, 1e-15);
+    cr_assert_eq(h.gpus_per_node, 8);
+    cr_assert_eq(h.nvlink_domain, 8);
+    assert_rel(h.nvlink_bytes_per_s, 300e9, 1e-15);
+    cr_assert_eq(h.nvlink_pair_bytes_per_s, h.nvlink_bytes_per_s);
+    assert_rel(h.nic_bytes_per_s, 25e9, 1e-15);
+    /* a --set of another section (model.*) is not the loader's business */
+    cr_assert_eq(hw_system_load(&h, "dgx-a100", sets, 2, &err), 0, "%s", err.msg);
+    assert_rel(h.nic_bytes_per_s, 50e9, 1e-15);
+    cr_assert(hw_is_section("network"));
+    cr_assert(!hw_is_section("model"));
+}
