@@ -1,0 +1,356 @@
+/* tests/unit/test_compose.c: predictor/compose.c, one iteration from one
+ * layer's times: the pipeline schedule (1F1B, interleaved), the slowest
+ * stage, point-to-point sends, the data-parallel gradient traffic and its
+ * overlap, ZeRO-1, tied embeddings, the optimizer step and the embedding.
+ *
+ * The layer times are given by hand (a struct pred_memo), the links get
+ * round numbers, and the model is a small one whose parameter count is easy
+ * to do on paper, so every expected value below is arithmetic written out
+ * in the comments, not a call to the predictor:
+ *   links: NVLink 1e11 B/s (a pair gets all of it, as behind NVSwitch),
+ *          1 us a hop; network 1e10 B/s per GPU, 10 us a hop; 8 GPUs a
+ *          domain; no collective base cost, no launch cost; HBM 1e12 B/s.
+ *   ring collectives over n ranks moving S bytes (NCCL PERFORMANCE.md):
+ *          all-reduce 2(n-1)/n S, all-gather and reduce-scatter (n-1)/n S,
+ *          plus the ring's hops; across domains the second stage moves S/k
+ *          per GPU, k GPUs a domain, on the NIC (kernel.h).
+ *   model "tiny": 8 layers, h = 1024, 8 heads of 128 (kv = h), ffn 4096, no
+ *          GLU, no bias, RMSNorm, vocab 32000, untied. One layer:
+ *          QKV 3h^2 + out 1h^2 + MLP 2 h 4h = 12 h^2 = 12,582,912, two
+ *          norms 2h = 2,048: 12,584,960. Table V h = 32,768,000. */
+#include "helpers.h"
+
+#include <string.h>
+
+#define LAYER_P 12584960.0      /* one layer's parameters, above */
+#define TABLE_P 32768000.0      /* 32000 x 1024 */
+#define H       1024.0
+
+static struct model tiny(bool tied)
+{
+    return (struct model){ .name = "tiny", .layers = 8, .hidden = 1024,
+                           .heads = 8, .kv_heads = 8, .ffn_hidden = 4096,
+                           .vocab = 32000, .glu = false,
+                           .tied_embeddings = tied, .bias = false,
+                           .dropout = false, .norm = MODEL_NORM_RMSNORM,
+                           .position = MODEL_POS_ROPE };
+}
+
+/* seq 1024, gbs 8 (8 micro-batches of 1 at dp 1) on dgx-a100, links as
+ * above */
+static void setup(struct pred_ctx *c, bool tied, bool overlap)
+{
+    struct model m = tiny(tied);
+    struct hw_system h = load_system("dgx-a100");
+    struct job j = make_job(1024, 8);
+    j.overlap_grad_reduce = overlap;
+    j.overlap_param_gather = overlap;
+    pred_ctx_init(c, &m, &h, &j, false);
+    c->k.coll_base_s = 0;
+    c->k.launch_s = 0;
+    c->k.intra_bytes_per_s = 1e11;
+    c->k.pair_bytes_per_s = 1e11;
+    c->k.intra_lat_s = 1e-6;
+    c->k.inter_bytes_per_s = 1e10;
+    c->k.inter_lat_s = 1e-5;
+    c->k.mem_bytes_per_s = 1e12;
+    c->k.domain = 8;
+}
+
+/* A layer that takes fwd and bwd seconds a micro-batch, nothing else. */
+static struct pred_memo layer_memo(double fwd, double bwd)
+{
+    struct pred_memo x;
+    memset(&x, 0, sizeof x);
+    x.layer.fwd_total_s = fwd;
+    x.layer.bwd_total_s = bwd;
+    return x;
+}
+
+static struct pred_result compose(const struct pred_ctx *c, const struct plan *p,
+                                  const struct pred_memo *x)
+{
+    struct pred_result o;
+    memset(&o, 0, sizeof o);
+    pred_compose(c, p, x, &o);
+    return o;
+}
+
+Test(compose, the_tiny_model_counts)
+{
+    struct model m = tiny(false);
+    cr_assert_eq((double)model_layer_params(&m), LAYER_P);
+}
+
+/* 1F1B (Narayanan et al. SC21 sec. 2.2.1) on pp 2: 4 layers a stage, 1 ms
+ * forward and 2 ms backward a layer: a stage takes 4 + 8 = 12 ms a
+ * micro-batch. m = 8 micro-batches: compute 8 x 12 = 96 ms, bubble
+ * (pp - 1) x 12 = 12 ms. Sends: 2 (m + pp - 1) = 18 of one micro-batch's
+ * activations, 2 B x 1024 x 1024 = 2,097,152 B, inside the node:
+ * 1 us + 2,097,152 / 1e11 = 21.97152 us each, 395.48736 us in all.
+ * Optimizer: 34 B per parameter of the larger stage (the last: 4 layers,
+ * final norm 1024, LM head 32,768,000 = 83,108,864) at 1e12 B/s:
+ * 2.825701376 ms. No DP. */
+Test(compose, one_f_one_b)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    double iter = 0.096 + 0.012 + 18 * 21.97152e-6 + 34 * 83108864.0 / 1e12;
+    setup(&c, false, true);
+    o = compose(&c, &p, &x);
+    cr_assert_eq(o.microbatches, 8);
+    assert_rel(o.stage_fwd_s, 4e-3, 1e-12);
+    assert_rel(o.stage_bwd_s, 8e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_COMPUTE], 0.096, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_BUBBLE], 0.012, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_P2P], 18 * 21.97152e-6, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825701376e-3, 1e-12);
+    cr_assert_eq(o.part_s[PRED_PART_TP_COMM], 0.0);
+    cr_assert_eq(o.part_s[PRED_PART_RECOMPUTE], 0.0);
+    cr_assert_eq(o.part_s[PRED_PART_DP_EXPOSED], 0.0);
+    assert_rel(o.iteration_s, iter, 1e-12);
+    /* 8 sequences of 1024 tokens an iteration */
+    assert_rel(o.tokens_per_s, 8192.0 / iter, 1e-12);
+    /* model FLOPs (Eq. 3, by hand): per token and layer, forward
+     * 2 h (h + 2kv) + 2 h^2 + 2 h f 2 + 4 s h = 6,291,456 + 2,097,152 +
+     * 16,777,216 + 4,194,304 = 29,360,128; 8 layers and the logits
+     * 2 h V = 65,536,000: 300,417,024; x 3 (forward + backward) x 8192
+     * tokens = 7.383048781824e12. MFU over 2 GPUs of 312 TFLOP/s. */
+    assert_rel(o.model_flops, 7.383048781824e12, 1e-12);
+    assert_rel(o.mfu, 7.383048781824e12 / (iter * 2 * 312e12), 1e-12);
+    /* the search's bound: (m + (pp - 1)/vpp) x 4 layers x 3 ms = 108 ms */
+    assert_rel(pred_time_bound(&c, &p, &x), 0.108, 1e-12);
+    cr_assert_leq(pred_time_bound(&c, &p, &x), o.iteration_s);
+}
+
+/* Interleaving (sec. 2.2.2) with vpp 2: the bubble halves, (pp - 1)/vpp x
+ * 12 ms = 6 ms, and the sends grow to 2 (m vpp + pp - 1) = 34; the stage
+ * times and compute stay. */
+Test(compose, interleaved)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.vpp = 2;
+    setup(&c, false, true);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_COMPUTE], 0.096, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_BUBBLE], 0.006, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_P2P], 34 * 21.97152e-6, 1e-12);
+    /* bound: (8 + 1/2) x 12 ms = 102 ms */
+    assert_rel(pred_time_bound(&c, &p, &x), 0.102, 1e-12);
+}
+
+/* The slowest stage sets the pace. Embedding 1 ms forward on the first
+ * stage, LM head 5 + 5 ms on the last: first 5 + 8 ms, last 9 + 13 ms, so
+ * the last paces: compute 8 x 22 = 176 ms, bubble 22 ms. Make the
+ * embedding the heavier (20 ms backward) and the first paces: 5 + 28 ms.
+ * On one stage both ends add up: 8 + 1 + 5 ms forward, 16 + 5 ms backward. */
+Test(compose, slowest_stage_paces)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    setup(&c, false, true);
+    x.embed.fwd = 1e-3;
+    x.head.fwd = 5e-3;
+    x.head.bwd = 5e-3;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_fwd_s, 9e-3, 1e-12);
+    assert_rel(o.stage_bwd_s, 13e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_COMPUTE], 0.176, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_BUBBLE], 0.022, 1e-12);
+    x.embed.bwd = 20e-3;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_fwd_s, 5e-3, 1e-12);
+    assert_rel(o.stage_bwd_s, 28e-3, 1e-12);
+    x.embed.bwd = 0;
+    p = make_plan(1, 1, 1, 1);
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_fwd_s, 14e-3, 1e-12);
+    assert_rel(o.stage_bwd_s, 21e-3, 1e-12);
+    cr_assert_eq(o.part_s[PRED_PART_PP_BUBBLE], 0.0);
+    cr_assert_eq(o.part_s[PRED_PART_PP_P2P], 0.0);
+}
+
+/* Recompute and TP communication are split out of the stage time. A layer:
+ * 1 ms forward (0.1 of it TP comm), 2 ms backward (0.2 comm), recompute
+ * 0.5 ms (0.1 comm). 8 layers, 8 micro-batches, one stage:
+ *   comm      8 x (0.1 + 0.2 + 0.1) = 3.2 ms a micro-batch, 25.6 ms
+ *   recompute 8 x (0.5 - 0.1)       = 3.2 ms,                25.6 ms
+ *   compute   8 x 1 + 8 x 2.5 - 3.2 - 3.2 = 21.6 ms,        172.8 ms
+ * and the three make 8 x (8 + 20) = 224 ms. */
+Test(compose, recompute_and_tp_comm_parts)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    setup(&c, false, true);
+    x.layer.fwd_s[PRED_OP_TP_COMM] = 1e-4;
+    x.layer.bwd_s[PRED_OP_TP_COMM] = 2e-4;
+    x.layer.recompute_s = 5e-4;
+    x.layer.recompute_comm_s = 1e-4;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_bwd_s, 0.020, 1e-12);
+    assert_rel(o.part_s[PRED_PART_TP_COMM], 0.0256, 1e-12);
+    assert_rel(o.part_s[PRED_PART_RECOMPUTE], 0.0256, 1e-12);
+    assert_rel(o.part_s[PRED_PART_COMPUTE], 0.1728, 1e-12);
+}
+
+/* Data parallel over 2 GPUs of a node, one stage: the whole model,
+ * 8 x 12,584,960 + table 32,768,000 + final norm 1,024 + LM head
+ * 32,768,000 = 166,216,704 parameters; fp32 gradients S = 664,866,816 B.
+ * All-reduce over 2 ranks: 2 (1/2) S / 1e11 + 2 hops x 1 us =
+ * 6.65066816 ms. gbs 8 at dp 2: 4 micro-batches.
+ *  - no overlap: all of it is exposed;
+ *  - overlapped with a long backward (8 x 10 ms): one bucket stays exposed,
+ *    max(40e6, 1e6 dp) / 166,216,704 of it;
+ *  - with a short backward (8 x 0.1 ms = 0.8 ms): what outlasts it,
+ *    6.65066816 - 0.8 ms.
+ * Optimizer: 34 B x 166,216,704 at 1e12 B/s = 5.651367936 ms, plus 8
+ * kernels at 1 us when launches cost 1 us. */
+Test(compose, dp_all_reduce_and_overlap)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 1e-2);
+    struct pred_result o;
+    const double grad = 6.65066816e-3;
+    setup(&c, false, false);
+    o = compose(&c, &p, &x);
+    cr_assert_eq(o.microbatches, 4);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], grad, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 5.651367936e-3, 1e-12);
+    setup(&c, false, true);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], grad * 4e7 / 166216704.0, 1e-12);
+    x = layer_memo(1e-3, 1e-4);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], grad - 8e-4, 1e-12);
+    c.k.launch_s = 1e-6;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 5.651367936e-3 + 8e-6, 1e-12);
+}
+
+/* ZeRO-1 (Rajbhandari et al. SC20; Megatron's distributed optimizer) at
+ * dp 2: reduce-scatter of the fp32 gradients, (1/2) S / 1e11 + 1 us =
+ * 3.32533408 ms, then all-gather of the 16-bit parameters, (1/2) x
+ * 332,433,408 / 1e11 + 1 us = 1.66316704 ms, both exposed without overlap.
+ * Each GPU steps half the parameters: 34 x 83,108,352 / 1e12 =
+ * 2.825683968 ms. */
+Test(compose, zero1_scatter_gather_and_half_the_step)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.zero = 1;
+    setup(&c, false, false);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+}
+
+/* Ranks are placed tp innermost, then dp (Megatron). tp 4, dp 4: each node
+ * of 8 holds 2 ranks of a DP group, so the group spans 2 nodes. With tp 4
+ * a GPU holds (12,584,960 - 2,048)/4 + 2,048 = 3,147,776 a layer (norms
+ * replicated), 8 of them 25,182,208, the table and head 8,192,000 each,
+ * the norm 1,024: 41,567,232; S = 166,268,928 B. Hierarchical all-reduce:
+ * inside the node over 2: 2 (1/2) S / 1e11 + 2 x 1 us = 1.66468928 ms;
+ * across 2 nodes, S/2 per GPU on its NIC: 2 (1/2) (S/2) / 1e10 + 2 x 10 us
+ * = 8.3334464 ms; 9.99813568 ms in all. With tp 1 the 4 ranks share a node:
+ * 2 (3/4) x 664,866,816 / 1e11 + 6 x 1 us = 9.97900224 ms. */
+Test(compose, dp_group_placement_over_nodes)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(4, 1, 4, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    setup(&c, false, false);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 9.99813568e-3, 1e-12);
+    p = make_plan(1, 1, 4, 1);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 9.97900224e-3, 1e-12);
+}
+
+/* Tied embeddings split over pipeline ends: the first and the last stage
+ * all-reduce the table's fp32 gradient, 4 x 32,000 x 1,024 / tp B, without
+ * DP. tp 1, pp 2 (2 GPUs, one node): 2 (1/2) 131,072,000 / 1e11 + 2 us =
+ * 1.31272 ms. tp 8, pp 2: the two ends sit on different nodes, one rank
+ * each: 2 (1/2) 16,384,000 / 1e10 + 2 x 10 us = 1.6584 ms. Untied, or on
+ * one stage: nothing. */
+Test(compose, tied_embedding_all_reduce)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    setup(&c, true, false);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.31272e-3, 1e-12);
+    p = make_plan(8, 2, 1, 1);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.6584e-3, 1e-12);
+    p = make_plan(1, 1, 1, 1);
+    o = compose(&c, &p, &x);
+    cr_assert_eq(o.part_s[PRED_PART_DP_EXPOSED], 0.0);
+    setup(&c, false, false);
+    p = make_plan(1, 2, 1, 1);
+    o = compose(&c, &p, &x);
+    cr_assert_eq(o.part_s[PRED_PART_DP_EXPOSED], 0.0);
+}
+
+/* tp 8, pp 2: the stages are on different nodes, so each send crosses the
+ * network; with sequence parallelism a send carries 1/tp of the
+ * activations: 2,097,152 / 8 = 262,144 B, 10 us + 262,144 / 1e10 =
+ * 36.2144 us; 18 sends. */
+Test(compose, p2p_across_nodes_with_sp)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(8, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.sp = true;
+    setup(&c, false, false);
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_PP_P2P], 18 * 36.2144e-6, 1e-12);
+}
+
+/* The embedding on the first stage (pred_memo_build): a micro-batch of
+ * 1024 tokens, activations 2 B x 1024 x 1024 = 2,097,152 B. Forward reads
+ * the rows and writes the output, 2 x 2,097,152 B at 1e12 B/s =
+ * 4.194304 us; backward also updates the fp32 table gradient, 4 B x
+ * 32,768,000: 135.266304 us. tp 2 with sp: the table halves (4 x
+ * 16,384,000 B) and a reduce-scatter forward, an all-gather backward, each
+ * (1/2) 2,097,152 / 1e11 + 1 us = 11.48576 us: forward 15.680064 us,
+ * backward 69.730304 + 11.48576 = 81.216064 us. tp 2 without sp: an
+ * all-reduce forward, 2 (1/2) 2,097,152 / 1e11 + 2 us = 22.97152 us, none
+ * backward. */
+Test(compose, embedding_stage)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 1, 1);
+    struct pred_memo x;
+    setup(&c, false, false);
+    pred_memo_build(&c, &p, &x);
+    assert_rel(x.embed.fwd, 4.194304e-6, 1e-12);
+    assert_rel(x.embed.bwd, 135.266304e-6, 1e-12);
+    cr_assert_eq(x.embed.comm, 0.0);
+    p = make_plan(2, 1, 1, 1);
+    p.sp = true;
+    pred_memo_build(&c, &p, &x);
+    assert_rel(x.embed.fwd, 15.680064e-6, 1e-12);
+    assert_rel(x.embed.bwd, 81.216064e-6, 1e-12);
+    assert_rel(x.embed.comm, 2 * 11.48576e-6, 1e-12);
+    p.sp = false;
+    pred_memo_build(&c, &p, &x);
+    assert_rel(x.embed.fwd, 4.194304e-6 + 22.97152e-6, 1e-12);
+    assert_rel(x.embed.bwd, 69.730304e-6, 1e-12);
+    assert_rel(x.embed.comm, 22.97152e-6, 1e-12);
+}
