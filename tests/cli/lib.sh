@@ -327,58 +327,58 @@ interrupt()
 # expect NAME CONDITION...: see the top of this file
 expect()
 {
-    e_name=$1
+    ex_name=$1
     shift
-    e_why=
-    for e_c in "$@"; do
-        case $e_c in
+    ex_why=
+    for ex_c in "$@"; do
+        case $ex_c in
         exit=*)
-            [ "$T_RC" = "${e_c#exit=}" ] || e_why="exit $T_RC, expected ${e_c#exit=}" ;;
+            [ "$T_RC" = "${ex_c#exit=}" ] || ex_why="exit $T_RC, expected ${ex_c#exit=}" ;;
         stdout=)
             [ ! -s "$T_OUT" ] ||
-                e_why="wrote $(wc -c <"$T_OUT" | tr -d ' ') bytes to stdout" ;;
+                ex_why="wrote $(wc -c <"$T_OUT" | tr -d ' ') bytes to stdout" ;;
         stderr=)
-            [ ! -s "$T_ERR" ] || e_why="unexpected stderr '$(t_line "$T_ERR" 1)'" ;;
+            [ ! -s "$T_ERR" ] || ex_why="unexpected stderr '$(t_line "$T_ERR" 1)'" ;;
         stderr1=*)
-            [ "$(t_line "$T_ERR" 1)" = "${e_c#stderr1=}" ] ||
-                e_why="stderr '$(t_line "$T_ERR" 1)', expected '${e_c#stderr1=}'" ;;
+            [ "$(t_line "$T_ERR" 1)" = "${ex_c#stderr1=}" ] ||
+                ex_why="stderr '$(t_line "$T_ERR" 1)', expected '${ex_c#stderr1=}'" ;;
         stdout~*)
-            grep -Eq -- "${e_c#stdout~}" "$T_OUT" ||
-                e_why="no stdout line matches '${e_c#stdout~}'" ;;
+            grep -Eq -- "${ex_c#stdout~}" "$T_OUT" ||
+                ex_why="no stdout line matches '${ex_c#stdout~}'" ;;
         stdout!~*)
-            ! grep -Eq -- "${e_c#stdout!~}" "$T_OUT" ||
-                e_why="stdout has '$(grep -E -m 1 -- "${e_c#stdout!~}" "$T_OUT")'" ;;
+            ! grep -Eq -- "${ex_c#stdout!~}" "$T_OUT" ||
+                ex_why="stdout has '$(grep -E -m 1 -- "${ex_c#stdout!~}" "$T_OUT")'" ;;
         stderr~*)
-            grep -Eq -- "${e_c#stderr~}" "$T_ERR" ||
-                e_why="no stderr line matches '${e_c#stderr~}' (stderr '$(t_line "$T_ERR" 1)')" ;;
+            grep -Eq -- "${ex_c#stderr~}" "$T_ERR" ||
+                ex_why="no stderr line matches '${ex_c#stderr~}' (stderr '$(t_line "$T_ERR" 1)')" ;;
         *)
-            eval "$e_c" || e_why="not: $e_c" ;;
+            eval "$ex_c" || ex_why="not: $ex_c" ;;
         esac
-        [ -z "$e_why" ] || break
+        [ -z "$ex_why" ] || break
     done
-    if [ -n "$e_why" ]; then
-        fail "$e_name" "${T_CMD:-trainplan}: $e_why"
+    if [ -n "$ex_why" ]; then
+        fail "$ex_name" "${T_CMD:-trainplan}: $ex_why"
         return 1
     fi
-    pass "$e_name"
+    pass "$ex_name"
 }
 
 # t_half N FIRST|SECOND ARGS...: run_tp on the words before (FIRST) or after
 # (SECOND) the word 'vs' at position N + 1
 t_half()
 {
-    h_at=$1 h_which=$2
+    th_at=$1 th_which=$2
     shift 2
-    h_n=$# h_i=0
-    while [ "$h_i" -lt "$h_n" ]; do
-        h_a=$1
+    th_n=$# th_i=0
+    while [ "$th_i" -lt "$th_n" ]; do
+        th_a=$1
         shift
-        if [ "$h_which" = first ] && [ "$h_i" -lt "$h_at" ]; then
-            set -- "$@" "$h_a"
-        elif [ "$h_which" = second ] && [ "$h_i" -gt "$h_at" ]; then
-            set -- "$@" "$h_a"
+        if [ "$th_which" = first ] && [ "$th_i" -lt "$th_at" ]; then
+            set -- "$@" "$th_a"
+        elif [ "$th_which" = second ] && [ "$th_i" -gt "$th_at" ]; then
+            set -- "$@" "$th_a"
         fi
-        h_i=$((h_i + 1))
+        th_i=$((th_i + 1))
     done
     run_tp "$@"
 }
@@ -387,66 +387,66 @@ t_half()
 # $T_TMP/a.{out,err}, $S_RC_A and $S_CMD_A, B's in the usual places
 t_two()
 {
-    s_sed=
+    so_sed=
     if [ "$1" = --sed ]; then
-        s_sed=$2
+        so_sed=$2
         shift 2
     fi
-    s_at=0
-    for s_a in "$@"; do
-        [ "$s_a" = vs ] && break
-        s_at=$((s_at + 1))
+    so_at=0
+    for so_a in "$@"; do
+        [ "$so_a" = vs ] && break
+        so_at=$((so_at + 1))
     done
-    if [ "$s_at" = $# ]; then
+    if [ "$so_at" = $# ]; then
         echo "lib.sh: same_output/other_output without 'vs'" >&2
         return 2
     fi
-    t_half "$s_at" first "$@"
+    t_half "$so_at" first "$@"
     S_RC_A=$T_RC S_CMD_A=$T_CMD
-    if [ -n "$s_sed" ]; then
-        sed "$s_sed" "$T_OUT" >"$T_TMP/a.out"
+    if [ -n "$so_sed" ]; then
+        sed "$so_sed" "$T_OUT" >"$T_TMP/a.out"
     else
         cp "$T_OUT" "$T_TMP/a.out"
     fi
     cp "$T_ERR" "$T_TMP/a.err"
-    t_half "$s_at" second "$@"
+    t_half "$so_at" second "$@"
 }
 
 same_output()
 {
-    s_name=$1
+    so_name=$1
     shift
-    t_two "$@" || { fail "$s_name" "malformed case"; return 1; }
-    s_why=
+    t_two "$@" || { fail "$so_name" "malformed case"; return 1; }
+    so_why=
     if [ "$S_RC_A" -gt 1 ] || [ "$T_RC" -gt 1 ]; then
-        s_why="exit $S_RC_A and $T_RC, expected 0 or 1 (stderr '$(t_line "$T_ERR" 1)')"
+        so_why="exit $S_RC_A and $T_RC, expected 0 or 1 (stderr '$(t_line "$T_ERR" 1)')"
     elif [ "$S_RC_A" != "$T_RC" ]; then
-        s_why="exit $S_RC_A, but $T_RC for $T_CMD"
+        so_why="exit $S_RC_A, but $T_RC for $T_CMD"
     elif [ ! -s "$T_TMP/a.out" ]; then
-        s_why="no output"
+        so_why="no output"
     elif ! cmp -s "$T_TMP/a.out" "$T_OUT"; then
-        s_why="stdout differs from $T_CMD's at line $(cmp "$T_TMP/a.out" "$T_OUT" 2>&1 | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')"
+        so_why="stdout differs from $T_CMD's at line $(cmp "$T_TMP/a.out" "$T_OUT" 2>&1 | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')"
     elif ! cmp -s "$T_TMP/a.err" "$T_ERR"; then
-        s_why="stderr differs from $T_CMD's"
+        so_why="stderr differs from $T_CMD's"
     fi
-    if [ -n "$s_why" ]; then
-        fail "$s_name" "$S_CMD_A: $s_why"
+    if [ -n "$so_why" ]; then
+        fail "$so_name" "$S_CMD_A: $so_why"
         return 1
     fi
-    pass "$s_name"
+    pass "$so_name"
 }
 
 other_output()
 {
-    s_name=$1
+    so_name=$1
     shift
-    t_two "$@" || { fail "$s_name" "malformed case"; return 1; }
+    t_two "$@" || { fail "$so_name" "malformed case"; return 1; }
     if [ "$S_RC_A" -gt 1 ] || [ "$T_RC" -gt 1 ]; then
-        fail "$s_name" "$S_CMD_A: exit $S_RC_A and $T_RC, expected 0 or 1"
+        fail "$so_name" "$S_CMD_A: exit $S_RC_A and $T_RC, expected 0 or 1"
     elif cmp -s "$T_TMP/a.out" "$T_OUT"; then
-        fail "$s_name" "$S_CMD_A: the same stdout as $T_CMD"
+        fail "$so_name" "$S_CMD_A: the same stdout as $T_CMD"
     else
-        pass "$s_name"
+        pass "$so_name"
         return 0
     fi
     return 1
