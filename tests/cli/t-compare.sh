@@ -1,6 +1,11 @@
 # tests/cli/t-compare.sh: compare: golden reports, agreement with tradeoff,
 # variants, usage errors. Sourced by run.sh.
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read (and T_CMD, read by lib.sh) look unused
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
 C_JOB='--model llama3-8b --seq 4096 --gbs 256 --gpus 16,64 --tokens 1e12'
 for c_fmt in table csv json; do
     # shellcheck disable=SC2086

@@ -2,6 +2,11 @@
 # every emitted option name among the framework's documented ones, the plan
 # chosen by search, and usage errors. Sourced by run.sh.
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read (and T_CMD, read by lib.sh) look unused
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
 E_PLAN='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1 --vpp 2'
 for e_fw in megatron nemo torchtitan; do
     # shellcheck disable=SC2086

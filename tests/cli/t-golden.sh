@@ -2,6 +2,11 @@
 # -o, the JSON shape, and every preset model on every preset system.
 # Sourced by run.sh (lib.sh loaded, working directory the repository root).
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read (and T_CMD, read by lib.sh) look unused
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
 DEFAULT_PLAN='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1'
 GPT3_PLAN='--model gpt3-175b --system selene-a100 --seq 2048 --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --attention unfused --precision fp16'
 LLAMA8_PLAN='--model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 --tp 2 --dp 4 --mbs 2 --sp'

@@ -2,6 +2,11 @@
 # too), the same output for 1 and 2 threads, sampling, no feasible plan,
 # --gpus and list options. Sourced by run.sh.
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read (and T_CMD, read by lib.sh) look unused
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
 SMALL='--model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 --gpus 8,16,32 --top 3'
 
 golden golden-default-run default-run.expected -- 

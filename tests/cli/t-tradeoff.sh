@@ -2,6 +2,11 @@
 # frontier and knee columns, the CSV shape, and usage errors. Sourced by
 # run.sh.
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read (and T_CMD, read by lib.sh) look unused
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
 T_JOB='--model llama3-8b --system dgx-h100 --seq 4096 --gbs 256 --gpus 8..256 --tokens 1e12'
 for t_fmt in table csv json; do
     # shellcheck disable=SC2086

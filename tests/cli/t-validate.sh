@@ -3,6 +3,10 @@
 # ../shared/data is there) calibration of the A100 sample set. Sourced by
 # run.sh.
 
+# expect's conditions are single-quoted, for lib.sh to eval after the run
+# (file-wide directive):
+# shellcheck disable=SC2016
+
 for v_fmt in table csv json; do
     golden "golden-validate-$v_fmt" "validate-small-$v_fmt.expected" -- \
         validate tests/data/runs/small.csv --format "$v_fmt"
