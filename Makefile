@@ -73,7 +73,8 @@ DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
             libgsl-dev libcairo2-dev
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
-        fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden
+        fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden \
+        readme-fidelity
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -181,6 +182,12 @@ validate: deps all
 	    echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
 	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
+
+# the README's fidelity table, from validate's JSON (bench/fidelity-table.sh)
+readme-fidelity: all
+	@$(MAKE) --no-print-directory deps DEB_PKGS=jq
+	./$(PROG) validate $(RUNS) --format json -o build/validate-readme.json
+	sh bench/fidelity-table.sh build/validate-readme.json $(RUNS) README.md
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
 FUZZ_NAMES   = model system scenario gpus set runs samples
