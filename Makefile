@@ -74,7 +74,7 @@ DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden \
-        readme-fidelity
+        readme-fidelity mutate
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -182,6 +182,11 @@ validate: deps all
 	    echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
 	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
+
+# ---- mutation benchmark: how many deliberate slips the unit tests catch ----
+mutate: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=python3
+	sh bench/mutate.sh
 
 # the README's fidelity table, from validate's JSON (bench/fidelity-table.sh)
 readme-fidelity: all
