@@ -1,51 +1,56 @@
-/* cli/cmd.h: the subcommands and the option helpers they share. Each
- * command parses its options, loads its inputs, calls the library, prints,
- * and returns an exit code (0 ok, 1 no feasible plan, 2 usage, 3 bad input,
- * 4 I/O); only main() exits. */
+/* cli/cmd.h: the commands and what they share besides their options
+ * (options.h). A command parses its options, loads its inputs, calls the
+ * library and writes its report. It returns 0 or a negative TPL_E* with
+ * 'err' filled (an empty message says nothing more: a search where no GPU
+ * count has a feasible plan ends in TPL_ENOPLAN quietly); it never prints an
+ * error and never exits: main() does both, once. */
 #ifndef CMD_H
 #define CMD_H
 
-#include <stdint.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 
 #include "common/err.h"
-#include "results/res.h"
+#include "results/report.h"
 #include "spaces/scenario.h"
 
-int cmd_predict(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_search(int argc, char **argv);
-int cmd_tradeoff(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_validate(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_default(int argc, char **argv);
+typedef int cmd_fn(int argc, char **argv, struct tpl_err *err);
+cmd_fn cmd_predict, cmd_export, cmd_search, cmd_tradeoff, cmd_compare,
+       cmd_validate, cmd_calibrate, cmd_list;
 
-/* Print "trainplan: error: <msg>" and return the exit code of err->code. */
-int cmd_fail(const struct tpl_err *err);
-/* A usage error: the message, then "try 'trainplan CMD --help'"; returns 2. */
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* The usage error of getopt's ':' (missing value) or '?' (unknown option)
- * for argv[optind - 1]; returns 2. */
-int cmd_option_error(const char *cmd, int c, char **argv);
-/* Exactly one positional argument left (what it is, for the message):
- * 0, or the usage error's exit code. */
-int cmd_one_operand(const char *cmd, const char *what, int argc, char **argv);
-
-/* Parse an integer option value in [lo, hi]; 0 or TPL_EUSAGE with err set. */
-int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
-            int64_t *out, struct tpl_err *err);
-
-/* --set assignments collected from the command line. */
 #define CMD_MAX_SETS 64
-struct cmd_sets {
+struct cmd_sets {               /* --set assignments, in command-line order */
     int n;
     const char *v[CMD_MAX_SETS];
 };
-/* Add one; TPL_EUSAGE when malformed, its section unknown, or too many. */
+
+/* Add an assignment; TPL_EUSAGE when malformed, its section unknown, or too
+ * many. */
 int cmd_sets_add(struct cmd_sets *s, const char *assignment, struct tpl_err *err);
+
+/* Print a usage text on stdout, its {formats} and {frameworks} expanded. */
+void cmd_usage_print(const char *text);
+
+/* An integer option value in [lo, hi]: 0, or TPL_EUSAGE with err set. */
+int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
+            int64_t *out, struct tpl_err *err);
+/* --format's value: 0, or TPL_EUSAGE "'--format' must be table, csv or
+ * json, not 'x'" with the names from the writers' table. */
+int opt_format(const char *val, enum res_format *out, struct tpl_err *err);
+
+/* The usage error of getopt's ':' (missing value) or '?' (unknown option)
+ * for argv[optind - 1]: TPL_EUSAGE with err filled. */
+int cmd_option_error(int c, char **argv, struct tpl_err *err);
+/* Exactly one operand left after the options (what it is, for the
+ * message): 0, or TPL_EUSAGE. */
+int cmd_one_operand(const char *what, int argc, char **argv, struct tpl_err *err);
+
+/* Set by Ctrl-C while cmd_sigint_catch(true) holds (main.c wraps the
+ * commands flagged CMD_SIGINT in it): long work stops and reports what it
+ * found so far. */
+extern volatile sig_atomic_t cmd_interrupted;
+void cmd_sigint_catch(bool on);
 
 /* Everything a command needs to predict: the scenario (job, space), the
  * model and the system, with --set applied. */
@@ -60,9 +65,34 @@ int cmd_load_inputs(struct cmd_inputs *in, const char *scen_name,
                     const char *model, const char *system,
                     const struct cmd_sets *sets, struct tpl_err *err);
 
-/* Write through 'write' into path (NULL or "-": stdout), atomically. */
+/* Write a report into path (NULL or "-": stdout), atomically. */
+int cmd_write_report(const char *path, const struct res_report *rep,
+                     struct tpl_err *err);
+/* The same through a writer of one's own (calibrate, validate). */
 int cmd_write_output(const char *path,
                      int (*write)(FILE *, void *, struct tpl_err *), void *arg,
                      struct tpl_err *err);
+
+struct cmd_opts;                /* options.h */
+
+/* ---- the search that search and tradeoff run (cmd_search.c) ---- */
+/* Load, fold the options into the scenario, search: 0 with res filled (the
+ * caller releases it), or an error. The figures of the run go to the log. */
+int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
+                   struct pred_ctx *ctx, struct search_result *res,
+                   struct tpl_err *err);
+/* What a search's report ends in: rc as it is after a failure, TPL_EINTR
+ * when it was stopped (unless writing failed), TPL_ENOPLAN when no GPU count
+ * has a feasible plan, else 0. */
+int cmd_search_status(int rc, const struct search_result *res,
+                      struct tpl_err *err);
+
+/* ---- one plan, which predict and export share (cmd_predict.c) ---- */
+/* Load, fold the job options in and set up ctx for the options' plan. */
+int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
+                     struct pred_ctx *ctx, struct tpl_err *err);
+/* What a plan's report ends in: 0 when it is feasible, else TPL_ENOPLAN
+ * (quietly: the report says why). */
+int cmd_plan_status(const struct pred_result *r);
 
 #endif /* CMD_H */

@@ -50,13 +50,12 @@ static int write_report(FILE *fp, void *arg, struct tpl_err *err)
     return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
 {
     const char *system = NULL, *out = NULL, *report = NULL;
     int64_t seed = 42;
     static struct cal_report rep;
     struct hw_system base, fitted;
-    struct tpl_err err = { 0 };
     struct calib_out o;
     int c, rc;
     opterr = 0;
@@ -68,27 +67,27 @@ int cmd_calibrate(int argc, char **argv)
         case OPT_REPORT: report = optarg; break;
         case 'o':        out = optarg; break;
         case OPT_SEED:
-            if (opt_int("--seed", optarg, 0, INT64_MAX, &seed, &err))
-                return cmd_usage_error("calibrate", "%s", err.msg);
+            if (opt_int("--seed", optarg, 0, INT64_MAX, &seed, err))
+                return TPL_EUSAGE;
             break;
         default:
-            return cmd_option_error("calibrate", c, argv);
+            return cmd_option_error(c, argv, err);
         }
     }
-    if ((rc = cmd_one_operand("calibrate", "the samples directory", argc, argv)))
+    if ((rc = cmd_one_operand("the samples directory", argc, argv, err)))
         return rc;
     if (!system)
-        return cmd_usage_error("calibrate", "missing --system NAME|FILE");
-    if (hw_system_load(&base, system, NULL, 0, &err) ||
-        cal_run(argv[optind], &base, (uint64_t)seed, &fitted, &rep, &err))
-        return cmd_fail(&err);
+        return tpl_errorf(err, TPL_EUSAGE, "missing --system NAME|FILE");
+    if ((rc = hw_system_load(&base, system, NULL, 0, err)) ||
+        (rc = cal_run(argv[optind], &base, (uint64_t)seed, &fitted, &rep, err)))
+        return rc;
     o = (struct calib_out){ system, argv[optind], &fitted, &rep };
-    rc = cmd_write_output(out, write_system, &o, &err);
+    rc = cmd_write_output(out, write_system, &o, err);
     if (rc == 0) {
         if (report)
-            rc = cmd_write_output(report, write_report, &o, &err);
+            rc = cmd_write_output(report, write_report, &o, err);
         else
             cal_report_write(stderr, &rep);
     }
-    return rc ? cmd_fail(&err) : 0;
+    return rc;
 }

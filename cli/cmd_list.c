@@ -5,16 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static int list_models(void)
+static int list_models(struct tpl_err *err)
 {
-    struct tpl_err err = { 0 };
     printf("%-14s %9s %7s %7s %8s %9s  %s\n", "model", "params", "layers",
            "hidden", "heads/kv", "vocab", "description");
     for (size_t i = 0; i < model_presets_count; i++) {
         struct model m;
         char heads[32];
-        if (model_load(&m, model_presets[i].name, NULL, 0, &err))
-            return cmd_fail(&err);
+        if (model_load(&m, model_presets[i].name, NULL, 0, err))
+            return err->code;
         snprintf(heads, sizeof heads, "%lld/%lld", (long long)m.heads,
                  (long long)m.kv_heads);
         printf("%-14s %8.2fB %7lld %7lld %8s %9lld  %s\n", m.name,
@@ -24,16 +23,15 @@ static int list_models(void)
     return 0;
 }
 
-static int list_systems(void)
+static int list_systems(struct tpl_err *err)
 {
-    struct tpl_err err = { 0 };
     printf("%-16s %-16s %9s %10s %8s %7s %9s %9s\n", "system", "gpu",
            "gpus/node", "bf16 TF/s", "HBM GiB", "HBM TB/s", "NVLink GB/s",
            "NIC Gb/s");
     for (size_t i = 0; i < hw_presets_count; i++) {
         struct hw_system h;
-        if (hw_system_load(&h, hw_presets[i].name, NULL, 0, &err))
-            return cmd_fail(&err);
+        if (hw_system_load(&h, hw_presets[i].name, NULL, 0, err))
+            return err->code;
         printf("%-16s %-16s %9lld %10.1f %8.1f %7.2f %11.0f %9.0f\n", h.name,
                h.gpu_name, (long long)h.gpus_per_node, h.bf16_flops / 1e12,
                h.hbm_bytes / RES_GIB, h.hbm_bytes_per_s / 1e12,
@@ -42,45 +40,44 @@ static int list_systems(void)
     return 0;
 }
 
-static int list_scenarios(void)
+static int list_scenarios(struct tpl_err *err)
 {
-    struct tpl_err err = { 0 };
     printf("%-12s %-14s %-14s %8s %6s  %s\n", "scenario", "model", "system",
            "seq", "gbs", "gpus");
     for (size_t i = 0; i < scenario_presets_count; i++) {
         struct scenario s;
-        if (scenario_load(&s, scenario_presets[i].name, NULL, 0, &err))
-            return cmd_fail(&err);
+        if (scenario_load(&s, scenario_presets[i].name, NULL, 0, err))
+            return err->code;
         printf("%-12s %-14s %-14s %8lld %6lld  %s\n", s.name, s.model, s.system,
                (long long)s.job.seq, (long long)s.job.gbs, s.space.gpus);
     }
     return 0;
 }
 
-int cmd_list(int argc, char **argv)
+int cmd_list(int argc, char **argv, struct tpl_err *err)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
     int rc = 0;
     if (argc > 2)
-        return cmd_usage_error("list", "unexpected argument '%s'", argv[2]);
+        return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'", argv[2]);
     if (what && (!strcmp(what, "--help") || !strcmp(what, "-h"))) {
         puts("usage: trainplan list [models|systems|scenarios]\n\n"
              "List the presets compiled into trainplan.");
         return 0;
     }
     if (!what || !strcmp(what, "models"))
-        rc = list_models();
+        rc = list_models(err);
     if (!rc && !what)
         putchar('\n');
     if (!rc && (!what || !strcmp(what, "systems")))
-        rc = list_systems();
+        rc = list_systems(err);
     if (!rc && !what)
         putchar('\n');
     if (!rc && (!what || !strcmp(what, "scenarios")))
-        rc = list_scenarios();
+        rc = list_scenarios(err);
     if (what && strcmp(what, "models") && strcmp(what, "systems") &&
         strcmp(what, "scenarios"))
-        return cmd_usage_error("list", "'%s' is not one of models, systems, "
-                               "scenarios", what);
+        return tpl_errorf(err, TPL_EUSAGE, "'%s' is not one of models, systems, "
+                          "scenarios", what);
     return rc;
 }

@@ -9,7 +9,7 @@
 #include "results/validate.h"
 
 static const char usage[] =
-"usage: trainplan validate RUNS.csv [--source NAME] [--format table|csv|json]\n"
+"usage: trainplan validate RUNS.csv [--source NAME] [--format {formats}]\n"
 "                          [-o FILE] [--baseline FILE] [--tolerance POINTS]\n"
 "\n"
 "Predict every row of a runs file (the schema of ../shared/data/RUNS.md) on\n"
@@ -56,12 +56,11 @@ static int parse_tolerance(const char *v, double *out)
     return *v && !*end && *out >= 0 && *out <= 100 ? 0 : -1;
 }
 
-int cmd_validate(int argc, char **argv)
+int cmd_validate(int argc, char **argv, struct tpl_err *err)
 {
     const char *source = NULL, *out = NULL, *baseline = NULL;
     double tolerance = 0.5;
     struct validate_out w = { RES_FMT_TABLE, NULL };
-    struct tpl_err err = { 0 };
     struct runs runs;
     struct fid_report *report;
     bool worse = false;
@@ -70,36 +69,35 @@ int cmd_validate(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         switch (c) {
-        case OPT_HELP:     fputs(usage, stdout); return 0;
+        case OPT_HELP:     cmd_usage_print(usage); return 0;
         case OPT_SOURCE:   source = optarg; break;
         case OPT_BASELINE: baseline = optarg; break;
         case 'o':          out = optarg; break;
         case OPT_FORMAT:
-            if (res_format_parse(optarg, &w.fmt))
-                return cmd_usage_error("validate", "'--format' must be table, "
-                                       "csv or json, not '%s'", optarg);
+            if (opt_format(optarg, &w.fmt, err))
+                return TPL_EUSAGE;
             break;
         case OPT_TOL:
             if (parse_tolerance(optarg, &tolerance))
-                return cmd_usage_error("validate", "'--tolerance' must be a "
-                                       "number in [0, 100], not '%s'", optarg);
+                return tpl_errorf(err, TPL_EUSAGE, "'--tolerance' must be a "
+                                  "number in [0, 100], not '%s'", optarg);
             break;
         default:
-            return cmd_option_error("validate", c, argv);
+            return cmd_option_error(c, argv, err);
         }
     }
-    if ((rc = cmd_one_operand("validate", "the runs file", argc, argv)))
+    if ((rc = cmd_one_operand("the runs file", argc, argv, err)))
         return rc;
-    if (runs_load(&runs, argv[optind], &err))
-        return cmd_fail(&err);
+    if ((rc = runs_load(&runs, argv[optind], err)))
+        return rc;
     report = fid_report_new(&runs, source);
     w.report = report;
-    rc = cmd_write_output(out, write_report, &w, &err);
+    rc = cmd_write_output(out, write_report, &w, err);
     if (rc == 0 && baseline)
-        rc = fid_baseline_check(report, baseline, tolerance, stderr, &worse, &err);
+        rc = fid_baseline_check(report, baseline, tolerance, stderr, &worse, err);
     fid_report_free(report);
     runs_release(&runs);
     if (rc)
-        return cmd_fail(&err);
-    return worse ? 1 : 0;
+        return rc;
+    return worse ? TPL_ENOPLAN : 0;     /* exit 1: worse than the baseline */
 }

@@ -11,6 +11,7 @@ enum {
     TPL_EUSAGE  = -2,       /* bad command line (exit 2) */
     TPL_ECONFIG = -3,       /* bad input file or value (exit 3) */
     TPL_EIO     = -4,       /* unreadable or unwritable file (exit 4) */
+    TPL_EINTR   = -130,     /* stopped by Ctrl-C, partial report (exit 128 + SIGINT) */
 };
 
 struct tpl_err {

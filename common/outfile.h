@@ -19,7 +19,8 @@ struct tpl_outfile {            /* caller-owned */
  * directory cannot take a new file. */
 int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *err);
 /* Flush, close and rename into place; TPL_EIO if any write failed. Always
- * releases o. */
+ * releases o. Standard output is left open and unchecked: the program checks
+ * it once, when the command is done (cli/main.c). */
 int tpl_outfile_commit(struct tpl_outfile *o, struct tpl_err *err);
 /* Drop the temporary file; the target stays as it was. NULL-safe. */
 void tpl_outfile_abort(struct tpl_outfile *o);

@@ -1,10 +1,14 @@
-/* results/compare.c: writers for the comparison of systems (compare.h). The
+/* results/compare.c: the comparison of systems (compare.h): its builder,
+ * which searches the job on each system, and its writers. The
  * breakdown is folded into three shares people compare hardware by:
  * compute (with recompute), communication (tensor-parallel, pipeline sends,
  * exposed data-parallel, optimizer step) and pipeline bubble. */
 #include "results/compare.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "results/report.h"
 
 struct shares { double compute, comm, bubble; };
 
@@ -120,19 +124,83 @@ static json_t *json_of(const struct compare *cmp)
                      "rows", rows);
 }
 
-int res_compare_write(FILE *fp, enum res_format fmt, const struct compare *cmp,
-                      struct tpl_err *err)
+/* ---- the writers of the report table (report.c) ---- */
+
+int res_compare_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
-    switch (fmt) {
-    case RES_FMT_TABLE:
-        table(fp, cmp);
-        if (partial(cmp))
-            fputs("\npartial: interrupted; the plans are the best found before "
-                  "the stop\n", fp);
-        break;
-    case RES_FMT_CSV:   csv(fp, cmp); break;
-    case RES_FMT_JSON:  return res_json_emit(fp, json_of(cmp), err);
-    case RES_FMT_COUNT: TPL_BUG("bad format %d", (int)fmt);
+    (void)err;
+    table(fp, rep->u.compare);
+    if (partial(rep->u.compare))
+        fputs("\npartial: interrupted; the plans are the best found before "
+              "the stop\n", fp);
+    return 0;
+}
+
+int res_compare_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    (void)err;
+    csv(fp, rep->u.compare);
+    return 0;
+}
+
+int res_compare_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    return res_json_emit(fp, json_of(rep->u.compare), err);
+}
+
+/* ---- the builder ---- */
+
+/* Load one system, search it and build its tradeoff rows. */
+static int compare_one(struct compare_system *cs, const struct compare_entry *e,
+                       const struct compare_job *job, struct tpl_err *err)
+{
+    struct hw_system hw;
+    struct search_result res;
+    struct search_cfg cfg;
+    int rc = hw_system_load(&hw, e->system, e->sets, e->n_sets, err);
+    if (rc)
+        return rc;
+    snprintf(cs->label, sizeof cs->label, "%s", e->label);
+    pred_ctx_init(&cs->ctx, job->model, &hw, job->job, job->space->tp_cross_node);
+    cfg = (struct search_cfg){ .ctx = &cs->ctx, .space = job->space,
+        .gpus = job->gpus, .n_gpus = job->n_gpus, .top_k = 1,
+        .stop = job->stop, .progress = job->progress,
+        .progress_arg = job->progress_arg };
+    if ((rc = search_run(&cfg, &res, err)))
+        return rc;
+    res_tradeoff_build(&cs->ctx, &res, job->tokens, hw.usd_per_gpu_hour, 0.5,
+                       &cs->t);
+    search_result_release(&res);
+    return 0;
+}
+
+int res_compare_build(const struct compare_job *job,
+                      const struct compare_entry *entries, int n,
+                      struct compare *cmp, struct tpl_err *err)
+{
+    int rc = 0;
+    memset(cmp, 0, sizeof *cmp);
+    if (n > RES_COMPARE_MAX)
+        return tpl_errorf(err, TPL_EUSAGE, "at most %d systems", RES_COMPARE_MAX);
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = compare_one(&cmp->sys[cmp->n], &entries[i], job, err);
+        cmp->n += rc == 0;
     }
-    return res_stream_done(fp, err);
+    return rc;
+}
+
+bool res_compare_feasible(const struct compare *cmp)
+{
+    for (int s = 0; s < cmp->n; s++)
+        for (size_t i = 0; i < cmp->sys[s].t.n; i++)
+            if (cmp->sys[s].t.rows[i].feasible)
+                return true;
+    return false;
+}
+
+void res_compare_release(struct compare *cmp)
+{
+    for (int s = 0; s < cmp->n; s++)
+        res_tradeoff_release(&cmp->sys[s].t);
+    cmp->n = 0;
 }

@@ -19,7 +19,36 @@ struct compare {
     int n;
 };
 
-int res_compare_write(FILE *fp, enum res_format fmt, const struct compare *cmp,
-                      struct tpl_err *err);
+/* One column of a comparison: a system, or a variant of one with its own
+ * --set assignments. Borrowed by the builder. */
+struct compare_entry {
+    const char *label;          /* shown: the system's or the variant's name */
+    const char *system;         /* preset name or file */
+    const char *const *sets;    /* "section.field=value" applied to it */
+    int n_sets;
+};
+
+struct compare_job {            /* what runs on every entry: borrowed */
+    const struct model *model;
+    const struct job *job;
+    const struct space *space;  /* allowed values, tp_cross_node */
+    const int64_t *gpus;        /* sorted, unique */
+    size_t n_gpus;
+    double tokens;              /* to train, > 0 */
+    const volatile sig_atomic_t *stop;  /* set: the rest is partial */
+    void (*progress)(void *arg, double fraction);   /* NULL: none */
+    void *progress_arg;
+};
+
+/* Load each entry's system, search the job on it (best plan per GPU count)
+ * and build its rows at the system's price: cmp->sys[0 .. n). TPL_EUSAGE
+ * for more than RES_COMPARE_MAX entries; a load or search error stops at
+ * that entry. Either way res_compare_release frees what was built. */
+int res_compare_build(const struct compare_job *job,
+                      const struct compare_entry *entries, int n,
+                      struct compare *cmp, struct tpl_err *err);
+void res_compare_release(struct compare *cmp);
+/* Has any system a feasible plan at any GPU count? */
+bool res_compare_feasible(const struct compare *cmp);
 
 #endif /* RES_COMPARE_H */

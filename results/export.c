@@ -12,7 +12,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_MEGATRON] = "megatron", [RES_FW_NEMO] = "nemo",
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
-static_assert(RES_FW_COUNT == 3, "update fw_names and res_export_write");
+static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
 
 int res_framework_parse(const char *s, enum res_framework *out)
 {
@@ -25,6 +25,12 @@ int res_framework_parse(const char *s, enum res_framework *out)
 }
 
 const char *res_framework_name(enum res_framework f) { return fw_names[f]; }
+
+const char *res_framework_list(const char *sep, const char *last, char *buf,
+                               size_t size)
+{
+    return res_names_join(fw_names, RES_FW_COUNT, sep, last, buf, size);
+}
 
 /* "# llama3-70b on dgx-h100, 256 GPUs: tp8.pp4.dp8.mb1.sp.rc-sel.z1,
  *  predicted 16.33 s per iteration, 36.8 GiB per GPU" */
@@ -151,16 +157,19 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fputs("selective_ac_option = \"op\"\n", fp);
 }
 
+typedef void fw_writer(FILE *fp, const struct pred_ctx *c, const struct plan *p);
+static fw_writer *const fw_writers[RES_FW_COUNT] = {
+    [RES_FW_MEGATRON] = megatron, [RES_FW_NEMO] = nemo,
+    [RES_FW_TORCHTITAN] = torchtitan,
+};
+
 int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
                      const struct plan *p, const struct pred_result *r,
                      struct tpl_err *err)
 {
+    if (fw >= RES_FW_COUNT)
+        TPL_BUG("bad framework %d", (int)fw);
     banner(fp, c, p, r);
-    switch (fw) {
-    case RES_FW_MEGATRON:   megatron(fp, c, p); break;
-    case RES_FW_NEMO:       nemo(fp, c, p); break;
-    case RES_FW_TORCHTITAN: torchtitan(fp, c, p); break;
-    case RES_FW_COUNT:      TPL_BUG("bad framework %d", (int)fw);
-    }
+    fw_writers[fw](fp, c, p);
     return res_stream_done(fp, err);
 }

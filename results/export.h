@@ -15,6 +15,9 @@ enum res_framework { RES_FW_MEGATRON, RES_FW_NEMO, RES_FW_TORCHTITAN,
 
 int res_framework_parse(const char *s, enum res_framework *out);   /* 0 or -1 */
 const char *res_framework_name(enum res_framework f);
+/* The names joined as res_format_list does ("megatron|nemo|torchtitan"). */
+const char *res_framework_list(const char *sep, const char *last, char *buf,
+                               size_t size);
 
 /* Write the settings for plan p of context c (with its prediction r, quoted
  * in a comment). TPL_EIO when the stream fails. */

@@ -1,7 +1,7 @@
 /* results/search.c: the report of a search (trainplan search): per GPU count
  * the top plans with time, throughput, MFU, memory and the largest parts of
  * the breakdown, what was rejected and why; table, CSV or JSON. */
-#include "results/res.h"
+#include "results/report.h"
 
 #include <string.h>
 
@@ -192,21 +192,24 @@ static json_t *search_json(const struct pred_ctx *c, const struct search_result 
                      "results", results, "stats", stats);
 }
 
-int res_search_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
-                     const struct search_result *s, bool work,
-                     struct tpl_err *err)
+/* ---- the writers of the report table (report.c) ---- */
+
+int res_search_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
-    switch (fmt) {
-    case RES_FMT_TABLE:
-        table_write(fp, c, s, work);
-        break;
-    case RES_FMT_CSV:
-        csv_write(fp, c, s);
-        break;
-    case RES_FMT_JSON:
-        return res_json_emit(fp, search_json(c, s, work), err);
-    case RES_FMT_COUNT:
-        TPL_BUG("bad format %d", (int)fmt);
-    }
-    return res_stream_done(fp, err);
+    (void)err;
+    table_write(fp, rep->ctx, rep->u.search.s, rep->u.search.work);
+    return 0;
+}
+
+int res_search_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    (void)err;
+    csv_write(fp, rep->ctx, rep->u.search.s);
+    return 0;
+}
+
+int res_search_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    return res_json_emit(fp, search_json(rep->ctx, rep->u.search.s,
+                                         rep->u.search.work), err);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "results/report.h"
 
 /* ---- power ----
  * A GPU busy with training GEMMs draws about 0.82 of its rated power:
@@ -198,14 +199,23 @@ static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
                      "partial", t->partial, "rows", rows);
 }
 
-int res_tradeoff_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
-                       const struct tradeoff *t, struct tpl_err *err)
+/* ---- the writers of the report table (report.c) ---- */
+
+int res_tradeoff_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
-    switch (fmt) {
-    case RES_FMT_TABLE: table(fp, c, t); break;
-    case RES_FMT_CSV:   csv(fp, t); break;
-    case RES_FMT_JSON:  return res_json_emit(fp, json_of(c, t), err);
-    case RES_FMT_COUNT: TPL_BUG("bad format %d", (int)fmt);
-    }
-    return res_stream_done(fp, err);
+    (void)err;
+    table(fp, rep->ctx, rep->u.tradeoff);
+    return 0;
+}
+
+int res_tradeoff_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    (void)err;
+    csv(fp, rep->u.tradeoff);
+    return 0;
+}
+
+int res_tradeoff_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    return res_json_emit(fp, json_of(rep->ctx, rep->u.tradeoff), err);
 }

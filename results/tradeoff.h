@@ -46,7 +46,4 @@ void res_tradeoff_release(struct tradeoff *t);
  * set (res_tradeoff_build does it; exposed for tests). */
 void res_tradeoff_mark(struct tradeoff *t);
 
-int res_tradeoff_write(FILE *fp, enum res_format fmt, const struct pred_ctx *c,
-                       const struct tradeoff *t, struct tpl_err *err);
-
 #endif /* RES_TRADEOFF_H */

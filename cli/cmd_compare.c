@@ -1,0 +1,128 @@
+/* cli/cmd_compare.c: trainplan compare: the same job on several systems and
+ * on variants of the first; results/compare.c builds the comparison. */
+#include "cli/cmd.h"
+#include "cli/options.h"
+
+#include <string.h>
+
+#include "common/log.h"
+#include "results/charts.h"
+#include "spaces/gpus.h"
+
+static const char usage[] =
+"usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
+"                         [--scenario FILE] [--model M] [--gbs N] [--seq N]\n"
+"                         [--precision P] [--gpus LIST] [--tokens N]\n"
+"                         [--set K=V]... [--format {formats}] [-o FILE]\n"
+"                         [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
+"\n"
+"The same job on each system (presets or files), and on variants of the\n"
+"first one (--variant 2xnet:network.nic_gbps=800): at each GPU count the\n"
+"fastest feasible plan on each, its time and speed-up against the first\n"
+"system, days, cost (each system's price) and energy to train --tokens\n"
+"tokens, and the shares of compute, communication and pipeline bubble that\n"
+"explain the difference. Defaults come from the scenario.\n";
+
+static const enum opt_id ids[] = {
+    OPT_SYSTEMS, OPT_VARIANT, OPT_SCENARIO, OPT_MODEL, OPT_GBS, OPT_SEQ,
+    OPT_PRECISION, OPT_GPUS, OPT_TOKENS, OPT_SET, OPT_FORMAT, OPT_OUT,
+    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_COUNT
+};
+
+static const struct cmd_spec spec = { "compare", usage, ids, OPT_DIMS_NONE };
+
+#define MAX_ENTRIES (RES_COMPARE_MAX + 1)   /* one more: the builder refuses */
+
+struct entries {                /* the columns, and what they point into */
+    struct compare_entry e[MAX_ENTRIES];
+    int n;
+    char list[1024];            /* --systems, split in place */
+    char names[CMD_MAX_VARIANTS][64], bufs[CMD_MAX_VARIANTS][512];
+    struct cmd_sets sets[CMD_MAX_VARIANTS];
+};
+
+/* Each system of the list with the global --set, then each variant: the
+ * first system with the global and its own assignments. */
+static int entries_of(struct entries *es, const struct cmd_opts *o,
+                      const char *systems, struct tpl_err *err)
+{
+    char *save, *name;
+    snprintf(es->list, sizeof es->list, "%s", systems);
+    es->n = 0;
+    for (name = strtok_r(es->list, ",", &save); name && es->n < MAX_ENTRIES;
+         name = strtok_r(NULL, ",", &save))
+        es->e[es->n++] = (struct compare_entry){ name, name, o->sets.v,
+                                                 o->sets.n };
+    for (int v = 0; v < o->n_variants && es->n < MAX_ENTRIES; v++) {
+        if (cmd_variant_split(o->variants[v], &o->sets, &es->sets[v],
+                              es->names[v], sizeof es->names[v], es->bufs[v],
+                              sizeof es->bufs[v], err))
+            return TPL_EUSAGE;
+        es->e[es->n++] = (struct compare_entry){ es->names[v], es->e[0].system,
+                                                 es->sets[v].v, es->sets[v].n };
+    }
+    return 0;
+}
+
+/* The job every system runs: the scenario with the options folded in. */
+static int job_of(struct compare_job *job, const struct cmd_opts *o,
+                  struct cmd_inputs *in, struct gpu_list *gpus,
+                  struct tpl_err *err)
+{
+    cmd_opts_apply_job(o, &in->scen.job);
+    *job = (struct compare_job){ .model = &in->model, .job = &in->scen.job,
+        .space = &in->scen.space, .stop = &cmd_interrupted,
+        .tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens,
+        .progress = tpl_progress_shown() ? tpl_progress : NULL,
+        .progress_arg = (void *)(uintptr_t)"search" };
+    if (job->tokens <= 0)
+        return tpl_errorf(err, TPL_EUSAGE, "no tokens to train: give --tokens "
+                          "N or set job.tokens in the scenario");
+    if (gpu_list_parse(gpus, o->gpus ? o->gpus : in->scen.space.gpus, "--gpus",
+                       err))
+        return TPL_EUSAGE;
+    job->gpus = gpus->v;
+    job->n_gpus = gpus->n;
+    return 0;
+}
+
+/* Write the comparison and its chart; what the run ends in. */
+static int report(const struct cmd_opts *o, const struct compare *cmp,
+                  struct tpl_err *err)
+{
+    struct res_report rep = { .kind = RES_REPORT_COMPARE, .fmt = o->fmt,
+                              .u.compare = cmp };
+    int rc = cmd_write_report(o->out, &rep, err);
+    if (rc == 0 && o->chart)
+        rc = res_compare_chart(o->chart, o->chart_w, o->chart_h, cmp, err);
+    if (rc == 0 && cmd_interrupted)
+        rc = tpl_errorf(err, TPL_EINTR, "partial comparison");
+    if (rc == 0 && !res_compare_feasible(cmp))
+        rc = TPL_ENOPLAN;
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv, struct tpl_err *err)
+{
+    static struct cmd_opts o;
+    static struct cmd_inputs in;
+    static struct entries es;
+    static struct compare cmp;
+    struct compare_job job;
+    struct gpu_list gpus = { 0 };
+    int rc;
+    cmd_opts_init(&o);
+    if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
+        return rc;
+    if ((rc = cmd_load_inputs(&in, o.scenario, o.model, NULL, &o.sets, err)) ||
+        (rc = entries_of(&es, &o, o.systems ? o.systems : in.scen.system, err)))
+        return rc;
+    if ((rc = job_of(&job, &o, &in, &gpus, err)) == 0)
+        rc = res_compare_build(&job, es.e, es.n, &cmp, err);
+    tpl_progress_end();
+    gpu_list_release(&gpus);
+    if (rc == 0)
+        rc = report(&o, &cmp, err);
+    res_compare_release(&cmp);
+    return rc;
+}

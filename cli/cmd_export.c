@@ -1,0 +1,83 @@
+/* cli/cmd_export.c: trainplan export: a plan as launch settings for a
+ * training framework; the plan is given (as to predict) or the fastest on N
+ * GPUs. */
+#include "cli/cmd.h"
+#include "cli/options.h"
+
+#include "search/search.h"
+
+static const char usage[] =
+"usage: trainplan export [--framework {frameworks}] [-o FILE]\n"
+"                        (--gpus N | --tp N --pp N --dp N [plan options])\n"
+"                        [--model M] [--system S] [--gbs N] [--seq N]\n"
+"                        [--scenario FILE] [--set K=V]...\n"
+"\n"
+"Launch settings for a plan: Megatron-LM command-line flags (default), a\n"
+"NeMo / Megatron-Bridge YAML override block, or a torchtitan TOML snippet.\n"
+"With --gpus N and no degrees, the plan is the fastest feasible one that\n"
+"'trainplan search' finds on N GPUs in the scenario's space; otherwise the\n"
+"plan options are those of 'trainplan predict'. A comment on top gives the\n"
+"plan key and its predicted time and memory.\n"
+"\n"
+"Exit status: 0 ok, 1 the plan does not fit (settings still written) or no\n"
+"plan fits on N GPUs, 2 usage, 3 bad input, 4 I/O.\n";
+
+static const enum opt_id ids[] = {      /* predict's, and the framework */
+    OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
+    OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT, OPT_OUT, OPT_HELP,
+    OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_COUNT
+};
+
+static const struct cmd_spec spec = { "export", usage, ids, OPT_DIMS_PLAN };
+
+/* The fastest feasible plan on 'gpus' in the scenario's space. */
+static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
+                     int64_t gpus, struct plan *plan, struct tpl_err *err)
+{
+    struct search_cfg cfg = { .ctx = ctx, .space = &in->scen.space,
+                              .gpus = &gpus, .n_gpus = 1, .top_k = 1 };
+    struct search_result res;
+    int rc = search_run(&cfg, &res, err);
+    if (rc)
+        return rc;
+    if (res.per_gpu[0].n_hits == 0)
+        rc = tpl_errorf(err, TPL_ENOPLAN, "no feasible plan on %lld GPUs (see "
+                        "'trainplan search --gpus %lld')", (long long)gpus,
+                        (long long)gpus);
+    else
+        *plan = res.per_gpu[0].hits[0].plan;
+    search_result_release(&res);
+    return rc;
+}
+
+/* Either the GPU count or the plan's degrees. */
+static int check(const struct cmd_opts *o, struct tpl_err *err)
+{
+    bool degrees = cmd_opts_given(o, OPT_DIM(PLAN_DIM_TP)) ||
+                   cmd_opts_given(o, OPT_DIM(PLAN_DIM_PP)) ||
+                   cmd_opts_given(o, OPT_DIM(PLAN_DIM_DP));
+    if (degrees == cmd_opts_given(o, OPT_EXPORT_GPUS))
+        return tpl_errorf(err, TPL_EUSAGE, "give either --gpus N or the plan's "
+                          "--tp/--pp/--dp");
+    return 0;
+}
+
+int cmd_export(int argc, char **argv, struct tpl_err *err)
+{
+    static struct cmd_opts o;
+    static struct cmd_inputs in;
+    static struct pred_ctx ctx;
+    struct pred_result r;
+    struct res_report rep = { .kind = RES_REPORT_EXPORT, .ctx = &ctx,
+                              .u.plan = { &o.plan, &r } };
+    int rc;
+    cmd_opts_init(&o);
+    if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help ||
+        (rc = check(&o, err)) || (rc = cmd_plan_prepare(&o, &in, &ctx, err)))
+        return rc;
+    if (o.export_gpus && (rc = best_plan(&in, &ctx, o.export_gpus, &o.plan, err)))
+        return rc;
+    pred_plan(&ctx, &o.plan, &r);
+    rep.fw = o.framework;
+    return (rc = cmd_write_report(o.out, &rep, err)) ? rc : cmd_plan_status(&r);
+}

@@ -1,0 +1,73 @@
+/* cli/cmd_tradeoff.c: trainplan tradeoff: for each GPU count the fastest
+ * feasible plan (a search, cmd_search.c) and what training with it takes. */
+#include "cli/cmd.h"
+#include "cli/options.h"
+
+#include "results/charts.h"
+
+static const char usage[] =
+"usage: trainplan tradeoff [--scenario FILE] [--model M] [--system S]\n"
+"                          [--gbs N] [--seq N] [--gpus LIST] [--tokens N]\n"
+"                          [--price USD] [--knee F] [search options]\n"
+"                          [--format {formats}] [-o FILE]\n"
+"                          [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
+"\n"
+"For each GPU count, the fastest feasible plan and what training --tokens\n"
+"tokens (default: the scenario's job.tokens) with it takes: days, GPU-hours,\n"
+"cost at --price USD per GPU-hour (default: the system's price), energy and\n"
+"average power per GPU (GPU boards only), and scaling efficiency against\n"
+"the smallest count. Marks the Pareto frontier of time against GPU-hours\n"
+"and its knee: the count past which doubling the GPUs saves less than\n"
+"--knee (default 0.5) of what perfect scaling would save. The search\n"
+"options are those of 'trainplan search'.\n";
+
+static const enum opt_id ids[] = {      /* search's, and what training takes */
+    OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SET, OPT_GBS, OPT_SEQ,
+    OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
+    OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_TOKENS, OPT_PRICE,
+    OPT_KNEE, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
+    OPT_COUNT
+};
+
+static const struct cmd_spec spec = { "tradeoff", usage, ids, OPT_DIMS_SPACE };
+
+/* Build the rows at the given (else the scenario's) tokens and (else the
+ * system's) price, write them and the chart. */
+static int report(const struct cmd_opts *o, const struct cmd_inputs *in,
+                  const struct pred_ctx *ctx, const struct search_result *res,
+                  struct tpl_err *err)
+{
+    double tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens;
+    double price = o->price >= 0 ? o->price : in->hw.usd_per_gpu_hour;
+    struct tradeoff t;
+    struct res_report rep = { .kind = RES_REPORT_TRADEOFF, .fmt = o->fmt,
+                              .ctx = ctx, .u.tradeoff = &t };
+    int rc;
+    if (tokens <= 0)
+        return tpl_errorf(err, TPL_EUSAGE, "no tokens to train: give --tokens "
+                          "N or set job.tokens in the scenario");
+    res_tradeoff_build(ctx, res, tokens, price, o->knee, &t);
+    rc = cmd_write_report(o->out, &rep, err);
+    if (rc == 0 && o->chart)
+        rc = res_tradeoff_chart(o->chart, o->chart_w, o->chart_h, ctx, &t, err);
+    res_tradeoff_release(&t);
+    return cmd_search_status(rc, res, err);
+}
+
+int cmd_tradeoff(int argc, char **argv, struct tpl_err *err)
+{
+    static struct cmd_opts o;
+    static struct cmd_inputs in;
+    static struct pred_ctx ctx;
+    struct search_result res;
+    int rc;
+    cmd_opts_init(&o);
+    o.top = 1;
+    if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
+        return rc;
+    if ((rc = cmd_search_run(&o, &in, &ctx, &res, err)))
+        return rc;
+    rc = report(&o, &in, &ctx, &res, err);
+    search_result_release(&res);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* results/writer.h: the writer kit every report shares: the output formats
+ * and their names, why a plan is not feasible, a plan's JSON object and CSV
+ * row, and the end of a stream. Writers take an open FILE and never print
+ * anywhere else; report.h holds the table of writers by report and format. */
+#ifndef RES_WRITER_H
+#define RES_WRITER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "predictor/pred.h"
+
+enum res_format { RES_FMT_TABLE, RES_FMT_CSV, RES_FMT_JSON, RES_FMT_COUNT };
+
+const char *res_format_name(enum res_format f);
+int res_format_parse(const char *s, enum res_format *out);   /* 0 or -1 */
+/* The format names for usage and error texts, from the one table of names:
+ * ("|", "|") gives "table|csv|json", (", ", " or ") "table, csv or json".
+ * Returns buf. */
+const char *res_format_list(const char *sep, const char *last, char *buf,
+                            size_t size);
+/* Any n names joined the same way (into buf, truncated to size). */
+const char *res_names_join(const char *const *names, int n, const char *sep,
+                           const char *last, char *buf, size_t size);
+
+/* Why a plan is not feasible ("" when it is): the broken rule, or the
+ * memory shortfall in GiB. */
+void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
+                     const struct pred_result *r, char *buf, size_t n);
+
+/* The JSON object of one predicted plan (keys in README.md "JSON output"):
+ * a new reference, owned by the caller. */
+json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
+                      const struct pred_result *r);
+
+/* CSV: the header (with a leading "rank" column when ranked) and one row
+ * per plan (rank 0: no rank column). */
+void res_csv_header(FILE *fp, bool ranked);
+void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
+                 const struct plan *p, const struct pred_result *r);
+
+/* Dump a JSON value with the project's settings (insertion order, 2-space
+ * indent, 10 significant digits), newline-terminated, and release it. */
+int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err);
+/* TPL_EIO if any write to fp failed, else 0. */
+int res_stream_done(FILE *fp, struct tpl_err *err);
+
+#define RES_GIB 1073741824.0
+
+#endif /* RES_WRITER_H */
