@@ -205,23 +205,15 @@ static int write_svg(FILE *fp, const struct membuf *m, const char *title,
 
 typedef void (*draw_fn)(cairo_t *cr, double w, double h, const void *arg);
 
-static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
-                  const char *title, const char *desc, struct tpl_err *err)
+/* Draw onto a new surface (recording SVG into mem) and finish it: PNG is
+ * written to fp here. TPL_EIO when cairo fails. */
+static int paint(FILE *fp, struct membuf *mem, bool svg, int w, int h,
+                 draw_fn draw, const void *arg)
 {
-    struct tpl_outfile o;
-    struct membuf mem = { 0 };
-    cairo_surface_t *s;
-    cairo_t *cr;
-    int rc;
-    bool svg = has_ext(path, ".svg");
-    if (!res_chart_path_ok(path))
-        return tpl_errorf(err, TPL_EUSAGE, "--chart '%s': the name must end in "
-                          ".svg or .png", path);
-    if ((rc = tpl_outfile_open(&o, path, err)))
-        return rc;
-    s = svg ? cairo_svg_surface_create_for_stream(to_mem, &mem, w, h)
-            : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-    cr = cairo_create(s);
+    cairo_surface_t *s = svg ? cairo_svg_surface_create_for_stream(to_mem, mem, w, h)
+                             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    int rc = 0;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
@@ -229,7 +221,7 @@ static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
     draw(cr, w, h, arg);
     cairo_destroy(cr);
     cairo_surface_flush(s);
-    if (!svg && cairo_surface_write_to_png_stream(s, to_file, o.fp) !=
+    if (!svg && cairo_surface_write_to_png_stream(s, to_file, fp) !=
                 CAIRO_STATUS_SUCCESS)
         rc = TPL_EIO;
     cairo_surface_finish(s);
@@ -238,6 +230,22 @@ static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
     cairo_surface_destroy(s);
     cairo_debug_reset_static_data();    /* cairo's font caches and */
     FcFini();                           /* fontconfig's, so nothing leaks */
+    return rc;
+}
+
+static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
+                  const char *title, const char *desc, struct tpl_err *err)
+{
+    struct tpl_outfile o;
+    struct membuf mem = { 0 };
+    bool svg = has_ext(path, ".svg");
+    int rc;
+    if (!res_chart_path_ok(path))
+        return tpl_errorf(err, TPL_EUSAGE, "--chart '%s': the name must end in "
+                          ".svg or .png", path);
+    if ((rc = tpl_outfile_open(&o, path, err)))
+        return rc;
+    rc = paint(o.fp, &mem, svg, w, h, draw, arg);
     if (rc == 0 && svg && write_svg(o.fp, &mem, title, desc))
         rc = TPL_EIO;
     free(mem.p);
@@ -250,92 +258,136 @@ static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
 
 /* ---- line charts ---- */
 
+/* The x range over every series of every panel (1..2 when empty). */
+static void x_range(const struct chart_lines *c, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int p = 0; p < c->n_panels; p++)
+        for (int s = 0; s < c->panels[p].n_series; s++)
+            for (int i = 0; i < c->panels[p].series[s].n; i++) {
+                *lo = fmin(*lo, c->panels[p].series[s].x[i]);
+                *hi = fmax(*hi, c->panels[p].series[s].x[i]);
+            }
+    if (!isfinite(*lo))
+        *lo = 1, *hi = 2;
+}
+
+/* The y axis of a panel over its positive values (1..10 when none). */
+static void y_axis(const struct chart_panel *pn, struct axis *ay)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int s = 0; s < pn->n_series; s++)
+        for (int i = 0; i < pn->series[s].n; i++)
+            if (pn->series[s].y[i] > 0) {
+                lo = fmin(lo, pn->series[s].y[i]);
+                hi = fmax(hi, pn->series[s].y[i]);
+            }
+    if (!isfinite(lo))
+        lo = 1, hi = 10;
+    fit_axis(ay, lo, hi, pn->logy, 10);
+}
+
+struct plot {                   /* where a series is drawn */
+    const struct axis *ax, *ay;
+    const struct area *r;
+};
+
+/* The line through a series' points; a point y <= 0 breaks it. */
+static void series_line(cairo_t *cr, const struct chart_series *se,
+                        const struct plot *pl)
+{
+    bool pen = false;
+    cairo_set_line_width(cr, 2.0);
+    for (int i = 0; i < se->n; i++) {
+        double px, py;
+        if (se->y[i] <= 0) {
+            pen = false;
+            continue;
+        }
+        px = map(pl->ax, se->x[i], pl->r->x0, pl->r->x1);
+        py = map(pl->ay, se->y[i], pl->r->y1, pl->r->y0);
+        pen ? cairo_line_to(cr, px, py) : cairo_move_to(cr, px, py);
+        pen = true;
+    }
+    cairo_stroke(cr);
+}
+
+/* A marker on each point: filled where marked (or when nothing is). */
+static void series_markers(cairo_t *cr, const struct chart_series *se,
+                           const struct plot *pl, const double *col)
+{
+    for (int i = 0; i < se->n; i++) {
+        if (se->y[i] <= 0)
+            continue;
+        cairo_arc(cr, map(pl->ax, se->x[i], pl->r->x0, pl->r->x1),
+                  map(pl->ay, se->y[i], pl->r->y1, pl->r->y0), 4, 0, 2 * PI);
+        if (!se->marked || se->marked[i])
+            cairo_fill(cr);
+        else {
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+            cairo_stroke(cr);
+        }
+    }
+}
+
+/* The dashed vertical line at mark_x, labelled in the top panel. */
+static void x_mark(cairo_t *cr, const struct chart_lines *c,
+                   const struct plot *pl, bool top)
+{
+    double px = map(pl->ax, c->mark_x, pl->r->x0, pl->r->x1), dash = 5;
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_set_dash(cr, &dash, 1, 0);
+    cairo_move_to(cr, px, pl->r->y0);
+    cairo_line_to(cr, px, pl->r->y1);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+    if (top && c->mark_label)
+        text(cr, px + 4, pl->r->y0 + 4, c->mark_label, 0.0, 0.0, 11, 0);
+}
+
+static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
+                       const struct axis *ax, const struct area *r)
+{
+    const struct chart_panel *pn = &c->panels[p];
+    int n = pn->n_series < 8 ? pn->n_series : 8;
+    const char *names[8];
+    struct axis ay;
+    struct plot pl = { ax, &ay, r };
+    y_axis(pn, &ay);
+    ticks(cr, ax, r, false, 2, p == c->n_panels - 1);
+    ticks(cr, &ay, r, true, 10, true);
+    frame(cr, r);
+    text(cr, 22, (r->y0 + r->y1) / 2, pn->ylabel, 0.5, 0.5, 12, -PI / 2);
+    for (int s = 0; s < n; s++) {
+        const double *col = palette[s % 8];
+        names[s] = pn->series[s].name;
+        cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+        series_line(cr, &pn->series[s], &pl);
+        series_markers(cr, &pn->series[s], &pl, col);
+    }
+    if (c->mark_x > 0)
+        x_mark(cr, c, &pl, p == 0);
+    legend(cr, r->x1 + 18, r->y0 + 10, names, n, false);
+}
+
 static void draw_lines(cairo_t *cr, double w, double h, const void *arg)
 {
     const struct chart_lines *c = arg;
     double top = 48, bottom = h - 52, gap = 26, left = 84, right = w - 250;
     double ph = (bottom - top - gap * (c->n_panels - 1)) / c->n_panels;
+    double xlo, xhi;
     struct axis ax;
-    double xlo = INFINITY, xhi = -INFINITY;
-    for (int p = 0; p < c->n_panels; p++)
-        for (int s = 0; s < c->panels[p].n_series; s++)
-            for (int i = 0; i < c->panels[p].series[s].n; i++) {
-                xlo = fmin(xlo, c->panels[p].series[s].x[i]);
-                xhi = fmax(xhi, c->panels[p].series[s].x[i]);
-            }
-    if (!isfinite(xlo))
-        xlo = 1, xhi = 2;
+    x_range(c, &xlo, &xhi);
     fit_axis(&ax, xlo, xhi, c->logx, 2);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
     for (int p = 0; p < c->n_panels; p++) {
-        const struct chart_panel *pn = &c->panels[p];
-        struct area r = { left, top + p * (ph + gap), right, top + p * (ph + gap) + ph };
-        struct axis ay;
-        double ylo = INFINITY, yhi = -INFINITY;
-        const char *names[8];
-        for (int s = 0; s < pn->n_series; s++)
-            for (int i = 0; i < pn->series[s].n; i++)
-                if (pn->series[s].y[i] > 0) {
-                    ylo = fmin(ylo, pn->series[s].y[i]);
-                    yhi = fmax(yhi, pn->series[s].y[i]);
-                }
-        if (!isfinite(ylo))
-            ylo = 1, yhi = 10;
-        fit_axis(&ay, ylo, yhi, pn->logy, 10);
-        ticks(cr, &ax, &r, false, 2, p == c->n_panels - 1);
-        ticks(cr, &ay, &r, true, 10, true);
-        frame(cr, &r);
-        text(cr, 22, (r.y0 + r.y1) / 2, pn->ylabel, 0.5, 0.5, 12, -PI / 2);
-        for (int s = 0; s < pn->n_series && s < 8; s++) {
-            const struct chart_series *se = &pn->series[s];
-            const double *col = palette[s % 8];
-            bool pen = false;
-            names[s] = se->name;
-            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-            cairo_set_line_width(cr, 2.0);
-            for (int i = 0; i < se->n; i++) {
-                double px, py;
-                if (se->y[i] <= 0) {
-                    pen = false;
-                    continue;
-                }
-                px = map(&ax, se->x[i], r.x0, r.x1);
-                py = map(&ay, se->y[i], r.y1, r.y0);
-                pen ? cairo_line_to(cr, px, py) : cairo_move_to(cr, px, py);
-                pen = true;
-            }
-            cairo_stroke(cr);
-            for (int i = 0; i < se->n; i++) {
-                double px, py;
-                if (se->y[i] <= 0)
-                    continue;
-                px = map(&ax, se->x[i], r.x0, r.x1);
-                py = map(&ay, se->y[i], r.y1, r.y0);
-                cairo_arc(cr, px, py, 4, 0, 2 * PI);
-                if (!se->marked || se->marked[i])
-                    cairo_fill(cr);
-                else {
-                    cairo_set_source_rgb(cr, 1, 1, 1);
-                    cairo_fill_preserve(cr);
-                    cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-                    cairo_stroke(cr);
-                }
-            }
-        }
-        if (c->mark_x > 0) {
-            double px = map(&ax, c->mark_x, r.x0, r.x1), dash = 5;
-            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-            cairo_set_dash(cr, &dash, 1, 0);
-            cairo_move_to(cr, px, r.y0);
-            cairo_line_to(cr, px, r.y1);
-            cairo_stroke(cr);
-            cairo_set_dash(cr, NULL, 0, 0);
-            if (p == 0 && c->mark_label)
-                text(cr, px + 4, r.y0 + 4, c->mark_label, 0.0, 0.0, 11, 0);
-        }
-        legend(cr, right + 18, r.y0 + 10, names, pn->n_series < 8 ? pn->n_series : 8,
-               false);
+        struct area r = { left, top + p * (ph + gap), right,
+                          top + p * (ph + gap) + ph };
+        draw_panel(cr, c, p, &ax, &r);
     }
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, (left + right) / 2, h - 18, c->xlabel, 0.5, 0.5, 12, 0);
@@ -372,36 +424,49 @@ int res_chart_lines_write(const char *path, int width, int height,
 
 /* ---- stacked bars ---- */
 
+/* The tallest stack. */
+static double bars_max(const struct chart_bars *c)
+{
+    double hi = 0;
+    for (int b = 0; b < c->n_bars; b++) {
+        double sum = 0;
+        for (int s = 0; s < c->n_stacks; s++)
+            sum += c->values[b * c->n_stacks + s];
+        hi = fmax(hi, sum);
+    }
+    return hi;
+}
+
+/* Bar b: its stacks bottom up, then its label under the area. */
+static void draw_bar(cairo_t *cr, const struct chart_bars *c, int b,
+                     const struct axis *ay, const struct area *r, double slot)
+{
+    double base = 0, x = r->x0 + slot * (b + 0.2), bw = slot * 0.6;
+    for (int s = 0; s < c->n_stacks; s++) {
+        double v = c->values[b * c->n_stacks + s];
+        double y0 = map(ay, base, r->y1, r->y0), y1 = map(ay, base + v, r->y1, r->y0);
+        const double *col = palette[s % 8];
+        cairo_set_source_rgb(cr, col[0], col[1], col[2]);
+        cairo_rectangle(cr, x, y1, bw, y0 - y1);
+        cairo_fill(cr);
+        base += v;
+    }
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    text(cr, x + bw / 2 + 4, r->y1 + 8, c->bars[b], 1.0, 0.5, 10, -PI / 4);
+}
+
 static void draw_bars(cairo_t *cr, double w, double h, const void *arg)
 {
     const struct chart_bars *c = arg;
     struct area r = { 84, 48, w - 270, h - 190 };
     struct axis ay;
-    double yhi = 0, slot = (r.x1 - r.x0) / (c->n_bars > 0 ? c->n_bars : 1);
-    for (int b = 0; b < c->n_bars; b++) {
-        double sum = 0;
-        for (int s = 0; s < c->n_stacks; s++)
-            sum += c->values[b * c->n_stacks + s];
-        yhi = fmax(yhi, sum);
-    }
+    double yhi = bars_max(c), slot = (r.x1 - r.x0) / (c->n_bars > 0 ? c->n_bars : 1);
     fit_axis(&ay, 0, yhi > 0 ? yhi : 1, false, 10);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
     ticks(cr, &ay, &r, true, 10, true);
-    for (int b = 0; b < c->n_bars; b++) {
-        double base = 0, x = r.x0 + slot * (b + 0.2), bw = slot * 0.6;
-        for (int s = 0; s < c->n_stacks; s++) {
-            double v = c->values[b * c->n_stacks + s];
-            double y0 = map(&ay, base, r.y1, r.y0), y1 = map(&ay, base + v, r.y1, r.y0);
-            const double *col = palette[s % 8];
-            cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-            cairo_rectangle(cr, x, y1, bw, y0 - y1);
-            cairo_fill(cr);
-            base += v;
-        }
-        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-        text(cr, x + bw / 2 + 4, r.y1 + 8, c->bars[b], 1.0, 0.5, 10, -PI / 4);
-    }
+    for (int b = 0; b < c->n_bars; b++)
+        draw_bar(cr, c, b, &ay, &r, slot);
     frame(cr, &r);
     text(cr, 22, (r.y0 + r.y1) / 2, c->ylabel, 0.5, 0.5, 12, -PI / 2);
     legend(cr, r.x1 + 18, r.y0 + 10, c->stacks, c->n_stacks < 8 ? c->n_stacks : 8,
