@@ -54,10 +54,29 @@ static int list_scenarios(struct tpl_err *err)
     return 0;
 }
 
+static const struct {
+    const char *name;
+    int (*list)(struct tpl_err *err);
+} lists[] = {
+    { "models", list_models },
+    { "systems", list_systems },
+    { "scenarios", list_scenarios },
+};
+
+#define N_LISTS (sizeof lists / sizeof lists[0])
+
+static bool known(const char *what)
+{
+    for (size_t i = 0; i < N_LISTS; i++)
+        if (!strcmp(what, lists[i].name))
+            return true;
+    return false;
+}
+
 int cmd_list(int argc, char **argv, struct tpl_err *err)
 {
     const char *what = argc > 1 ? argv[1] : NULL;
-    int rc = 0;
+    int rc = 0, shown = 0;
     if (argc > 2)
         return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'", argv[2]);
     if (what && (!strcmp(what, "--help") || !strcmp(what, "-h"))) {
@@ -65,19 +84,14 @@ int cmd_list(int argc, char **argv, struct tpl_err *err)
              "List the presets compiled into trainplan.");
         return 0;
     }
-    if (!what || !strcmp(what, "models"))
-        rc = list_models(err);
-    if (!rc && !what)
-        putchar('\n');
-    if (!rc && (!what || !strcmp(what, "systems")))
-        rc = list_systems(err);
-    if (!rc && !what)
-        putchar('\n');
-    if (!rc && (!what || !strcmp(what, "scenarios")))
-        rc = list_scenarios(err);
-    if (what && strcmp(what, "models") && strcmp(what, "systems") &&
-        strcmp(what, "scenarios"))
+    if (what && !known(what))
         return tpl_errorf(err, TPL_EUSAGE, "'%s' is not one of models, systems, "
                           "scenarios", what);
+    for (size_t i = 0; i < N_LISTS && rc == 0; i++)
+        if (!what || !strcmp(what, lists[i].name)) {
+            if (shown++)
+                putchar('\n');
+            rc = lists[i].list(err);
+        }
     return rc;
 }

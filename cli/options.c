@@ -518,16 +518,22 @@ int cmd_one_operand(const char *what, int argc, char **argv, struct tpl_err *err
     return 0;
 }
 
+/* getopt's short options: -o when the command writes a report. */
+static const char *short_options(const struct cmd_spec *spec)
+{
+    for (const enum opt_id *id = spec->ids; *id != OPT_COUNT; id++)
+        if (*id == OPT_OUT)
+            return ":o:";
+    return ":";
+}
+
 int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
                    char **argv, struct tpl_err *err)
 {
     struct option table[OPT_COUNT + 1];
-    const char *shorts = ":";
+    const char *shorts = short_options(spec);
     int c;
     long_table(spec, table);
-    for (const enum opt_id *id = spec->ids; *id != OPT_COUNT; id++)
-        if (*id == OPT_OUT)
-            shorts = ":o:";
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, shorts, table, NULL)) != -1) {

@@ -39,6 +39,24 @@ static bool partial(const struct compare *cmp)
     return false;
 }
 
+/* System s at GPU count i. */
+static void table_row(FILE *fp, const struct compare *cmp, int s, size_t i)
+{
+    const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+    struct shares sh;
+    char key[96];
+    if (!w->feasible) {
+        fprintf(fp, "  %-18s %-32s\n", cmp->sys[s].label, "(no feasible plan)");
+        return;
+    }
+    sh = shares_of(&w->r);
+    plan_key(&w->plan, key, sizeof key);
+    fprintf(fp, "  %-18s %-32s %8.3f %7.2fx %9.2f %12.0f %9.1f %7.1f%% "
+            "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, w->r.iteration_s,
+            speedup(cmp, s, i), w->days, w->cost_usd, w->energy_kwh / 1000,
+            100 * sh.compute, 100 * sh.comm, 100 * sh.bubble);
+}
+
 static void table(FILE *fp, const struct compare *cmp)
 {
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
@@ -51,23 +69,8 @@ static void table(FILE *fp, const struct compare *cmp)
                 (long long)cmp->sys[0].t.rows[i].gpus, "system", "plan",
                 "iter s", "speed-up", "days", "cost USD", "MWh", "compute",
                 "comm", "bubble");
-        for (int s = 0; s < cmp->n; s++) {
-            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-            struct shares sh;
-            char key[96];
-            if (!w->feasible) {
-                fprintf(fp, "  %-18s %-32s\n", cmp->sys[s].label,
-                        "(no feasible plan)");
-                continue;
-            }
-            sh = shares_of(&w->r);
-            plan_key(&w->plan, key, sizeof key);
-            fprintf(fp, "  %-18s %-32s %8.3f %7.2fx %9.2f %12.0f %9.1f %7.1f%% "
-                    "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, w->r.iteration_s,
-                    speedup(cmp, s, i), w->days, w->cost_usd,
-                    w->energy_kwh / 1000, 100 * sh.compute, 100 * sh.comm,
-                    100 * sh.bubble);
-        }
+        for (int s = 0; s < cmp->n; s++)
+            table_row(fp, cmp, s, i);
     }
 }
 

@@ -49,7 +49,8 @@ static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
 
 /* ---- Megatron-LM ---- */
 
-static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+/* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
+static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     const struct model *m = &c->model;
     fprintf(fp, "--tensor-model-parallel-size %d \\\n--pipeline-model-parallel-size %d \\\n",
@@ -73,6 +74,12 @@ static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fputs("--overlap-grad-reduce \\\n", fp);
     if (p->zero && c->job.overlap_param_gather)
         fputs("--overlap-param-gather \\\n", fp);
+}
+
+/* The model's flags and the precision. */
+static void megatron_model(FILE *fp, const struct pred_ctx *c)
+{
+    const struct model *m = &c->model;
     fprintf(fp, "--num-layers %lld \\\n--hidden-size %lld \\\n"
             "--num-attention-heads %lld \\\n--ffn-hidden-size %lld \\\n",
             (long long)m->layers, (long long)m->hidden, (long long)m->heads,
@@ -93,6 +100,12 @@ static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
           : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid\n"
           : "--bf16\n", fp);
+}
+
+static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    megatron_plan(fp, c, p);
+    megatron_model(fp, c);
 }
 
 /* ---- NeMo 2 / Megatron-Bridge ConfigContainer overrides ---- */

@@ -117,6 +117,22 @@ void res_tradeoff_release(struct tradeoff *t)
 
 /* ---- writers ---- */
 
+static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
+{
+    const struct tradeoff_row *w = &t->rows[i];
+    char key[96];
+    if (!w->feasible) {
+        fprintf(fp, "%7lld  %-32s\n", (long long)w->gpus, "(no feasible plan)");
+        return;
+    }
+    plan_key(&w->plan, key, sizeof key);
+    fprintf(fp, "%7lld  %-32s %8.3f %5.1f%% %9.2f %12.0f %14.0f %10.1f %6.0f "
+            "%6.1f%%  %s\n", (long long)w->gpus, key, w->r.iteration_s,
+            100 * w->r.mfu, w->days, w->gpu_hours, w->cost_usd,
+            w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
+            (long)i == t->knee ? "yes, knee" : w->frontier ? "yes" : "");
+}
+
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
     fprintf(fp, "%s on %s: %.4g tokens, seq %lld, gbs %lld, %s; $%.2f per "
@@ -126,20 +142,8 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
     fprintf(fp, "%7s  %-32s %8s %6s %9s %12s %14s %10s %6s %7s  %s\n", "GPUs",
             "plan", "iter s", "MFU", "days", "GPU-hours", "cost USD",
             "MWh", "W/GPU", "scaling", "frontier");
-    for (size_t i = 0; i < t->n; i++) {
-        const struct tradeoff_row *w = &t->rows[i];
-        char key[96];
-        if (!w->feasible) {
-            fprintf(fp, "%7lld  %-32s\n", (long long)w->gpus, "(no feasible plan)");
-            continue;
-        }
-        plan_key(&w->plan, key, sizeof key);
-        fprintf(fp, "%7lld  %-32s %8.3f %5.1f%% %9.2f %12.0f %14.0f %10.1f %6.0f "
-                "%6.1f%%  %s\n", (long long)w->gpus, key, w->r.iteration_s,
-                100 * w->r.mfu, w->days, w->gpu_hours, w->cost_usd,
-                w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
-                (long)i == t->knee ? "yes, knee" : w->frontier ? "yes" : "");
-    }
+    for (size_t i = 0; i < t->n; i++)
+        table_row(fp, t, i);
     if (t->knee >= 0)
         fprintf(fp, "\nknee: %lld GPUs; past it, doubling the GPUs saves less "
                 "than %.0f %% of what perfect scaling would\n",

@@ -96,21 +96,34 @@ static json_t *memory_obj(const struct pred_mem *m)
                      "worst_stage", m->worst_stage);
 }
 
+static json_t *breakdown_obj(const struct pred_result *r)
+{
+    json_t *bd = json_object();
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        json_object_set_new(bd, pred_part_name((enum pred_part)i),
+                            num(r->part_s[i]));
+    return bd;
+}
+
+/* Per operator of a layer, forward and backward seconds. */
+static json_t *ops_obj(const struct pred_layer *l)
+{
+    json_t *ops = json_object();
+    for (int i = 0; i < PRED_OP_COUNT; i++)
+        json_object_set_new(ops, pred_op_name((enum pred_op)i),
+                            json_pack("{s:o, s:o}", "fwd_s", num(l->fwd_s[i]),
+                                      "bwd_s", num(l->bwd_s[i])));
+    json_object_set_new(ops, "recompute",
+                        json_pack("{s:o, s:o}", "fwd_s", json_real(0),
+                                  "bwd_s", num(l->recompute_s)));
+    return ops;
+}
+
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                       const struct pred_result *r)
 {
     char reason[256];
-    json_t *bd = json_object(), *ops = json_object(), *o;
-    for (int i = 0; i < PRED_PART_COUNT; i++)
-        json_object_set_new(bd, pred_part_name((enum pred_part)i),
-                            num(r->part_s[i]));
-    for (int i = 0; i < PRED_OP_COUNT; i++)
-        json_object_set_new(ops, pred_op_name((enum pred_op)i),
-                            json_pack("{s:o, s:o}", "fwd_s", num(r->layer.fwd_s[i]),
-                                      "bwd_s", num(r->layer.bwd_s[i])));
-    json_object_set_new(ops, "recompute",
-                        json_pack("{s:o, s:o}", "fwd_s", json_real(0),
-                                  "bwd_s", num(r->layer.recompute_s)));
+    json_t *o;
     res_plan_reason(c, p, r, reason, sizeof reason);
     o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s, s:o, "
                   "s:o, s:o}",
@@ -123,7 +136,7 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                   "memory", memory_obj(&r->mem),
                   "fits", r->rule == PLAN_OK && r->mem.fits,
                   "reason", reason,
-                  "breakdown_s", bd, "operators", ops,
+                  "breakdown_s", breakdown_obj(r), "operators", ops_obj(&r->layer),
                   "valid", json_boolean(r->rule == PLAN_OK));
     return o;
 }
