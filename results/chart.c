@@ -87,6 +87,20 @@ static void text(cairo_t *cr, double x, double y, const char *s, double align_x,
     cairo_restore(cr);
 }
 
+/* A light grid line across the area at pixel px. */
+static void grid_line(cairo_t *cr, const struct area *r, double px, bool vertical)
+{
+    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+    if (vertical) {
+        cairo_move_to(cr, r->x0, px);
+        cairo_line_to(cr, r->x1, px);
+    } else {
+        cairo_move_to(cr, px, r->y0);
+        cairo_line_to(cr, px, r->y1);
+    }
+    cairo_stroke(cr);
+}
+
 /* Ticks, grid and labels of one axis along an area side. */
 static void ticks(cairo_t *cr, const struct axis *a, const struct area *r,
                   bool vertical, int base, bool labels)
@@ -99,15 +113,7 @@ static void ticks(cairo_t *cr, const struct axis *a, const struct area *r,
     }
     for (v = a->lo; v <= a->hi * (1 + 1e-9); v = a->log ? v * base : v + step) {
         double px = vertical ? map(a, v, r->y1, r->y0) : map(a, v, r->x0, r->x1);
-        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-        if (vertical) {
-            cairo_move_to(cr, r->x0, px);
-            cairo_line_to(cr, r->x1, px);
-        } else {
-            cairo_move_to(cr, px, r->y0);
-            cairo_line_to(cr, px, r->y1);
-        }
-        cairo_stroke(cr);
+        grid_line(cr, r, px, vertical);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
         tick_label(buf, sizeof buf, v);
         if (labels && vertical)

@@ -97,28 +97,34 @@ static void csv(FILE *fp, const struct compare *cmp)
         }
 }
 
+/* System s at GPU count i. */
+static json_t *json_system(const struct compare *cmp, int s, size_t i)
+{
+    const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+    json_t *o = json_pack("{s:s, s:b}", "system", cmp->sys[s].label,
+                          "feasible", w->feasible);
+    struct shares sh;
+    if (!w->feasible)
+        return o;
+    sh = shares_of(&w->r);
+    json_object_set_new(o, "plan", res_plan_json(&cmp->sys[s].ctx, &w->plan,
+                                                 &w->r));
+    json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
+        "s:{s:f, s:f, s:f}}", "speedup", speedup(cmp, s, i),
+        "days", w->days, "gpu_hours", w->gpu_hours,
+        "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
+        "shares", "compute", sh.compute, "comm", sh.comm,
+        "bubble", sh.bubble));
+    return o;
+}
+
 static json_t *json_of(const struct compare *cmp)
 {
     json_t *rows = json_array();
     for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
         json_t *systems = json_array();
-        for (int s = 0; s < cmp->n; s++) {
-            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-            json_t *o = json_pack("{s:s, s:b}", "system", cmp->sys[s].label,
-                                  "feasible", w->feasible);
-            if (w->feasible) {
-                struct shares sh = shares_of(&w->r);
-                json_object_set_new(o, "plan", res_plan_json(&cmp->sys[s].ctx,
-                                                             &w->plan, &w->r));
-                json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
-                    "s:{s:f, s:f, s:f}}", "speedup", speedup(cmp, s, i),
-                    "days", w->days, "gpu_hours", w->gpu_hours,
-                    "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
-                    "shares", "compute", sh.compute, "comm", sh.comm,
-                    "bubble", sh.bubble));
-            }
-            json_array_append_new(systems, o);
-        }
+        for (int s = 0; s < cmp->n; s++)
+            json_array_append_new(systems, json_system(cmp, s, i));
         json_array_append_new(rows, json_pack("{s:I, s:o}", "gpus",
             (json_int_t)cmp->sys[0].t.rows[i].gpus, "systems", systems));
     }
