@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search.h"
-#include "spaces/gpus.h"
-#include "results/chart.h"
 #include "hardware/hw.h"
+#include "results/chart.h"
+#include "search/search.h"
 #include "spaces/dims.h"
+#include "spaces/gpus.h"
 
 struct opt_row;
 typedef int opt_parse(struct cmd_opts *o, const struct opt_row *row,

@@ -33,37 +33,29 @@ static void clear(struct tpl_outfile *o)
     o->path = o->tmp = NULL;
 }
 
-int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *err)
+/* A device or pipe (/dev/null, /dev/stdout): renaming over it would replace
+ * it, so it is written as it is. */
+static int open_in_place(struct tpl_outfile *o, const char *path,
+                         const struct stat *st, struct tpl_err *err)
 {
-    const char *slash;
-    char *resolved = NULL;
-    struct stat st;
-    size_t dirlen, n;
+    if (S_ISDIR(st->st_mode))
+        return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
+                          strerror(EISDIR));
+    if (!(o->fp = fopen(path, "w")))
+        return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
+                          strerror(errno));
+    o->path = xstrdup(path);
+    return 0;
+}
+
+/* "<dir>/.<name>.XXXXXX" beside the target, created with the mode the
+ * target has or would get. */
+static int open_temp(struct tpl_outfile *o, const char *path,
+                     struct tpl_err *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 16;
     int fd;
-    o->fp = NULL;
-    o->path = o->tmp = NULL;
-    if (!path || !strcmp(path, "-")) {
-        o->fp = stdout;
-        return 0;
-    }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device or pipe (/dev/null, /dev/stdout): renaming over it would
-         * replace it, so write to it as it is */
-        if (S_ISDIR(st.st_mode))
-            return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
-                              strerror(EISDIR));
-        if (!(o->fp = fopen(path, "w")))
-            return tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path,
-                              strerror(errno));
-        o->path = xstrdup(path);
-        return 0;
-    }
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-        (resolved = realpath(path, NULL)))      /* replace the file, not the link */
-        path = resolved;
-    slash = strrchr(path, '/');
-    dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    n = strlen(path) + 16;
     o->tmp = xmalloc(n);
     snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
     o->path = xstrdup(path);
@@ -76,12 +68,31 @@ int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *er
         }
         tpl_errorf(err, TPL_EIO, "cannot write '%s': %s", path, strerror(e));
         clear(o);
-        free(resolved);
         return TPL_EIO;
     }
     fchmod(fd, new_file_mode(path));
-    free(resolved);
     return 0;
+}
+
+int tpl_outfile_open(struct tpl_outfile *o, const char *path, struct tpl_err *err)
+{
+    char *resolved = NULL;
+    struct stat st;
+    int rc;
+    o->fp = NULL;
+    o->path = o->tmp = NULL;
+    if (!path || !strcmp(path, "-")) {
+        o->fp = stdout;
+        return 0;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return open_in_place(o, path, &st, err);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+        (resolved = realpath(path, NULL)))      /* replace the file, not the link */
+        path = resolved;
+    rc = open_temp(o, path, err);
+    free(resolved);
+    return rc;
 }
 
 int tpl_outfile_commit(struct tpl_outfile *o, struct tpl_err *err)
