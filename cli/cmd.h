@@ -29,7 +29,9 @@ struct cmd_sets {               /* --set assignments, in command-line order */
  * many. */
 int cmd_sets_add(struct cmd_sets *s, const char *assignment, struct tpl_err *err);
 
-/* Print a usage text on stdout, its {formats} and {frameworks} expanded. */
+/* Print a usage text on stdout with its placeholders expanded from the
+ * tables: {formats}, {frameworks}, {plan dims} and {space dims} (a line
+ * per plan dimension, as predict and search take them). */
 void cmd_usage_print(const char *text);
 
 /* An integer option value in [lo, hi]: 0, or TPL_EUSAGE with err set. */

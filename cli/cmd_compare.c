@@ -29,7 +29,7 @@ static const enum opt_id ids[] = {
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { "compare", usage, ids, OPT_DIMS_NONE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_NONE };
 
 #define MAX_ENTRIES (RES_COMPARE_MAX + 1)   /* one more: the builder refuses */
 

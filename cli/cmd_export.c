@@ -28,7 +28,7 @@ static const enum opt_id ids[] = {      /* predict's, and the framework */
     OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { "export", usage, ids, OPT_DIMS_PLAN };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
 
 /* The fastest feasible plan on 'gpus' in the scenario's space. */
 static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,

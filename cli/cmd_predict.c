@@ -5,16 +5,18 @@
 
 static const char usage[] =
 "usage: trainplan predict [--model M] [--system S] [--gbs N] [--seq N]\n"
-"                         [--tp N] [--pp N] [--dp N] [--mbs N] [--vpp N] [--sp]\n"
-"                         [--recompute none|selective|full] [--zero 0|1]\n"
-"                         [--precision bf16|fp16|fp8] [--attention flash|unfused]\n"
-"                         [--tp-cross-node] [--scenario FILE] [--set K=V]...\n"
+"                         [plan options] [--precision bf16|fp16|fp8]\n"
+"                         [--attention flash|unfused] [--tp-cross-node]\n"
+"                         [--scenario FILE] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
 "\n"
 "Predict iteration time, MFU, memory per GPU and the time breakdown of one\n"
 "plan. GPUs = tp * pp * dp. Model, system, seq and gbs default to the\n"
 "scenario (the embedded 'default': llama3-70b on dgx-h100, seq 8192, gbs 512);\n"
 "degrees default to 1, recompute to none, zero to 0.\n"
+"\n"
+"plan options, one value each:\n"
+"{plan dims}"
 "\n"
 "  --model M          preset name (trainplan list models) or model file\n"
 "  --system S         preset name (trainplan list systems) or system file\n"
@@ -32,7 +34,7 @@ static const enum opt_id ids[] = {
     OPT_COUNT
 };
 
-static const struct cmd_spec spec = { "predict", usage, ids, OPT_DIMS_PLAN };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
 
 int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
                      struct pred_ctx *ctx, struct tpl_err *err)

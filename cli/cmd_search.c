@@ -14,11 +14,10 @@
 
 static const char usage[] =
 "usage: trainplan search [--scenario FILE] [--model M] [--system S] [--gbs N]\n"
-"                        [--seq N] [--gpus LIST] [--top K] [--tp LIST] [--pp LIST]\n"
-"                        [--mbs LIST] [--vpp LIST] [--sp y|n|any]\n"
-"                        [--recompute LIST] [--zero LIST] [--precision P]\n"
-"                        [--attention flash|unfused] [--tp-cross-node]\n"
-"                        [--budget N] [--seed N] [--set K=V]...\n"
+"                        [--seq N] [--gpus LIST] [--top K] [space options]\n"
+"                        [--precision P] [--attention flash|unfused]\n"
+"                        [--tp-cross-node] [--budget N] [--seed N]\n"
+"                        [--set K=V]...\n"
 "                        [--format {formats}] [--stats] [-o FILE]\n"
 "                        [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
@@ -28,14 +27,17 @@ static const char usage[] =
 "\n"
 "  --gpus LIST      64,128,256 | 64..4096 (doubling) | 8..16384:8 (step 8)\n"
 "  --top K          plans per GPU count (default 5)\n"
-"  --tp LIST        allowed values, e.g. 1,2,4,8, or 'auto' (so --pp --mbs\n"
-"                   --vpp --zero; --recompute none,selective,full)\n"
+
 "  --budget N       sample N plans uniformly (PCG, --seed) when the space is\n"
 "                   larger; default: enumerate everything\n"
 "  --stats          add the run's work (evaluated, pruned by bound, seconds)\n"
 "                   to the report, and its figures on stderr (as 'trainplan\n"
 "                   -v'; 'trainplan -q' keeps stderr for errors)\n"
 "  --set K=V        override any loaded field, e.g. --set network.nic_gbps=800\n"
+"\n"
+"space options: the values a search may give a dimension, 'auto' (the\n"
+"default: every value that can be valid) or a comma list such as 1,2,4,8:\n"
+"{space dims}"
 "\n"
 "Exit status: 0 ok, 1 no GPU count has a feasible plan, 2 usage, 3 bad\n"
 "input, 4 I/O, 130 interrupted (the report holds the best plans so far).\n";
@@ -47,7 +49,7 @@ static const enum opt_id ids[] = {
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { "search", usage, ids, OPT_DIMS_SPACE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };
 
 /* Peak resident memory in KiB from /proc (0 where there is none). */
 static long peak_rss_kib(void)

@@ -29,7 +29,7 @@ static const enum opt_id ids[] = {      /* search's, and what training takes */
     OPT_COUNT
 };
 
-static const struct cmd_spec spec = { "tradeoff", usage, ids, OPT_DIMS_SPACE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };
 
 /* Build the rows at the given (else the scenario's) tokens and (else the
  * system's) price, write them and the chart. */

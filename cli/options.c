@@ -555,33 +555,71 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
 
 /* ---- usage texts ---- */
 
-/* The length of the placeholder at p and what replaces it (0: none). */
-static size_t placeholder(const char *p, const char **with, char *formats,
-                          char *frameworks)
+static void print_formats(void)
 {
-    if (!strncmp(p, "{formats}", 9)) {
-        *with = formats;
-        return 9;
+    char buf[64];
+    fputs(res_format_list("|", "|", buf, sizeof buf), stdout);
+}
+
+static void print_frameworks(void)
+{
+    char buf[64];
+    fputs(res_framework_list("|", "|", buf, sizeof buf), stdout);
+}
+
+/* One line per dimension: its option and value, its help (and names). */
+static void print_dims(enum opt_dims mode)
+{
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        const struct plan_dim_info *di = &plan_dims[d];
+        const char *arg = mode == OPT_DIMS_SPACE ? " LIST" : di->names ? " MODE"
+                        : " N";
+        char opt[64], names[96] = "";
+        if (!dim_taken((enum plan_dim)d, mode))
+            continue;
+        if (di->is_switch)
+            arg = mode == OPT_DIMS_SPACE ? " y|n|any" : "";
+        else if (di->names)
+            snprintf(names, sizeof names, " (%s)", dim_names((enum plan_dim)d,
+                     "|", "|", opt, sizeof opt));
+        snprintf(opt, sizeof opt, "--%s%s", di->name, arg);
+        printf("  %-18s %s%s\n", opt, di->help, names);
     }
-    if (!strncmp(p, "{frameworks}", 12)) {
-        *with = frameworks;
-        return 12;
+}
+
+static void print_plan_dims(void) { print_dims(OPT_DIMS_PLAN); }
+static void print_space_dims(void) { print_dims(OPT_DIMS_SPACE); }
+
+static const struct {
+    const char *name;
+    void (*print)(void);
+} placeholders[] = {
+    { "{formats}", print_formats },         /* table|csv|json */
+    { "{frameworks}", print_frameworks },   /* megatron|nemo|torchtitan */
+    { "{plan dims}", print_plan_dims },     /* a line per dimension */
+    { "{space dims}", print_space_dims },
+};
+
+/* Print the placeholder at p: its length, or 0 when there is none. */
+static size_t expand(const char *p)
+{
+    for (size_t i = 0; i < sizeof placeholders / sizeof placeholders[0]; i++) {
+        size_t n = strlen(placeholders[i].name);
+        if (!strncmp(p, placeholders[i].name, n)) {
+            placeholders[i].print();
+            return n;
+        }
     }
     return 0;
 }
 
 void cmd_usage_print(const char *text)
 {
-    char formats[64], frameworks[64];
-    res_format_list("|", "|", formats, sizeof formats);
-    res_framework_list("|", "|", frameworks, sizeof frameworks);
     for (const char *p = text; *p; ) {
-        const char *with;
-        size_t n = *p == '{' ? placeholder(p, &with, formats, frameworks) : 0;
-        if (n) {
-            fputs(with, stdout);
+        size_t n = *p == '{' ? expand(p) : 0;
+        if (n)
             p += n;
-        } else
+        else
             putchar(*p++);
     }
 }

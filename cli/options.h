@@ -66,14 +66,13 @@ struct cmd_opts {
 enum opt_dims { OPT_DIMS_NONE, OPT_DIMS_PLAN, OPT_DIMS_SPACE };
 
 struct cmd_spec {               /* a command's options */
-    const char *name;           /* "search" */
     const char *usage;          /* --help; {formats} and {frameworks} expand */
     const enum opt_id *ids;     /* ends with OPT_COUNT */
     enum opt_dims dims;
 };
 
-/* Defaults: a plan of degree 1 everywhere, seed 1, price from the system,
- * knee 0.5, 960 x 640 charts, table format. */
+/* Defaults: each dimension's default (spaces/dims.h), seed 1, price from
+ * the system, knee 0.5, 960 x 640 charts, table format. */
 void cmd_opts_init(struct cmd_opts *o);
 /* Parse argv (argv[0] is the command) with the options of 'spec' into o.
  * 0, or TPL_EUSAGE with err filled; with --help the usage is printed and

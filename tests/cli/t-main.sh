@@ -1,6 +1,7 @@
 # tests/cli/t-main.sh: what main does for every command: -q and -v govern
 # stderr, standard output is checked once, options are checked before any
-# file is read, and usage texts carry the names from the writers' tables.
+# file is read, and usage texts carry the names from the tables (formats,
+# frameworks, plan dimensions).
 # Sourced by run.sh.
 
 # -v: the figures of every search on stderr, the report unchanged
@@ -52,10 +53,21 @@ check compare-format 2 "trainplan: error: '--format' must be table, csv or json,
 # usage texts: the format and framework names come from the tables
 for m_cmd in search tradeoff compare predict export validate; do
     run_tp "$m_cmd" --help
-    if [ "$T_RC" = 0 ] && ! grep -q -e '{formats}' -e '{frameworks}' "$T_OUT" &&
+    if [ "$T_RC" = 0 ] && ! grep -q '{[a-z ]*}' "$T_OUT" &&
        grep -q -e 'table|csv|json' -e 'megatron|nemo|torchtitan' "$T_OUT"; then
         pass "usage-names: $m_cmd"
     else
         fail "usage-names: $m_cmd" "trainplan $m_cmd --help: exit $T_RC, or a placeholder left, or no names"
     fi
 done
+
+# the plan's dimensions in predict's and search's usage come from their table
+run_tp predict --help
+m_p=$(grep -c -e '^  --tp N ' -e '^  --dp N ' -e '^  --sp  ' -e '^  --recompute MODE ' "$T_OUT")
+run_tp search --help
+m_s=$(grep -c -e '^  --tp LIST ' -e '^  --sp y|n|any ' -e '^  --recompute LIST ' -e '^  --dp ' "$T_OUT")
+if [ "$m_p" = 4 ] && [ "$m_s" = 3 ]; then
+    pass usage-dims
+else
+    fail usage-dims "predict --help: $m_p of 4 dimension lines, search --help: $m_s of 3 (and no --dp)"
+fi
