@@ -100,3 +100,83 @@ Test(kernel, gemm_time_grows_with_every_dimension)
                 cr_assert_leq(pred_gemm_s(&k, &k.gemm, x, y, z, 2), pred_gemm_s(&k, &k.gemm, x, y, w, 2));
             }
 }
+
+/* Round, hand-set kernel numbers, so every expected time below is worked
+ * out on paper: 1 TB/s memory, 1 us launch, 100 TFLOP/s at eff_max 0.5 with
+ * a half point of 1 GFLOP, 128 x 128 tiles on 100 SMs, 100 GB/s pairs with
+ * 2 us hops. */
+static struct pred_kernels round_kernels(void)
+{
+    struct pred_kernels k = { 0 };
+    k.gemm = (struct pred_kparams){ .peak_flops = 1e14, .eff_max = 0.5,
+                                    .half_flop = 1e9 };
+    k.mem_bytes_per_s = 1e12;
+    k.norm_bytes_per_s = 5e11;
+    k.launch_s = 1e-6;
+    k.tile_m = k.tile_n = 128;
+    k.sms = 100;
+    k.pair_bytes_per_s = 1e11;
+    k.intra_lat_s = 2e-6;
+    k.inter_bytes_per_s = 5e10;
+    k.inter_lat_s = 5e-6;
+    return k;
+}
+
+/* A thin GEMM is memory-bound: it reads A (M x K) and B (K x N) at
+ * in_bytes each and writes C (M x N) in 16 bits. M = 1e6, N = K = 8, bf16:
+ * 2 (8e6 + 64) + 2 * 8e6 = 32,000,128 bytes at 1 TB/s = 32.000128 us, plus
+ * the 1 us launch. With 128 x 8 tiles its padded math is 7813 tiles in
+ * 79 waves, 2 * 8 * 79 * 100 * 128 * 8 = 129,433,600 FLOPs at the
+ * saturating efficiency 0.5 * 1.294e8 / (1.294e8 + 1e9) = 5.73 % of
+ * 100 TFLOP/s: 22.6 us, below the memory time. */
+Test(kernel, thin_gemm_reads_inputs_writes_output)
+{
+    struct pred_kernels k = round_kernels();
+    double t;
+    k.tile_n = 8;
+    t = pred_gemm_s(&k, &k.gemm, 1e6, 8, 8, 2);
+    assert_rel(t, 32.000128e-6 + 1e-6, 1e-12);
+}
+
+/* A small compute kernel pays its launch: 1 MFLOP at the saturating
+ * efficiency 0.5 * 1e6 / (1e6 + 1e9) of 100 TFLOP/s is 1e6 / (1e14 *
+ * 4.995e-4) = 20.02 us; its 1 KB moves in 1 ns; plus 1 us launch. */
+Test(kernel, compute_kernel_pays_its_launch)
+{
+    struct pred_kernels k = round_kernels();
+    double eff = 0.5 * 1e6 / (1e6 + 1e9);
+    assert_rel(pred_compute_s(&k, &k.gemm, 1e6, 1e3),
+               1e6 / (1e14 * eff) + 1e-6, 1e-12);
+    assert_rel(pred_mem_s(&k, 1e6, 3), 1e-6 + 3e-6, 1e-12);
+    assert_rel(pred_norm_s(&k, 1e6, 2), 2e-6 + 2e-6, 1e-12);
+}
+
+/* A point-to-point send is one hop of latency plus the bytes over the pair
+ * (inside a domain) or the NIC (across): 1 MB takes 2 + 10 us inside and
+ * 5 + 20 us across. */
+Test(kernel, p2p_latency_and_bandwidth_by_tier)
+{
+    struct pred_kernels k = round_kernels();
+    assert_rel(pred_p2p_s(&k, 1e6, 0), 2e-6 + 10e-6, 1e-12);
+    assert_rel(pred_p2p_s(&k, 1e6, 1), 5e-6 + 20e-6, 1e-12);
+}
+
+/* FP8 GEMMs run at the FP8 peak times the 16-bit efficiencies scaled by
+ * the measured FP8/BF16 ratio (efficiency.gemm_fp8), capped at 1; the
+ * attention core stays 16-bit. */
+Test(kernel, fp8_gemm_efficiency_ratio)
+{
+    struct hw_system h = load_system("dgx-h100");
+    struct pred_kernels k;
+    h.eff_gemm = 0.8;
+    h.eff_gemm_bwd = 0.7;
+    h.eff_gemm_fp8 = 0.5;
+    pred_kernels_init(&k, &h, PRED_GEMM_FP8);
+    assert_rel(k.gemm.peak_flops, h.fp8_flops, 0);
+    assert_rel(k.gemm.eff_max, 0.4, 1e-12);
+    assert_rel(k.gemm_bwd.eff_max, 0.35, 1e-12);
+    assert_rel(k.attn.peak_flops, h.bf16_flops, 0);
+    h.eff_gemm_fp8 = 2.0;
+    pred_kernels_init(&k, &h, PRED_GEMM_FP8);
+    assert_rel(k.gemm.eff_max, 1.0, 0);
+}
