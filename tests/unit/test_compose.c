@@ -354,3 +354,35 @@ Test(compose, embedding_stage)
     assert_rel(x.embed.bwd, 69.730304e-6, 1e-12);
     assert_rel(x.embed.comm, 22.97152e-6, 1e-12);
 }
+
+/* The LM head and loss on the last stage (pred_memo_build; Megatron's
+ * VocabParallelCrossEntropy), norms at 1e12 B/s too. tp 1, 1024 tokens,
+ * V = 32000: forward the final norm reads and writes 2 x 2 B x 1024 x 1024
+ * = 4.194304 us, the head GEMM (its own model, test_kernel.c), and the
+ * loss over the logits moves 10 B per logit (16-bit logits read, fp32
+ * copy written and read for max, sum and the target) = 10 x 1024 x 32000
+ * / 1e12 = 327.68 us. Backward: the loss gradient 6 B per logit =
+ * 196.608 us, two gradient GEMMs, and the norm's backward 10 x 2 B x
+ * 1024 x 1024 / 2 = 10.48576 us. tp 2 without sp: three all-reduces of
+ * 4 B x 1024 (max, sum, target logit), 2 (1/2) 4096 / 1e11 + 2 x 1 us =
+ * 2.04096 us each, and the backward all-reduce of the input gradient,
+ * 2 (1/2) 2,097,152 / 1e11 + 2 us = 22.97152 us: 29.0944 us of comm. */
+Test(compose, head_and_loss_stage)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 1, 1);
+    struct pred_memo x;
+    double gf, gb;
+    setup(&c, false, false);
+    c.k.norm_bytes_per_s = 1e12;
+    pred_memo_build(&c, &p, &x);
+    gf = pred_gemm_s(&c.k, &c.k.gemm, 1024, 32000, 1024, 2);
+    gb = pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 1024, 32000, 2) +
+         pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 32000, 1024, 2);
+    assert_rel(x.head.fwd - gf, 4.194304e-6 + 327.68e-6, 1e-9);
+    assert_rel(x.head.bwd - gb, 196.608e-6 + 10.48576e-6, 1e-9);
+    cr_assert_eq(x.head.comm, 0.0);
+    p = make_plan(2, 1, 1, 1);
+    pred_memo_build(&c, &p, &x);
+    assert_rel(x.head.comm, 3 * 2.04096e-6 + 22.97152e-6, 1e-12);
+}
