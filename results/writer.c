@@ -63,22 +63,35 @@ static json_t *num(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* A plan dimension's value as its table row says: a switch as a boolean,
+ * a named value by name ("selective"), else the integer. */
+static json_t *dim_json(const struct plan *p, enum plan_dim d)
+{
+    int32_t v = plan_dim_get(p, d);
+    if (plan_dims[d].is_switch)
+        return json_boolean(v);
+    if (plan_dims[d].names)
+        return json_string(plan_dim_value_name(d, v));
+    return json_integer(v);
+}
+
 static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
 {
     char key[96];
+    json_t *o, *job;
     plan_key(p, key, sizeof key);
-    return json_pack("{s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:i, "
-                     "s:I, s:I, s:I, s:s, s:s, s:s, s:s}",
-                     "key", key, "gpus", (json_int_t)plan_gpus(p),
-                     "tp", p->tp, "pp", p->pp, "dp", p->dp, "mbs", p->mbs,
-                     "vpp", p->vpp, "sp", p->sp,
-                     "recompute", plan_recompute_name(p->recompute),
-                     "zero", p->zero, "gbs", (json_int_t)c->job.gbs,
-                     "seq", (json_int_t)c->job.seq,
-                     "microbatches", (json_int_t)plan_microbatches(p, &c->job),
-                     "precision", job_precision_name(c->job.precision),
-                     "attention", job_attention_name(c->job.attention),
-                     "model", c->model.name, "system", c->hw.name);
+    o = json_pack("{s:s, s:I}", "key", key, "gpus", (json_int_t)plan_gpus(p));
+    for (int d = 0; d < PLAN_DIM_COUNT; d++)
+        json_object_set_new(o, plan_dims[d].name, dim_json(p, (enum plan_dim)d));
+    job = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s}",
+                    "gbs", (json_int_t)c->job.gbs, "seq", (json_int_t)c->job.seq,
+                    "microbatches", (json_int_t)plan_microbatches(p, &c->job),
+                    "precision", job_precision_name(c->job.precision),
+                    "attention", job_attention_name(c->job.attention),
+                    "model", c->model.name, "system", c->hw.name);
+    json_object_update(o, job);
+    json_decref(job);
+    return o;
 }
 
 static json_t *memory_obj(const struct pred_mem *m)
@@ -161,9 +174,11 @@ void res_csv_header(FILE *fp, bool ranked)
 {
     if (ranked)
         fputs("rank,", fp);
-    fputs("key,model,system,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,gbs,seq,"
-          "precision,iteration_s,tokens_per_s,mfu,hfu,memory_gib,margin_gib,"
-          "fits", fp);
+    fputs("key,model,system,gpus", fp);
+    for (int d = 0; d < PLAN_DIM_COUNT; d++)
+        fprintf(fp, ",%s", plan_dims[d].name);
+    fputs(",gbs,seq,precision,iteration_s,tokens_per_s,mfu,hfu,memory_gib,"
+          "margin_gib,fits", fp);
     for (int i = 0; i < PRED_PART_COUNT; i++)
         fprintf(fp, ",%s_s", pred_part_name((enum pred_part)i));
     fputs(",reason\n", fp);
@@ -180,11 +195,17 @@ void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
     for (char *q = reason; *q; q++)         /* keep the row one CSV field */
         if (*q == ',')
             *q = ';';
-    fprintf(fp, "%s,%s,%s,%lld,%d,%d,%d,%d,%d,%s,%s,%d,%lld,%lld,%s,"
-            "%.6g,%.6g,%.4f,%.4f,%.3f,%.3f,%s", key, c->model.name, c->hw.name,
-            (long long)plan_gpus(p), (int)p->tp, (int)p->pp, (int)p->dp,
-            (int)p->mbs, (int)p->vpp, p->sp ? "y" : "n",
-            plan_recompute_name(p->recompute), (int)p->zero,
+    fprintf(fp, "%s,%s,%s,%lld", key, c->model.name, c->hw.name,
+            (long long)plan_gpus(p));
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        const char *name = plan_dim_value_name((enum plan_dim)d,
+                                               plan_dim_get(p, (enum plan_dim)d));
+        if (name)
+            fprintf(fp, ",%s", name);
+        else
+            fprintf(fp, ",%d", (int)plan_dim_get(p, (enum plan_dim)d));
+    }
+    fprintf(fp, ",%lld,%lld,%s,%.6g,%.6g,%.4f,%.4f,%.3f,%.3f,%s",
             (long long)c->job.gbs, (long long)c->job.seq,
             job_precision_name(c->job.precision), r->iteration_s,
             r->tokens_per_s, r->mfu, r->hfu, r->mem.total / RES_GIB,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spaces/dims.h"
 #include "spaces/job.h"
 #include "spaces/model.h"
 
