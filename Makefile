@@ -15,6 +15,8 @@
 #   make validate         the fidelity gate: ../shared/data/runs-dev.csv against
 #                         bench/validate-baseline.json (fails when worse;
 #                         skipped without the data, failed when CI=true)
+#   make validate-baseline  rewrite bench/validate-baseline.json from today's
+#                         figures (README "The fidelity gate" says when)
 #   make install PREFIX=/usr/local
 #   make SANITIZE=address,undefined ...   sanitizer build (in build/san)
 #   make DEVELOPER=1      -Werror (CI)
@@ -74,7 +76,7 @@ DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden \
-        readme-fidelity mutate
+        readme-fidelity mutate validate-baseline
 .DELETE_ON_ERROR:
 
 all: $(PROG)
@@ -175,6 +177,8 @@ bench: deps $(BENCH) $(PROG)
 RUNS     ?= $(TRAINPLAN_SHARED)/data/runs-dev.csv
 BASELINE ?= bench/validate-baseline.json
 
+# Every source's rows, MAPE, bias, memory MAPE, OOM agreement and ranking,
+# and the overall figures, each against its tolerance (fidelity/fidelity.h).
 validate: deps all
 	@if [ ! -f "$(RUNS)" ]; then \
 	    if [ "$$CI" = true ]; then \
@@ -193,6 +197,16 @@ readme-fidelity: all
 	@$(MAKE) --no-print-directory deps DEB_PKGS=jq
 	./$(PROG) validate $(RUNS) --format json -o build/validate-readme.json
 	sh bench/fidelity-table.sh build/validate-readme.json $(RUNS) README.md
+
+# The baseline holds the command below, so this target is what reruns it;
+# the runs file is named relative to here, so that command is the same in
+# every checkout.
+RUNS_REL = $(patsubst $(CURDIR)/%,%,$(RUNS))
+validate-baseline: deps all
+	@if [ ! -f "$(RUNS)" ]; then echo "validate-baseline: $(RUNS) absent"; exit 4; fi; \
+	./$(PROG) validate $(RUNS_REL) --write-baseline $(BASELINE) >build/validate.txt && \
+	sed -n '/^iteration time/,$$p' build/validate.txt && \
+	echo "validate-baseline: $(BASELINE) written; commit it with the modelling change that moved it"
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
 FUZZ_NAMES   = model system scenario gpus set runs samples

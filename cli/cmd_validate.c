@@ -1,5 +1,6 @@
 /* cli/cmd_validate.c: trainplan validate: predict every row of a runs file
- * and report the error against what was measured. */
+ * and report the error against what was measured; check the figures
+ * against a baseline, or write them as the new one. */
 #include "cli/cmd.h"
 
 #include <getopt.h>
@@ -11,6 +12,7 @@
 static const char usage[] =
 "usage: trainplan validate RUNS.csv [--source NAME] [--format {formats}]\n"
 "                          [-o FILE] [--baseline FILE] [--tolerance POINTS]\n"
+"                          [--write-baseline FILE]\n"
 "\n"
 "Predict every row of a runs file (the schema of ../shared/data/RUNS.md) on\n"
 "its system preset and compare with the measured iteration time and memory:\n"
@@ -19,33 +21,53 @@ static const char usage[] =
 "groups of comparable runs, and out-of-memory agreement. Rows that cannot\n"
 "be predicted (unknown system, MoE, ZeRO-3) are listed with the reason.\n"
 "\n"
-"  --source NAME      only the rows of one source\n"
-"  --baseline FILE    compare each source's MAPE with {\"mape_pct\": {...}};\n"
-"                     exit 1 when one is worse by more than --tolerance\n"
-"                     points (default 0.5)\n"
+"  --source NAME          only the rows of one source\n"
+"  --baseline FILE        the fidelity gate: compare every source's figures\n"
+"                         (rows, MAPE, bias, memory MAPE, OOM agreement,\n"
+"                         Spearman, top-1 regret) and the overall ones with a\n"
+"                         baseline file; exit 1 when one is worse than its\n"
+"                         tolerance, a source has no baseline, or a baseline\n"
+"                         source is not in the data\n"
+"  --tolerance POINTS     how much the MAPE may worsen (default 0.5)\n"
+"  --write-baseline FILE  write the figures, with this command, as a baseline\n"
 "\n"
 "Exit status: 0 ok, 1 worse than the baseline, 2 usage, 3 bad input, 4 I/O.\n";
 
-enum { OPT_SOURCE = 256, OPT_FORMAT, OPT_BASELINE, OPT_TOL, OPT_HELP };
+enum { OPT_SOURCE = 256, OPT_FORMAT, OPT_BASELINE, OPT_TOL, OPT_WRITE, OPT_HELP };
 
 static const struct option long_opts[] = {
     { "source", required_argument, NULL, OPT_SOURCE },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "baseline", required_argument, NULL, OPT_BASELINE },
     { "tolerance", required_argument, NULL, OPT_TOL },
+    { "write-baseline", required_argument, NULL, OPT_WRITE },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
 
+struct validate_opts {
+    const char *source, *out, *baseline, *write;
+    enum res_format fmt;
+    struct fid_tolerance tol;
+    char command[512];          /* as given, before getopt permutes argv */
+};
+
 struct validate_out {
     enum res_format fmt;
-    const struct fid_report *report;
+    struct fid_report *report;
+    struct fid_gate gate;
 };
 
 static int write_report(FILE *fp, void *arg, struct tpl_err *err)
 {
     struct validate_out *w = arg;
     return res_validate_write(fp, w->fmt, w->report, err);
+}
+
+static int write_baseline(FILE *fp, void *arg, struct tpl_err *err)
+{
+    struct validate_out *w = arg;
+    return fid_baseline_write(fp, &w->gate, err);
 }
 
 /* A number in [0, 100], the whole value read: 0 or -1. */
@@ -56,48 +78,86 @@ static int parse_tolerance(const char *v, double *out)
     return *v && !*end && *out >= 0 && *out <= 100 ? 0 : -1;
 }
 
-int cmd_validate(int argc, char **argv, struct tpl_err *err)
+/* One option into o: 0, 1 for --help (printed), or TPL_EUSAGE. */
+static int parse_opt(struct validate_opts *o, int c, char **argv,
+                     struct tpl_err *err)
 {
-    const char *source = NULL, *out = NULL, *baseline = NULL;
-    double tolerance = 0.5;
-    struct validate_out w = { RES_FMT_TABLE, NULL };
-    struct runs runs;
-    struct fid_report *report;
-    bool worse = false;
-    int c, rc;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_HELP:     cmd_usage_print(usage); return 0;
-        case OPT_SOURCE:   source = optarg; break;
-        case OPT_BASELINE: baseline = optarg; break;
-        case 'o':          out = optarg; break;
-        case OPT_FORMAT:
-            if (opt_format(optarg, &w.fmt, err))
-                return TPL_EUSAGE;
-            break;
-        case OPT_TOL:
-            if (parse_tolerance(optarg, &tolerance))
-                return tpl_errorf(err, TPL_EUSAGE, "'--tolerance' must be a "
-                                  "number in [0, 100], not '%s'", optarg);
-            break;
-        default:
-            return cmd_option_error(c, argv, err);
-        }
+    switch (c) {
+    case OPT_HELP:     cmd_usage_print(usage); return 1;
+    case OPT_SOURCE:   o->source = optarg; return 0;
+    case OPT_BASELINE: o->baseline = optarg; return 0;
+    case OPT_WRITE:    o->write = optarg; return 0;
+    case 'o':          o->out = optarg; return 0;
+    case OPT_FORMAT:   return opt_format(optarg, &o->fmt, err) ? TPL_EUSAGE : 0;
+    case OPT_TOL:
+        if (parse_tolerance(optarg, &o->tol.x[FIG_MAPE]))
+            return tpl_errorf(err, TPL_EUSAGE, "'--tolerance' must be a "
+                              "number in [0, 100], not '%s'", optarg);
+        return 0;
+    default:
+        return cmd_option_error(c, argv, err);
     }
-    if ((rc = cmd_one_operand("the runs file", argc, argv, err)))
+}
+
+/* The command line, as a shell would take it back ("trainplan validate
+ * ..."), into buf. */
+static void command_line(char *buf, size_t len, int argc, char **argv)
+{
+    size_t at = (size_t)snprintf(buf, len, "trainplan");
+    for (int i = 0; i < argc && at < len; i++) {
+        bool plain = *argv[i] && !argv[i][strspn(argv[i], "abcdefghijklmnopqrstu"
+            "vwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=@:,+-")];
+        at += (size_t)snprintf(buf + at, len - at, plain ? " %s" : " '%s'",
+                               argv[i]);
+    }
+}
+
+/* Write the report, then the baseline or its check. */
+static int outputs(const struct validate_opts *o, struct validate_out *w,
+                   bool *worse, struct tpl_err *err)
+{
+    int rc = cmd_write_output(o->out, write_report, w, err);
+    if (rc == 0 && o->baseline)
+        rc = fid_baseline_check(w->report, o->baseline, &o->tol, stderr, worse,
+                                err);
+    if (rc == 0 && o->write)
+        rc = cmd_write_output(o->write, write_baseline, w, err);
+    return rc;
+}
+
+/* Load, predict and write what was asked. */
+static int validate_file(const struct validate_opts *o, const char *path,
+                         struct tpl_err *err)
+{
+    struct validate_out w = { .fmt = o->fmt };
+    struct runs runs;
+    bool worse = false;
+    int rc;
+    if ((rc = runs_load(&runs, path, err)))
         return rc;
-    if ((rc = runs_load(&runs, argv[optind], err)))
-        return rc;
-    report = fid_report_new(&runs, source);
-    w.report = report;
-    rc = cmd_write_output(out, write_report, &w, err);
-    if (rc == 0 && baseline)
-        rc = fid_baseline_check(report, baseline, tolerance, stderr, &worse, err);
-    fid_report_free(report);
+    w.report = fid_report_new(&runs, o->source);
+    fid_gate_of(w.report, &w.gate);
+    snprintf(w.gate.command, sizeof w.gate.command, "%s", o->command);
+    rc = outputs(o, &w, &worse, err);
+    fid_gate_free(&w.gate);
+    fid_report_free(w.report);
     runs_release(&runs);
     if (rc)
         return rc;
     return worse ? TPL_ENOPLAN : 0;     /* exit 1: worse than the baseline */
+}
+
+int cmd_validate(int argc, char **argv, struct tpl_err *err)
+{
+    struct validate_opts o = { .fmt = RES_FMT_TABLE, .tol = fid_tolerance_default };
+    int c, rc;
+    command_line(o.command, sizeof o.command, argc, argv);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1)
+        if ((rc = parse_opt(&o, c, argv, err)))
+            return rc > 0 ? 0 : rc;
+    if ((rc = cmd_one_operand("the runs file", argc, argv, err)))
+        return rc;
+    return validate_file(&o, argv[optind], err);
 }

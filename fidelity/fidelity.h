@@ -89,13 +89,85 @@ double fid_spearman(const double *a, const double *b, int n);
 /* The groups of comparable runs into v->groups (fid_report_new calls it). */
 void fid_groups_build(struct fid_report *v);
 
-/* ---- the baseline (fidelity/baseline.c) ---- */
+/* ---- the gate (fidelity/gate.c) ---- */
 
-/* Compare each source's MAPE with a baseline JSON file ({"mape_pct":
- * {"narayanan21": 7.9, ...}}) and write one line per source to 'msg'.
- * *worse is set when a source got worse by more than 'tolerance' points. */
+/* The figures `make validate` gates, per source and overall. Counts of rows
+ * and groups are there so a figure cannot improve by losing rows. */
+enum fid_fig {
+    FIG_TIMED_ROWS,             /* timed, predicted rows */
+    FIG_MAPE, FIG_BIAS,         /* of their iteration time, in % */
+    FIG_PREDICTED_ROWS,         /* predicted rows, timed or not */
+    FIG_OOM_AGREE,              /* of them, fits == ran without OOM */
+    FIG_MEM_ROWS, FIG_MEM_MAPE, /* rows with a measured peak; its MAPE, % */
+    FIG_GROUPS,                 /* ranking groups (fid_group) */
+    FIG_SPEARMAN, FIG_REGRET,   /* their mean Spearman, top-1 regret % */
+    FIG_COUNT
+};
+
+struct fid_figures {            /* a plain value */
+    char name[48];              /* "overall", a source or "SOURCE:multi-node" */
+    bool have[FIG_COUNT];       /* false: not measured (no rows, no groups) */
+    double x[FIG_COUNT];
+};
+
+struct fid_gate {               /* fid_gate_free */
+    char command[512];          /* the command that made it ("" if none) */
+    struct fid_figures *sets;   /* [0]: overall; then sources, file order */
+    int n;
+};
+
+/* How much worse each figure may get before the gate fails (DESIGN.md,
+ * README "The fidelity gate"):
+ *   rows and groups counts   0      none may be lost: a row that drops out
+ *                                   of the comparison flatters the rest
+ *   MAPE                     0.5    points of MAPE (iteration time)
+ *   bias                     1.0    points of |mean signed error|: a move
+ *                                   towards 0 is better, away worse
+ *   OOM agreeing rows        0      rows; no prediction of fits/OOM may flip
+ *   memory MAPE              0.5    points
+ *   Spearman                 0.02   of the mean over a source's groups
+ *   top-1 regret             0.5    points of the mean regret
+ * Rows, OOM agreement and Spearman are better higher, the rest lower. */
+struct fid_tolerance {
+    double x[FIG_COUNT];
+};
+extern const struct fid_tolerance fid_tolerance_default;
+
+/* The JSON key of a figure ("mape_pct"); the index of a key, or -1. */
+const char *fid_fig_key(enum fid_fig f);
+int fid_fig_find(const char *key);
+bool fid_fig_is_count(enum fid_fig f);      /* rows or groups: an integer */
+
+/* The figures of a report: overall, each source in file order (those with
+ * nothing predicted too: their counts are 0) and, after a source with
+ * multi-node rows among others, "SOURCE:multi-node" (time figures only).
+ * g->command is left empty. */
+void fid_gate_of(const struct fid_report *v, struct fid_gate *g);
+void fid_gate_free(struct fid_gate *g);     /* its sets; g stays usable */
+
+/* Compare 'now' with 'base' figure by figure, one line to 'msg' per set
+ * ("ok") or per figure that is worse, better beyond its tolerance, new
+ * (no baseline) or lost, and a closing count. A set of 'now' missing from
+ * 'base' or of 'base' missing from 'now' fails, and so does a figure
+ * measured on one side only. Returns the number of failures. */
+int fid_gate_compare(const struct fid_gate *base, const struct fid_gate *now,
+                     const struct fid_tolerance *tol, FILE *msg);
+
+/* ---- the baseline file (fidelity/baseline.c) ---- */
+
+/* A baseline file: {"command": "trainplan validate RUNS --write-baseline
+ * FILE", "note": ..., "overall": {FIGURES}, "sources": {"NAME": {FIGURES},
+ * ...}} where FIGURES maps fid_fig_key names to numbers; a figure not
+ * measured is left out. No timestamps: the same program on the same data
+ * writes the same bytes. */
+int fid_baseline_write(FILE *fp, const struct fid_gate *g, struct tpl_err *err);
+/* Read one; TPL_EIO unreadable, TPL_ECONFIG malformed (FILE: what). */
+int fid_baseline_read(struct fid_gate *g, const char *path, struct tpl_err *err);
+
+/* Read the baseline at 'path', compare the report's figures with it
+ * (fid_gate_compare) and set *worse when anything failed. */
 int fid_baseline_check(const struct fid_report *v, const char *path,
-                       double tolerance, FILE *msg, bool *worse,
+                       const struct fid_tolerance *tol, FILE *msg, bool *worse,
                        struct tpl_err *err);
 
 #endif /* FIDELITY_H */

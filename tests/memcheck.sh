@@ -33,8 +33,16 @@ vg compare-chart 0 compare --systems dgx-a100,dgx-h100 --gpus 64 --chart /tmp/tr
 vg export 0 export --gpus 64 --framework torchtitan
 vg validate 0 validate tests/data/runs/small.csv --format json
 vg validate-bad-runs 3 validate tests/data/runs/bad-extra-comma.csv
+vg validate-gate 0 validate tests/data/runs/small.csv -o /dev/null \
+    --baseline tests/data/validate-baseline-small.json
+vg validate-gate-worse 1 validate tests/data/runs/small.csv -o /dev/null \
+    --baseline tests/data/validate-baseline-small.json --source alpha
+vg validate-write-baseline 0 validate tests/data/runs/small.csv -o /dev/null \
+    --write-baseline /tmp/trainplan-memcheck.json
+vg validate-bad-baseline 3 validate tests/data/runs/small.csv -o /dev/null \
+    --baseline tests/data/golden/validate-small-json.expected
 vg error-bad-set 3 predict --set model.layers=-1
 vg error-bad-file 4 predict --model /nonexistent/model.cfg
 vg error-usage 2 search --gpus 0
-rm -f /tmp/trainplan-memcheck.svg /tmp/trainplan-memcheck.png
+rm -f /tmp/trainplan-memcheck.svg /tmp/trainplan-memcheck.png /tmp/trainplan-memcheck.json
 exit $failed

@@ -1,11 +1,12 @@
 # tests/cli/t-validate.sh: validate and calibrate: golden reports on a small
-# synthetic runs file, malformed runs files, the baseline gate, and (when
-# ../shared/data is there) calibration of the A100 sample set. Sourced by
-# run.sh.
+# synthetic runs file, malformed runs files, the baseline gate (the
+# hand-written tests/data/validate-baseline-small.json, edited one figure at
+# a time) and --write-baseline, and (when ../shared/data is there)
+# calibration of the A100 sample set. Sourced by run.sh.
 
-# expect's conditions are single-quoted, for lib.sh to eval after the run
-# (file-wide directive):
-# shellcheck disable=SC2016
+# expect's conditions are single-quoted, for lib.sh to eval after the run,
+# so the variables they read look unused (file-wide directive):
+# shellcheck disable=SC2016,SC2034
 
 for v_fmt in table csv json; do
     golden "golden-validate-$v_fmt" "validate-small-$v_fmt.expected" -- \
@@ -27,15 +28,57 @@ check validate-two-files 2 "trainplan: error: unexpected argument 'b.csv'" -- va
 check validate-tolerance 2 "trainplan: error: '--tolerance' must be a number in [0, 100], not 'x'" -- validate $R/small.csv --tolerance x
 check validate-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- validate $R/small.csv --format xml
 
-# the baseline gate: worse exits 1, same or better exits 0
-printf '{"mape_pct": {"alpha": 0.01}}\n' >"$T_TMP/tight.json"
-printf '{"mape_pct": {"alpha": 1000}}\n' >"$T_TMP/loose.json"
-printf '{"mape_pct": 3}\n' >"$T_TMP/bad.json"
-run_tp validate $R/small.csv --baseline "$T_TMP/tight.json" -o "$T_TMP/v"
-expect baseline-worse exit=1 'stderr~alpha .*WORSE'
-run_tp validate $R/small.csv --baseline "$T_TMP/loose.json" -o "$T_TMP/v"
-expect baseline-better exit=0 'stderr~update the baseline'
-check baseline-malformed 3 "trainplan: error: $T_TMP/bad.json: missing object 'mape_pct'" -- validate $R/small.csv -o "$T_TMP/v" --baseline "$T_TMP/bad.json"
+# the baseline gate (fidelity/gate.c): vg_gate NAME EXIT TEXT BASELINE
+# [ARGS]: validate small.csv against BASELINE: exit EXIT, TEXT on stderr
+vg_gate()
+{
+    vg_name=$1 vg_exit=$2 vg_text=$3 vg_base=$4
+    shift 4
+    run_tp validate "$R/small.csv" -o "$T_TMP/v" --baseline "$vg_base" "$@"
+    expect "$vg_name" "exit=$vg_exit" 'grep -qF -- "$vg_text" "$T_ERR"'
+}
+# the baseline in tests/data with one figure replaced (a sed expression)
+vg_edit()
+{
+    sed "$1" "$T_DATA/validate-baseline-small.json" >"$T_TMP/edited.json"
+}
+B=$T_DATA/validate-baseline-small.json
+E=$T_TMP/edited.json
+vg_gate baseline-loose 0 '3 sets of figures against the baseline: ok (0 failed)' "$B"
+expect baseline-loose-better 'stderr~alpha: MAPE .*better'
+vg_edit 's/"mape_pct": 99.1/"mape_pct": 0.01/'
+vg_gate baseline-mape-worse 1 'alpha: MAPE' "$E"
+expect baseline-mape-worse-line 'stderr~alpha: MAPE .*baseline 0\.01% \(tolerance 0\.5\): WORSE'
+vg_gate baseline-tolerance 0 '(0 failed)' "$E" --tolerance 100
+vg_edit 's/"oom_agree_rows": 0,/"oom_agree_rows": 4,/'
+vg_gate baseline-oom-worse 1 'alpha: OOM agreeing rows 3, baseline 4 (tolerance 0): WORSE' "$E"
+vg_edit 's/"spearman": -1.0/"spearman": 1.5/'
+vg_gate baseline-spearman-worse 1 'alpha: Spearman 1.000, baseline 1.500 (tolerance 0.02): WORSE' "$E"
+vg_edit 's/"mem_mape_pct": 990.0$/"mem_mape_pct": 0.5/'
+vg_gate baseline-memory-worse 1 'beta: memory MAPE' "$E"
+vg_edit 's/"timed_rows": 3,/"timed_rows": 4,/'
+vg_gate baseline-rows-lost 1 'alpha: timed rows 3, baseline 4 (tolerance 0): WORSE' "$E"
+vg_edit 's/"beta"/"gamma"/'
+vg_gate baseline-new-source 1 'source beta has no baseline: run `make validate-baseline`' "$E"
+vg_gate baseline-gone-source 1 'source gamma of the baseline is not in the data' "$E"
+vg_gate baseline-source-option 1 'source beta of the baseline is not in the data' "$B" --source alpha
+
+# --write-baseline: the figures with the command, the same bytes each time,
+# and a gate that passes against itself
+run_tp validate "$R/small.csv" -o "$T_TMP/v" --write-baseline "$T_TMP/b.json"
+vg_cmd="\"command\": \"trainplan validate $R/small.csv -o $T_TMP/v --write-baseline $T_TMP/b.json\""
+expect baseline-write exit=0 stderr= 'grep -qF -- "$vg_cmd" "$T_TMP/b.json"'
+cp "$T_TMP/b.json" "$T_TMP/b1.json"
+run_tp validate "$R/small.csv" -o "$T_TMP/v" --write-baseline "$T_TMP/b.json"
+expect baseline-write-again exit=0 'cmp -s "$T_TMP/b.json" "$T_TMP/b1.json"'
+vg_gate baseline-self 0 'alpha                        ok (9 figures)' "$T_TMP/b.json"
+expect baseline-self-same '! grep -Eq "WORSE|better|LOST|no baseline" "$T_ERR"'
+check baseline-write-unwritable 4 "trainplan: error: cannot write '/nonexistent/b.json': No such file or directory" -- validate $R/small.csv -o "$T_TMP/v" --write-baseline /nonexistent/b.json
+
+printf '{"mape_pct": {"alpha": 0.01}}\n' >"$T_TMP/old.json"
+check baseline-old-format 3 "trainplan: error: $T_TMP/old.json: missing string 'command' (the command that made the baseline)" -- validate $R/small.csv -o "$T_TMP/v" --baseline "$T_TMP/old.json"
+vg_edit 's/"groups": 0/"groups": "none"/'
+check baseline-malformed 3 "trainplan: error: $E: 'sources.beta.groups' must be a number" -- validate $R/small.csv -o "$T_TMP/v" --baseline "$E"
 
 # calibrate
 check calibrate-no-system 2 "trainplan: error: missing --system NAME|FILE" -- calibrate /tmp
