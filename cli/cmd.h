@@ -70,10 +70,6 @@ int cmd_load_inputs(struct cmd_inputs *in, const char *scen_name,
 /* Write a report into path (NULL or "-": stdout), atomically. */
 int cmd_write_report(const char *path, const struct res_report *rep,
                      struct tpl_err *err);
-/* The same through a writer of one's own (calibrate, validate). */
-int cmd_write_output(const char *path,
-                     int (*write)(FILE *, void *, struct tpl_err *), void *arg,
-                     struct tpl_err *err);
 
 struct cmd_opts;                /* options.h */
 

@@ -32,31 +32,13 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-struct calib_out {
-    const char *system, *samples;
-    const struct hw_system *hw;
-    const struct cal_report *rep;
-};
-
-static int write_system(FILE *fp, void *arg, struct tpl_err *err)
-{
-    struct calib_out *o = arg;
-    return cal_system_write(fp, o->system, o->samples, o->hw, o->rep, err);
-}
-
-static int write_report(FILE *fp, void *arg, struct tpl_err *err)
-{
-    cal_report_write(fp, ((struct calib_out *)arg)->rep);
-    return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;
-}
-
 int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
 {
     const char *system = NULL, *out = NULL, *report = NULL;
     int64_t seed = 42;
     static struct cal_report rep;
     struct hw_system base, fitted;
-    struct calib_out o;
+    struct res_report out_rep = { .kind = RES_REPORT_SYSTEM_FILE };
     int c, rc;
     opterr = 0;
     optind = 1;
@@ -81,11 +63,15 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     if ((rc = hw_system_load(&base, system, NULL, 0, err)) ||
         (rc = cal_run(argv[optind], &base, (uint64_t)seed, &fitted, &rep, err)))
         return rc;
-    o = (struct calib_out){ system, argv[optind], &fitted, &rep };
-    rc = cmd_write_output(out, write_system, &o, err);
+    out_rep.u.calib.rep = &rep;
+    out_rep.u.calib.system = system;
+    out_rep.u.calib.samples = argv[optind];
+    out_rep.u.calib.fitted = &fitted;
+    rc = cmd_write_report(out, &out_rep, err);
     if (rc == 0) {
+        out_rep.kind = RES_REPORT_CALIBRATION;
         if (report)
-            rc = cmd_write_output(report, write_report, &o, err);
+            rc = cmd_write_report(report, &out_rep, err);
         else
             cal_report_write(stderr, &rep);
     }

@@ -58,18 +58,6 @@ struct validate_out {
     struct fid_gate gate;
 };
 
-static int write_report(FILE *fp, void *arg, struct tpl_err *err)
-{
-    struct validate_out *w = arg;
-    return res_validate_write(fp, w->fmt, w->report, err);
-}
-
-static int write_baseline(FILE *fp, void *arg, struct tpl_err *err)
-{
-    struct validate_out *w = arg;
-    return fid_baseline_write(fp, &w->gate, err);
-}
-
 /* A number in [0, 100], the whole value read: 0 or -1. */
 static int parse_tolerance(const char *v, double *out)
 {
@@ -116,12 +104,15 @@ static void command_line(char *buf, size_t len, int argc, char **argv)
 static int outputs(const struct validate_opts *o, struct validate_out *w,
                    bool *worse, struct tpl_err *err)
 {
-    int rc = cmd_write_output(o->out, write_report, w, err);
+    struct res_report rep = { .kind = RES_REPORT_VALIDATE, .fmt = w->fmt,
+                              .u.validate = w->report };
+    int rc = cmd_write_report(o->out, &rep, err);
     if (rc == 0 && o->baseline)
         rc = fid_baseline_check(w->report, o->baseline, &o->tol, stderr, worse,
                                 err);
     if (rc == 0 && o->write)
-        rc = cmd_write_output(o->write, write_baseline, w, err);
+        rc = cmd_write_report(o->write, &(struct res_report){
+                 .kind = RES_REPORT_BASELINE, .u.baseline = &w->gate }, err);
     return rc;
 }
 

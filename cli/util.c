@@ -43,15 +43,6 @@ static int commit_or_abort(struct tpl_outfile *o, int rc, struct tpl_err *err)
     return rc;
 }
 
-int cmd_write_output(const char *path,
-                     int (*write)(FILE *, void *, struct tpl_err *), void *arg,
-                     struct tpl_err *err)
-{
-    struct tpl_outfile o;
-    int rc = tpl_outfile_open(&o, path, err);
-    return rc ? rc : commit_or_abort(&o, write(o.fp, arg, err), err);
-}
-
 int cmd_write_report(const char *path, const struct res_report *rep,
                      struct tpl_err *err)
 {

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "calibrate/calibrate.h"
+#include "fidelity/fidelity.h"
 #include "results/compare.h"
 #include "results/export.h"
 #include "results/res.h"
@@ -19,6 +21,10 @@ enum res_report_kind {
     RES_REPORT_TRADEOFF,        /* u.tradeoff */
     RES_REPORT_COMPARE,         /* u.compare (ctx unused: one per system) */
     RES_REPORT_EXPORT,          /* u.plan, written for 'fw' */
+    RES_REPORT_VALIDATE,        /* u.validate */
+    RES_REPORT_BASELINE,        /* u.baseline: the fidelity gate's file (JSON) */
+    RES_REPORT_CALIBRATION,     /* u.calib: what calibrate fitted (text) */
+    RES_REPORT_SYSTEM_FILE,     /* u.calib: the fitted system file (libconfig) */
     RES_REPORT_COUNT
 };
 
@@ -33,6 +39,13 @@ struct res_report {
         struct { const struct search_result *s; bool work; } search;
         const struct tradeoff *tradeoff;
         const struct compare *compare;
+        const struct fid_report *validate;
+        const struct fid_gate *baseline;
+        struct {
+            const struct cal_report *rep;
+            const char *system, *samples;   /* as given to calibrate */
+            const struct hw_system *fitted;
+        } calib;
     } u;
 };
 
@@ -45,5 +58,6 @@ res_writer res_predict_table, res_predict_csv, res_predict_json;
 res_writer res_search_table, res_search_csv, res_search_json;
 res_writer res_tradeoff_table, res_tradeoff_csv, res_tradeoff_json;
 res_writer res_compare_table, res_compare_csv, res_compare_json;
+res_writer res_validate_report;                 /* any format, by rep->fmt */
 
 #endif /* RES_REPORT_H */

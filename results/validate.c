@@ -4,6 +4,8 @@
  * come from fidelity/. */
 #include "results/validate.h"
 
+#include "results/report.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -256,4 +258,9 @@ int res_validate_write(FILE *fp, enum res_format fmt, const struct fid_report *v
         TPL_BUG("bad format %d", (int)fmt);
     }
     return res_stream_done(fp, err);
+}
+
+int res_validate_report(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    return res_validate_write(fp, rep->fmt, rep->u.validate, err);
 }

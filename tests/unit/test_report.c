@@ -84,7 +84,7 @@ Test(report, every_report_in_every_format)
 {
     static struct fixture f;
     fixture_init(&f);
-    for (int k = 0; k < RES_REPORT_COUNT; k++)
+    for (int k = 0; k <= RES_REPORT_EXPORT; k++)
         for (int fmt = 0; fmt < RES_FMT_COUNT; fmt++) {
             struct res_report rep = { .kind = (enum res_report_kind)k,
                 .fmt = (enum res_format)fmt, .fw = (enum res_framework)fmt,
@@ -110,6 +110,42 @@ Test(report, every_report_in_every_format)
             free(out);
         }
     fixture_release(&f);
+}
+
+/* validate's report in every format and the gate's baseline file, from
+ * tests/data/runs/small.csv: the JSON ones parse, the baseline carries its
+ * command. */
+Test(report, validate_and_baseline_reports)
+{
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_gate gate;
+    struct fid_report *v;
+    char *out;
+    cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0, "%s", err.msg);
+    v = fid_report_new(&runs, NULL);
+    for (int fmt = 0; fmt < RES_FMT_COUNT; fmt++) {
+        struct res_report rep = { .kind = RES_REPORT_VALIDATE,
+                                  .fmt = (enum res_format)fmt, .u.validate = v };
+        out = written(&rep);
+        cr_assert(out && strlen(out) > 40, "format %d: empty", fmt);
+        if (fmt == RES_FMT_JSON) {
+            json_error_t jerr;
+            json_t *j = json_loads(out, 0, &jerr);
+            cr_assert(j, "JSON does not parse: %s", jerr.text);
+            json_decref(j);
+        }
+        free(out);
+    }
+    fid_gate_of(v, &gate);
+    snprintf(gate.command, sizeof gate.command, "trainplan validate small.csv");
+    out = written(&(struct res_report){ .kind = RES_REPORT_BASELINE,
+                                        .u.baseline = &gate });
+    cr_assert(strstr(out, "\"trainplan validate small.csv\""), "%s", out);
+    free(out);
+    fid_gate_free(&gate);
+    fid_report_free(v);
+    runs_release(&runs);
 }
 
 Test(compare, builder_agrees_with_tradeoff)
