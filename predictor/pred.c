@@ -1,5 +1,8 @@
-/* predictor/pred.c: per-layer operator times and their composition into one
- * training iteration (../shared/DESIGN.md "The plan and its cost").
+/* predictor/pred.c: the prediction context (pred_ctx_init) and the times of
+ * one transformer layer's operators for one micro-batch (pred_layer_time),
+ * step 1 of ../shared/DESIGN.md "The plan and its cost". The operators'
+ * names, parts and launch counts are data in ops.c; compose.c builds the
+ * iteration from these times, mem.c the memory.
  *
  * Layer (per micro-batch of T = mbs * seq tokens, per GPU of a tp group):
  * Megatron-LM's tensor-parallel layer (Shoeybi et al. 2019, sec. 3): QKV and
@@ -14,29 +17,8 @@
  * sec. 3: five matmuls backward vs two forward). */
 #include "predictor/pred.h"
 
-#include <assert.h>
 #include <math.h>
 #include <string.h>
-
-static const char *const op_names[PRED_OP_COUNT] = {
-    [PRED_OP_NORM] = "norm", [PRED_OP_QKV] = "qkv", [PRED_OP_ROPE] = "rope",
-    [PRED_OP_ATTN] = "attention", [PRED_OP_PROJ] = "out_proj",
-    [PRED_OP_FC1] = "mlp_up", [PRED_OP_ACT] = "activation",
-    [PRED_OP_FC2] = "mlp_down", [PRED_OP_RESIDUAL] = "residual",
-    [PRED_OP_TP_COMM] = "tp_comm", [PRED_OP_HOST] = "host_wait",
-};
-static const char *const part_names[PRED_PART_COUNT] = {
-    [PRED_PART_COMPUTE] = "compute", [PRED_PART_RECOMPUTE] = "recompute",
-    [PRED_PART_TP_COMM] = "tp_comm", [PRED_PART_PP_BUBBLE] = "pp_bubble",
-    [PRED_PART_PP_P2P] = "pp_p2p", [PRED_PART_DP_EXPOSED] = "dp_exposed",
-    [PRED_PART_OPTIMIZER] = "optimizer",
-};
-static_assert(PRED_OP_COUNT == 11, "update op_names, pred_layer_time and "
-              "launch_counts");
-static_assert(PRED_PART_COUNT == 7, "update part_names and pred_compose");
-
-const char *pred_op_name(enum pred_op op) { return op_names[op]; }
-const char *pred_part_name(enum pred_part p) { return part_names[p]; }
 
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
@@ -152,30 +134,13 @@ static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
     o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = t;
 }
 
-/* Kernels one layer launches for one micro-batch, forward and backward, as
- * the operators above count them (a backward GEMM is two, a norm's backward
- * two, a collective one). */
-static void launch_counts(const struct pred_ctx *c, const struct plan *p,
-                          double *fwd, double *bwd)
-{
-    const struct model *m = &c->model;
-    double rope = m->position == MODEL_POS_ROPE ? 2 : 0;
-    double drop = m->dropout ? 1 : 0;
-    double attn_f = c->job.attention == JOB_ATTN_FLASH ? 1 : 3 + drop;
-    double attn_b = c->job.attention == JOB_ATTN_FLASH ? 1 : 5 + drop;
-    double comm = p->tp == 1 ? 0 : p->sp ? 4 : 2;
-    /* norms 2 / 4, four GEMMs 4 / 8, activation 1, residuals 2 */
-    *fwd = 2 + 4 + 1 + 2 + rope + attn_f + comm;
-    *bwd = 4 + 8 + 1 + 2 + rope + attn_b + comm;
-}
-
 /* The host issues kernels one by one; when issuing them takes longer than
  * running them (small layers, eager frameworks), the GPU waits. */
 static void host_wait(const struct pred_ctx *c, const struct plan *p,
                       struct pred_layer *o)
 {
     double nf, nb;
-    launch_counts(c, p, &nf, &nb);
+    pred_layer_launches(c, p, &nf, &nb);
     o->fwd_s[PRED_OP_HOST] = fmax(0.0, nf * c->job.host_s - o->fwd_total_s);
     o->bwd_s[PRED_OP_HOST] = fmax(0.0, nb * c->job.host_s - o->bwd_total_s);
     o->fwd_total_s += o->fwd_s[PRED_OP_HOST];
@@ -202,10 +167,11 @@ void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
     attn_time(c, p, &o->fwd_s[PRED_OP_ATTN], &o->bwd_s[PRED_OP_ATTN]);
     membound_time(c, p, o);
     tp_comm_time(c, p, o);
-    for (int i = 0; i < PRED_OP_HOST; i++) {
-        o->fwd_total_s += o->fwd_s[i];
-        o->bwd_total_s += o->bwd_s[i];
-    }
+    for (int i = 0; i < PRED_OP_COUNT; i++)
+        if (pred_ops[i].kind != PRED_KIND_HOST) {
+            o->fwd_total_s += o->fwd_s[i];
+            o->bwd_total_s += o->bwd_s[i];
+        }
     host_wait(c, p, o);
     if (p->recompute == PLAN_RC_SELECTIVE)
         o->recompute_s = o->fwd_s[PRED_OP_ATTN];

@@ -16,6 +16,24 @@
 #include "spaces/model.h"
 #include "spaces/plan.h"
 
+/* ---- parts of an iteration's time, and the classes they fold into ---- */
+enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
+                 PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
+                 PRED_PART_OPTIMIZER, PRED_PART_COUNT };
+/* The three shares people compare systems by (compare, tradeoff, charts). */
+enum pred_class { PRED_CLASS_COMPUTE, PRED_CLASS_COMM, PRED_CLASS_BUBBLE,
+                  PRED_CLASS_COUNT };
+struct pred_part_info {
+    const char *name;           /* "pp_bubble": JSON keys, CSV columns */
+    enum pred_class cls;        /* the one class its time counts in */
+};
+extern const struct pred_part_info pred_parts[PRED_PART_COUNT];
+const char *pred_part_name(enum pred_part p);   /* "pp_bubble" */
+const char *pred_class_name(enum pred_class c); /* "communication" */
+/* Sum part_s into class_s, each class's parts added in enum order. */
+void pred_parts_fold(const double part_s[PRED_PART_COUNT],
+                     double class_s[PRED_CLASS_COUNT]);
+
 /* ---- operators of one transformer layer ---- */
 enum pred_op {
     PRED_OP_NORM,               /* both pre-norms */
@@ -31,6 +49,32 @@ enum pred_op {
     PRED_OP_HOST,               /* waiting for the host to issue the kernels */
     PRED_OP_COUNT
 };
+enum pred_op_kind {
+    PRED_KIND_KERNEL,           /* GPU kernels */
+    PRED_KIND_COLLECTIVE,       /* collectives over the tp group */
+    PRED_KIND_HOST,             /* GPU idle while the host issues the rest:
+                                   derived from the others' sum, not in it */
+    PRED_KIND_COUNT
+};
+/* How an operator's kernel count depends on the model and the plan. */
+enum pred_launch_rule {
+    PRED_LAUNCH_FIXED,          /* always the table's counts */
+    PRED_LAUNCH_ROPE,           /* the table's with rotary positions, else 0 */
+    PRED_LAUNCH_ATTN,           /* the table's with flash attention; unfused
+                                   attention launches more (pred_op_launches) */
+    PRED_LAUNCH_TP,             /* 0 at tp 1, the table's for all-reduces,
+                                   twice that with sp (all-gather + RS) */
+    PRED_LAUNCH_COUNT
+};
+struct pred_op_info {
+    const char *name;           /* "qkv": JSON keys and the table */
+    enum pred_op_kind kind;
+    enum pred_part part;        /* the breakdown part its time counts in */
+    int launches_fwd;           /* kernels per layer and micro-batch, */
+    int launches_bwd;           /* as the launch rule reads them */
+    enum pred_launch_rule launch;
+};
+extern const struct pred_op_info pred_ops[PRED_OP_COUNT];
 const char *pred_op_name(enum pred_op op);      /* "qkv", "tp_comm", ... */
 
 struct pred_layer {             /* one layer, one micro-batch, one GPU */
@@ -53,11 +97,6 @@ struct pred_mem {
     bool fits;
     int worst_stage;                    /* pipeline rank of the worst stage */
 };
-
-enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
-                 PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
-                 PRED_PART_OPTIMIZER, PRED_PART_COUNT };
-const char *pred_part_name(enum pred_part p);   /* "pp_bubble" */
 
 struct pred_result {            /* a plain value */
     double iteration_s, tokens_per_s, mfu, hfu;
@@ -100,6 +139,14 @@ struct pred_memo {
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node);
+
+/* Kernels operator 'op' of one layer launches for one micro-batch under
+ * plan 'p' (its row of pred_ops read by its launch rule), and the sum over
+ * all operators: what the host must issue (pred_layer_time's host wait). */
+void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
+                      enum pred_op op, double *fwd, double *bwd);
+void pred_layer_launches(const struct pred_ctx *c, const struct plan *p,
+                         double *fwd, double *bwd);
 
 /* Everything about one plan. Numbers are computed even when a rule is broken
  * or memory does not fit (out->rule, out->mem.fits say so); degrees must be

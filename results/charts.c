@@ -50,10 +50,12 @@ int res_tradeoff_chart(const char *path, int w, int h, const struct pred_ctx *c,
 int res_compare_chart(const char *path, int w, int h, const struct compare *cmp,
                       struct tpl_err *err)
 {
-    static const char *const stacks[3] = { "compute + recompute",
-        "communication", "pipeline bubble" };
+    static const char *const stacks[PRED_CLASS_COUNT] = {
+        [PRED_CLASS_COMPUTE] = "compute + recompute",
+        [PRED_CLASS_COMM] = "communication",
+        [PRED_CLASS_BUBBLE] = "pipeline bubble" };
     size_t rows = cmp->sys[0].t.n, n = rows * (size_t)cmp->n, k = 0;
-    double *v = xcalloc(n * 3 + 1, sizeof *v);
+    double *v = xcalloc(n * PRED_CLASS_COUNT + 1, sizeof *v);
     char (*labels)[96] = xcalloc(n + 1, sizeof *labels);
     const char **names = xcalloc(n + 1, sizeof *names);
     char title[256];
@@ -61,22 +63,18 @@ int res_compare_chart(const char *path, int w, int h, const struct compare *cmp,
     for (size_t i = 0; i < rows; i++)
         for (int s = 0; s < cmp->n; s++, k++) {
             const struct tradeoff_row *r = &cmp->sys[s].t.rows[i];
-            const double *p = r->r.part_s;
             snprintf(labels[k], sizeof labels[k], "%s @ %lld", cmp->sys[s].label,
                      (long long)r->gpus);
             names[k] = labels[k];
             if (!r->feasible)
                 continue;
-            v[3 * k] = p[PRED_PART_COMPUTE] + p[PRED_PART_RECOMPUTE];
-            v[3 * k + 1] = p[PRED_PART_TP_COMM] + p[PRED_PART_PP_P2P] +
-                           p[PRED_PART_DP_EXPOSED] + p[PRED_PART_OPTIMIZER];
-            v[3 * k + 2] = p[PRED_PART_PP_BUBBLE];
+            pred_parts_fold(r->r.part_s, &v[PRED_CLASS_COUNT * k]);
         }
     snprintf(title, sizeof title, "%s: iteration time of the best plan per "
              "system and GPU count", cmp->sys[0].ctx.model.name);
     {
         struct chart_bars bars = { title, "seconds per iteration", names,
-                                   (int)n, stacks, 3, v };
+                                   (int)n, stacks, PRED_CLASS_COUNT, v };
         rc = res_chart_bars_write(path, w, h, &bars, err);
     }
     free(v);

@@ -1,8 +1,7 @@
 /* results/compare.c: the comparison of systems (compare.h): its builder,
- * which searches the job on each system, and its writers. The
- * breakdown is folded into three shares people compare hardware by:
- * compute (with recompute), communication (tensor-parallel, pipeline sends,
- * exposed data-parallel, optimizer step) and pipeline bubble. */
+ * which searches the job on each system, and its writers. The breakdown is
+ * folded into three shares people compare hardware by (pred_parts: compute
+ * with recompute, communication with the optimizer step, pipeline bubble). */
 #include "results/compare.h"
 
 #include <stdio.h>
@@ -14,12 +13,12 @@ struct shares { double compute, comm, bubble; };
 
 static struct shares shares_of(const struct pred_result *r)
 {
-    const double *p = r->part_s;
+    double cls[PRED_CLASS_COUNT];
+    pred_parts_fold(r->part_s, cls);
     return (struct shares){
-        .compute = (p[PRED_PART_COMPUTE] + p[PRED_PART_RECOMPUTE]) / r->iteration_s,
-        .comm = (p[PRED_PART_TP_COMM] + p[PRED_PART_PP_P2P] +
-                 p[PRED_PART_DP_EXPOSED] + p[PRED_PART_OPTIMIZER]) / r->iteration_s,
-        .bubble = p[PRED_PART_PP_BUBBLE] / r->iteration_s,
+        .compute = cls[PRED_CLASS_COMPUTE] / r->iteration_s,
+        .comm = cls[PRED_CLASS_COMM] / r->iteration_s,
+        .bubble = cls[PRED_CLASS_BUBBLE] / r->iteration_s,
     };
 }
 

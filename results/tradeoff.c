@@ -24,8 +24,9 @@
 
 double res_gpu_power_w(const struct hw_system *hw, const struct pred_result *r)
 {
-    double busy = (r->part_s[PRED_PART_COMPUTE] + r->part_s[PRED_PART_RECOMPUTE])
-                / r->iteration_s;
+    double cls[PRED_CLASS_COUNT], busy;
+    pred_parts_fold(r->part_s, cls);
+    busy = cls[PRED_CLASS_COMPUTE] / r->iteration_s;
     return hw->tdp_w * (POWER_FLOOR + (POWER_BUSY - POWER_FLOOR) * busy);
 }
 

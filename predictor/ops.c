@@ -1,0 +1,123 @@
+/* predictor/ops.c: the operators of a transformer layer and the parts of an
+ * iteration's time as data (pred.h): names, kinds, breakdown parts, kernel
+ * launch counts, and the class each part folds into. Adding an operator or a
+ * part is a row here (the static_asserts stop the build until it is) plus
+ * its time model in pred.c or compose.c. */
+#include "predictor/pred.h"
+
+#include <assert.h>
+
+/* Kernels per layer and micro-batch, as pred.c's models count them: a
+ * backward GEMM is a data-gradient and a weight-gradient GEMM; a norm's
+ * backward computes dx, then reduces the weight gradient; a collective is
+ * one kernel. */
+const struct pred_op_info pred_ops[PRED_OP_COUNT] = {
+    /* two norms */
+    [PRED_OP_NORM] = { "norm", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 2, 4,
+                       PRED_LAUNCH_FIXED },
+    [PRED_OP_QKV] = { "qkv", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
+                      PRED_LAUNCH_FIXED },
+    /* q and k */
+    [PRED_OP_ROPE] = { "rope", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 2, 2,
+                       PRED_LAUNCH_ROPE },
+    /* one flash kernel each way */
+    [PRED_OP_ATTN] = { "attention", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 1,
+                       PRED_LAUNCH_ATTN },
+    [PRED_OP_PROJ] = { "out_proj", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
+                       PRED_LAUNCH_FIXED },
+    [PRED_OP_FC1] = { "mlp_up", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
+                      PRED_LAUNCH_FIXED },
+    [PRED_OP_ACT] = { "activation", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 1,
+                      PRED_LAUNCH_FIXED },
+    [PRED_OP_FC2] = { "mlp_down", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
+                      PRED_LAUNCH_FIXED },
+    /* two (bias-dropout-)adds */
+    [PRED_OP_RESIDUAL] = { "residual", PRED_KIND_KERNEL, PRED_PART_COMPUTE,
+                           2, 2, PRED_LAUNCH_FIXED },
+    /* two all-reduces each way */
+    [PRED_OP_TP_COMM] = { "tp_comm", PRED_KIND_COLLECTIVE, PRED_PART_TP_COMM,
+                          2, 2, PRED_LAUNCH_TP },
+    [PRED_OP_HOST] = { "host_wait", PRED_KIND_HOST, PRED_PART_COMPUTE, 0, 0,
+                       PRED_LAUNCH_FIXED },
+};
+static_assert(PRED_OP_COUNT == 11, "add the operator's row to pred_ops and "
+              "its time model to pred_layer_time");
+
+/* Compare's three shares: the optimizer step counts with communication, as
+ * the time outside the pipeline's compute that a better network shortens. */
+const struct pred_part_info pred_parts[PRED_PART_COUNT] = {
+    [PRED_PART_COMPUTE] = { "compute", PRED_CLASS_COMPUTE },
+    [PRED_PART_RECOMPUTE] = { "recompute", PRED_CLASS_COMPUTE },
+    [PRED_PART_TP_COMM] = { "tp_comm", PRED_CLASS_COMM },
+    [PRED_PART_PP_BUBBLE] = { "pp_bubble", PRED_CLASS_BUBBLE },
+    [PRED_PART_PP_P2P] = { "pp_p2p", PRED_CLASS_COMM },
+    [PRED_PART_DP_EXPOSED] = { "dp_exposed", PRED_CLASS_COMM },
+    [PRED_PART_OPTIMIZER] = { "optimizer", PRED_CLASS_COMM },
+};
+static_assert(PRED_PART_COUNT == 7, "add the part's row to pred_parts and "
+              "its time to pred_compose");
+
+static const char *const class_names[PRED_CLASS_COUNT] = {
+    [PRED_CLASS_COMPUTE] = "compute", [PRED_CLASS_COMM] = "communication",
+    [PRED_CLASS_BUBBLE] = "bubble",
+};
+static_assert(PRED_CLASS_COUNT == 3, "add the class's name to class_names");
+
+const char *pred_op_name(enum pred_op op) { return pred_ops[op].name; }
+const char *pred_part_name(enum pred_part p) { return pred_parts[p].name; }
+const char *pred_class_name(enum pred_class c) { return class_names[c]; }
+
+void pred_parts_fold(const double part_s[PRED_PART_COUNT],
+                     double class_s[PRED_CLASS_COUNT])
+{
+    for (int c = 0; c < PRED_CLASS_COUNT; c++)
+        class_s[c] = 0;
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        class_s[pred_parts[i].cls] += part_s[i];
+}
+
+static double launch_scale(const struct pred_ctx *c, const struct plan *p,
+                           enum pred_launch_rule rule)
+{
+    switch (rule) {
+    case PRED_LAUNCH_ROPE:
+        return c->model.position == MODEL_POS_ROPE ? 1 : 0;
+    case PRED_LAUNCH_TP:
+        return p->tp == 1 ? 0 : p->sp ? 2 : 1;
+    case PRED_LAUNCH_FIXED:
+    case PRED_LAUNCH_ATTN:
+    case PRED_LAUNCH_COUNT:
+        break;
+    }
+    return 1;
+}
+
+/* Unfused attention (Megatron's baddbmm QK^T, fused masked softmax, bmm AV)
+ * launches 3 kernels forward and 5 backward, one more each way with
+ * attention dropout. */
+void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
+                      enum pred_op op, double *fwd, double *bwd)
+{
+    const struct pred_op_info *o = &pred_ops[op];
+    double k = launch_scale(c, p, o->launch);
+    double drop = c->model.dropout ? 1 : 0;
+    if (o->launch == PRED_LAUNCH_ATTN && c->job.attention != JOB_ATTN_FLASH) {
+        *fwd = 3 + drop;
+        *bwd = 5 + drop;
+        return;
+    }
+    *fwd = k * o->launches_fwd;
+    *bwd = k * o->launches_bwd;
+}
+
+void pred_layer_launches(const struct pred_ctx *c, const struct plan *p,
+                         double *fwd, double *bwd)
+{
+    *fwd = *bwd = 0;
+    for (int i = 0; i < PRED_OP_COUNT; i++) {
+        double f, b;
+        pred_op_launches(c, p, (enum pred_op)i, &f, &b);
+        *fwd += f;
+        *bwd += b;
+    }
+}

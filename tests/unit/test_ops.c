@@ -1,0 +1,132 @@
+/* tests/unit/test_ops.c: the operator and part tables (predictor/ops.c):
+ * every row filled, parts fold into exactly one class, and a layer's kernel
+ * launches as counted by hand. */
+#include "helpers.h"
+
+#include <string.h>
+
+Test(ops, every_operator_has_a_row)
+{
+    int host = 0;
+    for (int i = 0; i < PRED_OP_COUNT; i++) {
+        const struct pred_op_info *o = &pred_ops[i];
+        cr_assert(o->name && *o->name, "operator %d has no name", i);
+        cr_assert_str_eq(pred_op_name((enum pred_op)i), o->name);
+        cr_assert_lt((int)o->kind, PRED_KIND_COUNT, "%s", o->name);
+        cr_assert_lt((int)o->part, PRED_PART_COUNT, "%s", o->name);
+        cr_assert_lt((int)o->launch, PRED_LAUNCH_COUNT, "%s", o->name);
+        cr_assert_eq(o->kind == PRED_KIND_COLLECTIVE,
+                     o->part == PRED_PART_TP_COMM, "%s", o->name);
+        cr_assert(o->launches_fwd >= 0 && o->launches_bwd >= 0, "%s", o->name);
+        cr_assert_eq(o->launches_fwd + o->launches_bwd == 0,
+                     o->kind == PRED_KIND_HOST, "%s", o->name);
+        host += o->kind == PRED_KIND_HOST;
+        for (int k = 0; k < i; k++)
+            cr_assert_str_neq(pred_ops[k].name, o->name);
+    }
+    cr_assert_eq(host, 1);
+}
+
+/* Each part lands in exactly one class, and every class has a part. */
+Test(ops, every_part_has_exactly_one_class)
+{
+    int used[PRED_CLASS_COUNT] = { 0 };
+    for (int i = 0; i < PRED_PART_COUNT; i++) {
+        double part[PRED_PART_COUNT] = { 0 }, cls[PRED_CLASS_COUNT];
+        int hit = -1, n = 0;
+        cr_assert(pred_parts[i].name && *pred_parts[i].name, "part %d", i);
+        cr_assert_str_eq(pred_part_name((enum pred_part)i), pred_parts[i].name);
+        for (int k = 0; k < i; k++)
+            cr_assert_str_neq(pred_parts[k].name, pred_parts[i].name);
+        part[i] = 1;
+        pred_parts_fold(part, cls);
+        for (int c = 0; c < PRED_CLASS_COUNT; c++)
+            if (cls[c] != 0) {
+                cr_assert_eq(cls[c], 1);
+                hit = c;
+                n++;
+            }
+        cr_assert_eq(n, 1, "part %s", pred_parts[i].name);
+        cr_assert_eq(hit, (int)pred_parts[i].cls);
+        used[hit]++;
+    }
+    for (int c = 0; c < PRED_CLASS_COUNT; c++) {
+        cr_assert_gt(used[c], 0, "class %s", pred_class_name((enum pred_class)c));
+        cr_assert(*pred_class_name((enum pred_class)c));
+    }
+}
+
+/* The classes compare and the charts show: compute with recompute;
+ * tp, p2p, exposed dp and the optimizer; the bubble. */
+Test(ops, fold_matches_compare_shares)
+{
+    double part[PRED_PART_COUNT], cls[PRED_CLASS_COUNT];
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        part[i] = 1 << i;
+    pred_parts_fold(part, cls);
+    cr_assert_eq(cls[PRED_CLASS_COMPUTE], 1 + 2);
+    cr_assert_eq(cls[PRED_CLASS_COMM], 4 + 16 + 32 + 64);
+    cr_assert_eq(cls[PRED_CLASS_BUBBLE], 8);
+}
+
+static void launches(const char *model, enum job_attention attn, int tp,
+                     bool sp, double *fwd, double *bwd)
+{
+    struct model m = load_model(model);
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(2048, 512);
+    struct pred_ctx c;
+    struct plan p = make_plan(tp, 1, 1, 1);
+    p.sp = sp;
+    j.attention = attn;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_layer_launches(&c, &p, fwd, bwd);
+}
+
+/* Llama 3 (rotary, no dropout), flash attention, tp 8 with sp:
+ * forward norms 2, four GEMMs 4, rope 2, attention 1, activation 1,
+ * residuals 2, all-gather + reduce-scatter twice 4 = 16; backward 4 + 8 +
+ * 2 + 1 + 1 + 2 + 4 = 22. GPT-3 (learned positions, dropout), unfused
+ * attention, tp 8 without sp: 2 + 4 + (3 + 1) + 1 + 2 + 2 = 15 forward,
+ * 4 + 8 + (5 + 1) + 1 + 2 + 2 = 23 backward; at tp 1 no collectives. */
+Test(ops, layer_launches_counted_by_hand)
+{
+    double f, b;
+    launches("llama3-70b", JOB_ATTN_FLASH, 8, true, &f, &b);
+    cr_assert_eq(f, 16);
+    cr_assert_eq(b, 22);
+    launches("gpt3-175b", JOB_ATTN_UNFUSED, 8, false, &f, &b);
+    cr_assert_eq(f, 15);
+    cr_assert_eq(b, 23);
+    launches("gpt3-175b", JOB_ATTN_UNFUSED, 1, false, &f, &b);
+    cr_assert_eq(f, 13);
+    cr_assert_eq(b, 21);
+}
+
+/* A host too slow for the kernels sets the layer's time at launches times
+ * the host's time per kernel, and the host wait (the last operator) counts
+ * in the totals like every other. */
+Test(ops, host_wait_counts_every_launch)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(2048, 512);
+    struct pred_ctx c;
+    struct pred_layer l;
+    struct plan p = make_plan(8, 1, 1, 1);
+    double nf, nb, sf = 0, sb = 0;
+    p.sp = true;
+    j.host_s = 1.0;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_layer_time(&c, &p, &l);
+    pred_layer_launches(&c, &p, &nf, &nb);
+    assert_rel(l.fwd_total_s, nf * j.host_s, 1e-12);
+    assert_rel(l.bwd_total_s, nb * j.host_s, 1e-12);
+    cr_assert_gt(l.fwd_s[PRED_OP_HOST], 0);
+    for (int i = 0; i < PRED_OP_COUNT; i++) {
+        sf += l.fwd_s[i];
+        sb += l.bwd_s[i];
+    }
+    assert_rel(l.fwd_total_s, sf, 1e-12);
+    assert_rel(l.bwd_total_s, sb, 1e-12);
+}
