@@ -2,7 +2,7 @@
  * one transformer layer's operators for one micro-batch (pred_layer_time),
  * step 1 of ../shared/DESIGN.md "The plan and its cost". The operators'
  * names, parts and launch counts are data in ops.c; compose.c builds the
- * iteration from these times, mem.c the memory.
+ * iteration from these times, mem.c the memory, flops.c the FLOPs.
  *
  * Layer (per micro-batch of T = mbs * seq tokens, per GPU of a tp group):
  * Megatron-LM's tensor-parallel layer (Shoeybi et al. 2019, sec. 3): QKV and
@@ -19,6 +19,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include "predictor/flops.h"
 
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,

@@ -189,13 +189,4 @@ double pred_chunk_layers(const struct model *m, const struct plan *p);
 double pred_stage_params(const struct model *m, const struct plan *p,
                          int64_t rank);
 
-/* ---- FLOPs ---- */
-/* Model FLOPs per iteration: Narayanan et al. SC21 Eq. 3 without the
- * recompute pass (72 B s l h^2 (1 + s/6h + V/12lh) for GPT), generalised to
- * GQA and GLU. */
-double pred_model_flops(const struct model *m, const struct job *j);
-/* Hardware FLOPs: model FLOPs plus what recompute runs again. */
-double pred_hw_flops(const struct model *m, const struct job *j,
-                     enum plan_recompute rc);
-
 #endif /* PRED_H */

@@ -2,6 +2,8 @@
  * Eq. 3) and MFU. */
 #include "helpers.h"
 
+#include "predictor/flops.h"
+
 /* Without recompute: 72 B s l h^2 (1 + s/(6h) + V/(12 l h)). */
 Test(flops, model_flops_narayanan_eq3_without_recompute)
 {
