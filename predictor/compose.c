@@ -88,7 +88,7 @@ static void stage_time(const struct pred_ctx *c, const struct plan *p,
     double n = pred_stage_layers(&c->model, p);
     s->fwd = n * l->fwd_total_s;
     s->bwd = n * (l->bwd_total_s + l->recompute_s);
-    s->comm = n * (l->fwd_s[PRED_OP_TP_COMM] + l->bwd_s[PRED_OP_TP_COMM] +
+    s->comm = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
                    l->recompute_comm_s);
     s->rc = n * (l->recompute_s - l->recompute_comm_s);
     if (rank == 0)
@@ -124,32 +124,43 @@ static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
     return k > p->dp ? p->dp : k;
 }
 
-static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
-                         const struct pred_stage *s, double params)
+/* Gradient reduce (and, with the distributed optimizer, parameter gather)
+ * over the dp group, less what overlaps the backward (forward). */
+static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
+                              const struct pred_stage *s, double params)
 {
     int64_t k = dp_per_domain(c, p);
     double bucket = fmax(4e7, 1e6 * p->dp), frac = fmin(1.0, bucket / params);
-    double grad, gather = 0, exposed, tied = 0;
-    if (p->dp > 1) {
-        grad = pred_coll_s(&c->k, p->zero ? PRED_COLL_REDUCESCATTER
-                           : PRED_COLL_ALLREDUCE, 4.0 * params, p->dp, k);
-        if (p->zero)
-            gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params,
-                                 p->dp, k);
-        exposed = c->job.overlap_grad_reduce
-                ? fmax(grad - s->bwd, grad * frac) : grad;
-        exposed += c->job.overlap_param_gather
-                 ? fmax(gather - s->fwd, gather * frac) : gather;
-    } else
-        exposed = 0;
-    /* tied embeddings: first and last stage all-reduce the table's gradient */
-    if (c->model.tied_embeddings && p->pp > 1) {
-        int inside = plan_gpus(p) <= c->k.domain;
-        tied = pred_coll_s(&c->k, PRED_COLL_ALLREDUCE,
-                           4.0 * (double)c->model.vocab * c->model.hidden / p->tp,
-                           2, inside ? 2 : 1);
-    }
-    return exposed + tied;
+    double grad, gather = 0, exposed;
+    if (p->dp <= 1)
+        return 0;
+    grad = pred_coll_s(&c->k, p->zero ? PRED_COLL_REDUCESCATTER
+                       : PRED_COLL_ALLREDUCE, 4.0 * params, p->dp, k);
+    if (p->zero)
+        gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params,
+                             p->dp, k);
+    exposed = c->job.overlap_grad_reduce
+            ? fmax(grad - s->bwd, grad * frac) : grad;
+    exposed += c->job.overlap_param_gather
+             ? fmax(gather - s->fwd, gather * frac) : gather;
+    return exposed;
+}
+
+/* Tied embeddings: first and last stage all-reduce the table's gradient. */
+static double tied_embed_sync(const struct pred_ctx *c, const struct plan *p)
+{
+    int inside = plan_gpus(p) <= c->k.domain;
+    if (!c->model.tied_embeddings || p->pp <= 1)
+        return 0;
+    return pred_coll_s(&c->k, PRED_COLL_ALLREDUCE,
+                       4.0 * (double)c->model.vocab * c->model.hidden / p->tp,
+                       2, inside ? 2 : 1);
+}
+
+static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
+                         const struct pred_stage *s, double params)
+{
+    return dp_sync_exposed(c, p, s, params) + tied_embed_sync(c, p);
 }
 
 static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
@@ -161,42 +172,52 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- composition ---- */
 
-void pred_compose(const struct pred_ctx *c, const struct plan *p,
-                  const struct pred_memo *memo, struct pred_result *o)
+/* The slowest of the end stages (the middle ones hold only layers). */
+static const struct pred_stage *slowest_stage(const struct pred_ctx *c,
+        const struct plan *p, const struct pred_memo *memo,
+        struct pred_stage *first, struct pred_stage *last)
 {
-    struct pred_stage first, last, *slow;
-    int64_t mb = plan_microbatches(p, &c->job);
-    double m, bubble_slots, params, p2p = 0, gpus = (double)plan_gpus(p);
-    mb = mb < 1 ? 1 : mb;
-    m = (double)mb;
-    stage_time(c, p, memo, 0, &first);
-    slow = &first;
-    if (p->pp > 1) {
-        stage_time(c, p, memo, p->pp - 1, &last);
-        if (last.fwd + last.bwd > first.fwd + first.bwd)
-            slow = &last;
-    }
-    params = fmax(pred_stage_params(&c->model, p, 0),
-                  pred_stage_params(&c->model, p, p->pp - 1));
-    bubble_slots = (double)(p->pp - 1) / p->vpp;
-    if (p->pp > 1) {
-        double bytes = 2.0 * (double)p->mbs * (double)c->job.seq *
-                       (double)c->model.hidden / (p->sp ? p->tp : 1);
-        int inter = plan_gpus(p) > c->k.domain;
-        p2p = 2.0 * (m * p->vpp + (double)(p->pp - 1)) *
-              pred_p2p_s(&c->k, bytes, inter);
-    }
-    o->microbatches = mb;
-    o->stage_fwd_s = slow->fwd;
-    o->stage_bwd_s = slow->bwd;
-    o->part_s[PRED_PART_TP_COMM] = m * slow->comm;
-    o->part_s[PRED_PART_RECOMPUTE] = m * slow->rc;
-    o->part_s[PRED_PART_COMPUTE] = m * (slow->fwd + slow->bwd - slow->comm -
-                                        slow->rc);
-    o->part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd + slow->bwd);
-    o->part_s[PRED_PART_PP_P2P] = p2p;
-    o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, slow, params);
-    o->part_s[PRED_PART_OPTIMIZER] = optimizer_time(c, p, params);
+    stage_time(c, p, memo, 0, first);
+    if (p->pp <= 1)
+        return first;
+    stage_time(c, p, memo, p->pp - 1, last);
+    return last->fwd + last->bwd > first->fwd + first->bwd ? last : first;
+}
+
+/* Point-to-point sends of activations forward and gradients backward,
+ * vpp times as many with the interleaved schedule (sec. 2.2.2). */
+static double pp_p2p_time(const struct pred_ctx *c, const struct plan *p,
+                          double m)
+{
+    double bytes = 2.0 * (double)p->mbs * (double)c->job.seq *
+                   (double)c->model.hidden / (p->sp ? p->tp : 1);
+    int inter = plan_gpus(p) > c->k.domain;
+    if (p->pp <= 1)
+        return 0;
+    return 2.0 * (m * p->vpp + (double)(p->pp - 1)) *
+           pred_p2p_s(&c->k, bytes, inter);
+}
+
+/* The pipeline's parts: m micro-batches of the slowest stage split into
+ * compute, recompute and tp communication, the bubble, the sends. */
+static void pipeline_parts(const struct pred_ctx *c, const struct plan *p,
+                           const struct pred_stage *slow, double m,
+                           double *part_s)
+{
+    double bubble_slots = (double)(p->pp - 1) / p->vpp;
+    part_s[PRED_PART_TP_COMM] = m * slow->comm;
+    part_s[PRED_PART_RECOMPUTE] = m * slow->rc;
+    part_s[PRED_PART_COMPUTE] = m * (slow->fwd + slow->bwd - slow->comm -
+                                     slow->rc);
+    part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd + slow->bwd);
+    part_s[PRED_PART_PP_P2P] = pp_p2p_time(c, p, m);
+}
+
+/* Throughput and utilisations of a composed iteration. */
+static void rates(const struct pred_ctx *c, const struct plan *p,
+                  struct pred_result *o)
+{
+    double gpus = (double)plan_gpus(p);
     o->iteration_s = 0;
     for (int i = 0; i < PRED_PART_COUNT; i++)
         o->iteration_s += o->part_s[i];
@@ -205,6 +226,24 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
     o->tokens_per_s = (double)c->job.gbs * (double)c->job.seq / o->iteration_s;
     o->mfu = o->model_flops / (o->iteration_s * gpus * c->peak_flops);
     o->hfu = o->hw_flops / (o->iteration_s * gpus * c->peak_flops);
+}
+
+void pred_compose(const struct pred_ctx *c, const struct plan *p,
+                  const struct pred_memo *memo, struct pred_result *o)
+{
+    struct pred_stage first, last;
+    const struct pred_stage *slow = slowest_stage(c, p, memo, &first, &last);
+    int64_t mb = plan_microbatches(p, &c->job);
+    double params = fmax(pred_stage_params(&c->model, p, 0),
+                         pred_stage_params(&c->model, p, p->pp - 1));
+    mb = mb < 1 ? 1 : mb;
+    o->microbatches = mb;
+    o->stage_fwd_s = slow->fwd;
+    o->stage_bwd_s = slow->bwd;
+    pipeline_parts(c, p, slow, (double)mb, o->part_s);
+    o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, slow, params);
+    o->part_s[PRED_PART_OPTIMIZER] = optimizer_time(c, p, params);
+    rates(c, p, o);
 }
 
 void pred_plan(const struct pred_ctx *c, const struct plan *p,

@@ -3,8 +3,10 @@
 
 #include <math.h>
 
-void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
-                       enum pred_gemm_prec prec)
+/* GEMMs at the job's precision (FP8 where the GPU has it), and the
+ * attention core, always in 16 bits. */
+static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
+                           enum pred_gemm_prec prec)
 {
     double peak16 = hw->bf16_flops;
     k->gemm.peak_flops = prec == PRED_GEMM_FP8 && hw->fp8_flops > 0
@@ -26,12 +28,11 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->attn.half_flop = hw->gemm_half_flop;
     k->attn_bwd = k->attn;
     k->attn_bwd.eff_max = hw->eff_attn_bwd;
-    k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
-    k->norm_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_norm;
-    k->launch_s = hw->launch_s;
-    k->tile_m = hw->tile_m;
-    k->tile_n = hw->tile_n;
-    k->sms = hw->sms;
+}
+
+/* NVLink inside a domain, the NIC across domains. */
+static void link_params(struct pred_kernels *k, const struct hw_system *hw)
+{
     k->intra_bytes_per_s = hw->nvlink_bytes_per_s * hw->eff_nvlink;
     k->pair_bytes_per_s = hw->nvlink_pair_bytes_per_s * hw->eff_nvlink;
     k->intra_lat_s = hw->nvlink_latency_s;
@@ -39,6 +40,19 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->inter_lat_s = hw->net_latency_s;
     k->coll_base_s = hw->collective_base_s;
     k->domain = hw->nvlink_domain;
+}
+
+void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
+                       enum pred_gemm_prec prec)
+{
+    compute_params(k, hw, prec);
+    k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
+    k->norm_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_norm;
+    k->launch_s = hw->launch_s;
+    k->tile_m = hw->tile_m;
+    k->tile_n = hw->tile_n;
+    k->sms = hw->sms;
+    link_params(k, hw);
 }
 
 /* ---- kernels ---- */

@@ -115,6 +115,20 @@ static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
     return bytes;
 }
 
+/* With recompute, one layer is rebuilt at a time: all of it (full), or its
+ * attention core (selective), on top of what the stage keeps ('act' bytes
+ * per layer). */
+static double rebuilt_act(const struct pred_ctx *c, const struct plan *p,
+                          double act)
+{
+    struct plan q = *p;
+    if (p->recompute == PLAN_RC_NONE)
+        return 0;
+    q.recompute = PLAN_RC_NONE;
+    return pred_act_layer_bytes(&c->model, &c->job, &q) -
+           (p->recompute == PLAN_RC_SELECTIVE ? act : 0.0);
+}
+
 static void stage_mem(const struct pred_ctx *c, const struct plan *p,
                       int64_t rank, int64_t mb, struct pred_mem *out)
 {
@@ -126,13 +140,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->weights = w_bytes * params;
     out->grads = 4.0 * params;
     out->optimizer = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
-    out->activations = chunks * chunk_layers * act;
-    if (p->recompute != PLAN_RC_NONE) {     /* one layer rebuilt at a time: */
-        struct plan q = *p;                 /* all of it (full), or its */
-        q.recompute = PLAN_RC_NONE;         /* attention core (selective) */
-        out->activations += pred_act_layer_bytes(&c->model, &c->job, &q) -
-                            (p->recompute == PLAN_RC_SELECTIVE ? act : 0.0);
-    }
+    out->activations = chunks * chunk_layers * act + rebuilt_act(c, p, act);
     out->embed_logits = end_stage_act(c, p, rank,
                                       ceil(chunks / (double)p->vpp));
     out->total = out->weights + out->grads + out->optimizer +

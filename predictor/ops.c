@@ -121,3 +121,12 @@ void pred_layer_launches(const struct pred_ctx *c, const struct plan *p,
         *bwd += b;
     }
 }
+
+double pred_layer_part_s(const struct pred_layer *l, enum pred_part part)
+{
+    double t = 0;
+    for (int i = 0; i < PRED_OP_COUNT; i++)
+        if (pred_ops[i].part == part)
+            t += l->fwd_s[i] + l->bwd_s[i];
+    return t;
+}

@@ -22,6 +22,16 @@
 
 #include "predictor/flops.h"
 
+/* MFU's denominator: the dense peak at the job's precision (the 16-bit peak
+ * for FP8 jobs on GPUs without FP8). */
+static double job_peak_flops(const struct hw_system *hw,
+                             enum job_precision prec)
+{
+    return prec == JOB_PREC_FP8 && hw->fp8_flops > 0 ? hw->fp8_flops
+         : prec == JOB_PREC_FP16 ? hw->fp16_flops
+         : hw->bf16_flops;
+}
+
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node)
@@ -32,10 +42,7 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
     c->job = *j;
     pred_kernels_init(&c->k, hw, j->precision == JOB_PREC_FP8
                                  ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
-    c->peak_flops = j->precision == JOB_PREC_FP8 && hw->fp8_flops > 0
-                  ? hw->fp8_flops
-                  : j->precision == JOB_PREC_FP16 ? hw->fp16_flops
-                  : hw->bf16_flops;
+    c->peak_flops = job_peak_flops(hw, j->precision);
     c->model_flops = pred_model_flops(m, j);
     for (int rc = 0; rc < PLAN_RC_COUNT; rc++)
         c->hw_flops[rc] = pred_hw_flops(m, j, (enum plan_recompute)rc);
@@ -56,8 +63,28 @@ static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
            pred_gemm_s(k, &k->gemm_bwd, g.k, g.n, g.m, in_bytes);
 }
 
-static void attn_time(const struct pred_ctx *c, const struct plan *p,
-                      double *fwd, double *bwd)
+/* QKV and MLP-up column-parallel (N / tp), out-proj and MLP-down
+ * row-parallel (K / tp). */
+static void gemm_time(const struct pred_ctx *c, const struct plan *p,
+                      struct pred_layer *o)
+{
+    const struct model *m = &c->model;
+    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double h = (double)m->hidden, kv = (double)model_kv_dim(m);
+    double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
+                                        ? 1.0 : 2.0;
+    gemm_fb(&c->k, (struct gemm_shape){ tok, (h + 2.0 * kv) / t, h }, in,
+            &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, h / t }, in,
+            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
+            in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, f / t }, in,
+            &o->fwd_s[PRED_OP_FC2], &o->bwd_s[PRED_OP_FC2]);
+}
+
+static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
+                            double *fwd, double *bwd)
 {
     const struct model *m = &c->model;
     double b = (double)p->mbs, s = (double)c->job.seq;
@@ -66,38 +93,53 @@ static void attn_time(const struct pred_ctx *c, const struct plan *p,
     double at = (double)m->heads / p->tp;
     double d = ceil((double)(m->hidden / m->heads) / 32.0) * 32.0;
     double kvt = (double)model_kv_dim(m) / p->tp, tok = b * s;
-    if (c->job.attention == JOB_ATTN_FLASH) {
-        double flops = 2.0 * b * s * s * at * d;            /* causal */
-        double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
-        *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
-        *bwd = pred_compute_s(&c->k, &c->k.attn_bwd, 2.5 * flops, 2.0 * io);
-    } else {
-        /* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked
-         * softmax (and dropout) is memory-bound over b (a/t) s^2 scores */
-        struct pred_kparams bmm = c->k.gemm;
-        double dh = (double)(m->hidden / m->heads);     /* no padding here */
-        double flops = 2.0 * b * at * s * s * dh, scores = b * at * s * s;
-        double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
-        double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
-        bmm.peak_flops = c->k.attn.peak_flops;
-        *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-               pred_mem_s(&c->k, sm_f, m->dropout ? 2 : 1);
-        *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-               pred_mem_s(&c->k, sm_b, m->dropout ? 2 : 1);
-    }
+    double flops = 2.0 * b * s * s * at * d;            /* causal */
+    double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
+    *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
+    *bwd = pred_compute_s(&c->k, &c->k.attn_bwd, 2.5 * flops, 2.0 * io);
 }
 
-/* Bytes moved by the memory-bound operators (2-byte activations). */
-static void membound_time(const struct pred_ctx *c, const struct plan *p,
-                          struct pred_layer *o)
+/* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked softmax (and
+ * dropout) is memory-bound over b (a/t) s^2 scores */
+static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
+                              double *fwd, double *bwd)
+{
+    const struct model *m = &c->model;
+    double b = (double)p->mbs, s = (double)c->job.seq;
+    double at = (double)m->heads / p->tp;
+    struct pred_kparams bmm = c->k.gemm;
+    double dh = (double)(m->hidden / m->heads);     /* no padding here */
+    double flops = 2.0 * b * at * s * s * dh, scores = b * at * s * s;
+    double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
+    double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
+    bmm.peak_flops = c->k.attn.peak_flops;
+    *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
+           pred_mem_s(&c->k, sm_f, m->dropout ? 2 : 1);
+    *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
+           pred_mem_s(&c->k, sm_b, m->dropout ? 2 : 1);
+}
+
+static void attn_time(const struct pred_ctx *c, const struct plan *p,
+                      struct pred_layer *o)
+{
+    double *fwd = &o->fwd_s[PRED_OP_ATTN], *bwd = &o->bwd_s[PRED_OP_ATTN];
+    if (c->job.attention == JOB_ATTN_FLASH)
+        flash_attn_time(c, p, fwd, bwd);
+    else
+        unfused_attn_time(c, p, fwd, bwd);
+}
+
+/* Bytes moved by the memory-bound operators (2-byte activations): norms
+ * and residual adds over the tokens each GPU holds (T/tp with sp). */
+static void norm_residual_time(const struct pred_ctx *c, const struct plan *p,
+                               struct pred_layer *o)
 {
     const struct model *m = &c->model;
     const struct pred_kernels *k = &c->k;
     double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
     double rows = p->sp ? tok / t : tok;        /* tokens each GPU normalises */
-    double h = (double)m->hidden, ft = (double)m->ffn_hidden / t;
+    double h = (double)m->hidden;
     double mask = m->dropout ? 2.0 * rows * h : 0.0;
-    double qk = tok * (h + (double)model_kv_dim(m)) / t;
     /* two norms: read x, write y; backward read x and dy, write dx, then
      * read x and dy again for the weight (and bias) gradient reduction */
     o->fwd_s[PRED_OP_NORM] = pred_norm_s(k, 2.0 * 4.0 * rows * h, 2);
@@ -105,6 +147,17 @@ static void membound_time(const struct pred_ctx *c, const struct plan *p,
     /* two (bias-dropout-)adds: read 2, write 1; backward read 2, write 1 */
     o->fwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
     o->bwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
+}
+
+/* Rotary embedding and activation, over the tp-split heads and ffn. */
+static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
+                          struct pred_layer *o)
+{
+    const struct model *m = &c->model;
+    const struct pred_kernels *k = &c->k;
+    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double h = (double)m->hidden, ft = (double)m->ffn_hidden / t;
+    double qk = tok * (h + (double)model_kv_dim(m)) / t;
     /* rotary: read and write q and k, both ways */
     o->fwd_s[PRED_OP_ROPE] = m->position == MODEL_POS_ROPE
                            ? pred_mem_s(k, 4.0 * qk, 2) : 0.0;
@@ -114,7 +167,6 @@ static void membound_time(const struct pred_ctx *c, const struct plan *p,
     o->fwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 6.0 : 4.0) * tok * ft, 1);
     o->bwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 10.0 : 6.0) * tok * ft, 1);
 }
-
 /* Tier for a tp group: tp is innermost in Megatron's rank order, so a group
  * stays in one NVLink domain unless tp exceeds it. */
 static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
@@ -149,36 +201,41 @@ static void host_wait(const struct pred_ctx *c, const struct plan *p,
     o->bwd_total_s += o->bwd_s[PRED_OP_HOST];
 }
 
-void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
-                     struct pred_layer *o)
+/* The layer's totals: every operator but the host wait, which is measured
+ * against them. */
+static void sum_totals(struct pred_layer *o)
 {
-    const struct model *m = &c->model;
-    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
-    double h = (double)m->hidden, kv = (double)model_kv_dim(m);
-    double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
-                                        ? 1.0 : 2.0;
-    memset(o, 0, sizeof *o);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, (h + 2.0 * kv) / t, h }, in,
-            &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, h / t }, in,
-            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
-            in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, f / t }, in,
-            &o->fwd_s[PRED_OP_FC2], &o->bwd_s[PRED_OP_FC2]);
-    attn_time(c, p, &o->fwd_s[PRED_OP_ATTN], &o->bwd_s[PRED_OP_ATTN]);
-    membound_time(c, p, o);
-    tp_comm_time(c, p, o);
     for (int i = 0; i < PRED_OP_COUNT; i++)
         if (pred_ops[i].kind != PRED_KIND_HOST) {
             o->fwd_total_s += o->fwd_s[i];
             o->bwd_total_s += o->bwd_s[i];
         }
-    host_wait(c, p, o);
+}
+
+/* Selective recompute runs the attention core's forward again, full
+ * recompute the whole forward, its tp collectives included. */
+static void recompute_time(const struct plan *p, struct pred_layer *o)
+{
     if (p->recompute == PLAN_RC_SELECTIVE)
         o->recompute_s = o->fwd_s[PRED_OP_ATTN];
     else if (p->recompute == PLAN_RC_FULL) {
         o->recompute_s = o->fwd_total_s;
-        o->recompute_comm_s = o->fwd_s[PRED_OP_TP_COMM];
+        for (int i = 0; i < PRED_OP_COUNT; i++)
+            if (pred_ops[i].kind == PRED_KIND_COLLECTIVE)
+                o->recompute_comm_s += o->fwd_s[i];
     }
+}
+
+void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_layer *o)
+{
+    memset(o, 0, sizeof *o);
+    gemm_time(c, p, o);
+    attn_time(c, p, o);
+    norm_residual_time(c, p, o);
+    rope_act_time(c, p, o);
+    tp_comm_time(c, p, o);
+    sum_totals(o);
+    host_wait(c, p, o);
+    recompute_time(p, o);
 }

@@ -84,6 +84,9 @@ struct pred_layer {             /* one layer, one micro-batch, one GPU */
     double recompute_s;             /* extra backward time from recompute */
     double recompute_comm_s;        /* TP communication inside it */
 };
+/* Forward plus backward time of the layer's operators in 'part' (pred_ops),
+ * recompute excluded. */
+double pred_layer_part_s(const struct pred_layer *l, enum pred_part part);
 
 /* ---- memory per GPU, bytes ---- */
 struct pred_mem {
