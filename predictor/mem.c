@@ -37,7 +37,7 @@ double pred_act_layer_bytes(const struct model *m, const struct job *j,
     double sp_div = p->sp ? t : 1.0;
     double rep, split, core;
 
-    if (p->recompute == PLAN_RC_FULL)
+    if (p->recompute == PLAN_RECOMPUTE_FULL)
         return 2.0 * sbh / sp_div;              /* the layer input only */
     /* 2 norm inputs (4sbh), QKV and MLP inputs (2sbh each), 2 dropout masks */
     rep = 8.0 * sbh + (m->dropout ? 2.0 * sbh : 0.0);
@@ -48,7 +48,7 @@ double pred_act_layer_bytes(const struct model *m, const struct job *j,
         core = 4.0 * a * s * b;                 /* fp32 log-sum-exp */
     else                                        /* softmax out (+ mask, dropout out) */
         core = (m->dropout ? 5.0 : 2.0) * a * s * s * b;
-    if (p->recompute == PLAN_RC_SELECTIVE)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         core = 0;                               /* attention core recomputed */
     return rep / sp_div + (split + core) / t;
 }
@@ -122,11 +122,11 @@ static double rebuilt_act(const struct pred_ctx *c, const struct plan *p,
                           double act)
 {
     struct plan q = *p;
-    if (p->recompute == PLAN_RC_NONE)
+    if (p->recompute == PLAN_RECOMPUTE_NONE)
         return 0;
-    q.recompute = PLAN_RC_NONE;
+    q.recompute = PLAN_RECOMPUTE_NONE;
     return pred_act_layer_bytes(&c->model, &c->job, &q) -
-           (p->recompute == PLAN_RC_SELECTIVE ? act : 0.0);
+           (p->recompute == PLAN_RECOMPUTE_SELECTIVE ? act : 0.0);
 }
 
 static void stage_mem(const struct pred_ctx *c, const struct plan *p,

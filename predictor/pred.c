@@ -44,7 +44,7 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                                  ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
     c->peak_flops = job_peak_flops(hw, j->precision);
     c->model_flops = pred_model_flops(m, j);
-    for (int rc = 0; rc < PLAN_RC_COUNT; rc++)
+    for (int rc = 0; rc < PLAN_RECOMPUTE_COUNT; rc++)
         c->hw_flops[rc] = pred_hw_flops(m, j, (enum plan_recompute)rc);
     c->limits.tp_domain = hw->nvlink_domain;
     c->limits.tp_cross_node = tp_cross_node;
@@ -216,9 +216,9 @@ static void sum_totals(struct pred_layer *o)
  * recompute the whole forward, its tp collectives included. */
 static void recompute_time(const struct plan *p, struct pred_layer *o)
 {
-    if (p->recompute == PLAN_RC_SELECTIVE)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         o->recompute_s = o->fwd_s[PRED_OP_ATTN];
-    else if (p->recompute == PLAN_RC_FULL) {
+    else if (p->recompute == PLAN_RECOMPUTE_FULL) {
         o->recompute_s = o->fwd_total_s;
         for (int i = 0; i < PRED_OP_COUNT; i++)
             if (pred_ops[i].kind == PRED_KIND_COLLECTIVE)

@@ -119,7 +119,7 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     struct pred_kernels k;
     double peak_flops;          /* MFU denominator: dense peak at job precision */
     double model_flops;         /* per iteration */
-    double hw_flops[PLAN_RC_COUNT];
+    double hw_flops[PLAN_RECOMPUTE_COUNT];
     struct plan_limits limits;
 };
 

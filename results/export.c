@@ -65,9 +65,9 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
     fprintf(fp, "--micro-batch-size %d \\\n--global-batch-size %lld \\\n"
             "--seq-length %lld \\\n", (int)p->mbs, (long long)c->job.gbs,
             (long long)c->job.seq);
-    if (p->recompute == PLAN_RC_SELECTIVE)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("--recompute-granularity selective \\\n", fp);
-    else if (p->recompute == PLAN_RC_FULL)
+    else if (p->recompute == PLAN_RECOMPUTE_FULL)
         fputs("--recompute-granularity full \\\n--recompute-method uniform \\\n"
               "--recompute-num-layers 1 \\\n", fp);
     if (p->zero)
@@ -124,10 +124,10 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
             (long long)c->job.seq);
-    if (p->recompute == PLAN_RC_SELECTIVE)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);
-    else if (p->recompute == PLAN_RC_FULL)
+    else if (p->recompute == PLAN_RECOMPUTE_FULL)
         fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
               "  recompute_num_layers: 1\n", fp);
     else
@@ -144,7 +144,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 
 static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
-    static const char *const ac[PLAN_RC_COUNT] = { "none", "selective", "full" };
+    static const char *const ac[PLAN_RECOMPUTE_COUNT] = { "none", "selective",
+                                                          "full" };
     fprintf(fp, "[training]\nglobal_batch_size = %lld\nlocal_batch_size = %lld\n"
             "seq_len = %lld\n\n[parallelism]\ntensor_parallel_degree = %d\n"
             "pipeline_parallel_degree = %d\n", (long long)c->job.gbs,
@@ -168,7 +169,7 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fputs("# torchtitan's tensor parallelism always shards norms and "
               "dropout by sequence\n", fp);
     fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
-    if (p->recompute == PLAN_RC_SELECTIVE)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("selective_ac_option = \"op\"\n", fp);
 }
 

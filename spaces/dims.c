@@ -45,8 +45,8 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .offset = offsetof(struct plan, sp) },
     [PLAN_DIM_RECOMPUTE] = { .name = "recompute", .key = "rc",
         .help = "activation recomputation", .names = rc_names,
-        .key_names = rc_keys, .lo = 0, .hi = PLAN_RC_COUNT - 1,
-        .dflt = PLAN_RC_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
+        .key_names = rc_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
+        .dflt = PLAN_RECOMPUTE_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, recompute) },
     [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 1,
         .help = "optimizer sharding (1: states over dp, ZeRO-1)",
@@ -54,7 +54,7 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
 };
 static_assert(PLAN_DIM_COUNT == 8, "a new dimension needs a row in plan_dims");
-static_assert(PLAN_RC_COUNT == 3, "update rc_names and rc_keys");
+static_assert(PLAN_RECOMPUTE_COUNT == 3, "update rc_names and rc_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)
 {
@@ -92,7 +92,7 @@ int plan_dim_parse(enum plan_dim d, const char *s, int32_t *out)
     if (di->names) {
         int i = name_index(di->names, s);
         if (i < 0 && d == PLAN_DIM_RECOMPUTE && !strcmp(s, "sel"))
-            i = PLAN_RC_SELECTIVE;
+            i = PLAN_RECOMPUTE_SELECTIVE;
         *out = i;
         return i < 0 ? -1 : 0;
     }

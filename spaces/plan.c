@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const rc_names[PLAN_RC_COUNT] = {
-    [PLAN_RC_NONE] = "none", [PLAN_RC_SELECTIVE] = "selective",
-    [PLAN_RC_FULL] = "full",
+static const char *const rc_names[PLAN_RECOMPUTE_COUNT] = {
+    [PLAN_RECOMPUTE_NONE] = "none", [PLAN_RECOMPUTE_SELECTIVE] = "selective",
+    [PLAN_RECOMPUTE_FULL] = "full",
 };
 static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_OK] = "ok", [PLAN_RULE_DEGREE] = "degree",
@@ -24,7 +24,7 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
     [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
 };
-static_assert(PLAN_RC_COUNT == 3, "update the name tables");
+static_assert(PLAN_RECOMPUTE_COUNT == 3, "update the name tables");
 static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
 
 const char *plan_recompute_name(enum plan_recompute r) { return rc_names[r]; }
@@ -40,9 +40,9 @@ static int lookup(const char *const names[], int n, const char *s)
 
 int plan_recompute_parse(const char *s, enum plan_recompute *out)
 {
-    int i = lookup(rc_names, PLAN_RC_COUNT, s);
+    int i = lookup(rc_names, PLAN_RECOMPUTE_COUNT, s);
     if (i < 0 && !strcmp(s, "sel"))
-        i = PLAN_RC_SELECTIVE;
+        i = PLAN_RECOMPUTE_SELECTIVE;
     if (i >= 0)
         *out = (enum plan_recompute)i;
     return i >= 0 ? 0 : -1;

@@ -11,8 +11,9 @@
 #include "spaces/job.h"
 #include "spaces/model.h"
 
-enum plan_recompute { PLAN_RC_NONE, PLAN_RC_SELECTIVE, PLAN_RC_FULL,
-                      PLAN_RC_COUNT };
+enum plan_recompute { PLAN_RECOMPUTE_NONE, PLAN_RECOMPUTE_SELECTIVE,
+                      PLAN_RECOMPUTE_FULL,
+                      PLAN_RECOMPUTE_COUNT };
 
 /* Every field is an int32_t described by a row of plan_dims (dims.h). */
 struct plan {                   /* a plain value */

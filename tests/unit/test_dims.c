@@ -69,9 +69,9 @@ Test(dims, values_parse_and_print)
     cr_assert_eq(plan_dim_parse(PLAN_DIM_TP, "1048577", &v), -1);
     cr_assert_eq(plan_dim_parse(PLAN_DIM_ZERO, "2", &v), -1);
     cr_assert_eq(plan_dim_parse(PLAN_DIM_RECOMPUTE, "sel", &v), 0);
-    cr_assert_eq(v, PLAN_RC_SELECTIVE);
+    cr_assert_eq(v, PLAN_RECOMPUTE_SELECTIVE);
     cr_assert_eq(plan_dim_parse(PLAN_DIM_RECOMPUTE, "full", &v), 0);
-    cr_assert_eq(v, PLAN_RC_FULL);
+    cr_assert_eq(v, PLAN_RECOMPUTE_FULL);
     cr_assert_eq(plan_dim_parse(PLAN_DIM_RECOMPUTE, "some", &v), -1);
     cr_assert_eq(plan_dim_parse(PLAN_DIM_SP, "y", &v), 0);
     cr_assert_eq(v, 1);

@@ -21,12 +21,13 @@ Test(flops, hw_flops_full_recompute_is_eq3)
     struct model m = load_model("gpt3-530b");
     struct job j = make_job(2048, 2520);
     double B = 2520, s = 2048, l = 105, h = 20480, V = 51200;
-    assert_rel(pred_hw_flops(&m, &j, PLAN_RC_FULL),
+    assert_rel(pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL),
                96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)),
                1e-12);
-    cr_assert_gt(pred_hw_flops(&m, &j, PLAN_RC_SELECTIVE), pred_model_flops(&m, &j));
-    cr_assert_lt(pred_hw_flops(&m, &j, PLAN_RC_SELECTIVE),
-                 pred_hw_flops(&m, &j, PLAN_RC_FULL));
+    cr_assert_gt(pred_hw_flops(&m, &j, PLAN_RECOMPUTE_SELECTIVE),
+                 pred_model_flops(&m, &j));
+    cr_assert_lt(pred_hw_flops(&m, &j, PLAN_RECOMPUTE_SELECTIVE),
+                 pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL));
 }
 
 /* GQA and GLU, hand count for Llama 3 8B, per token per layer forward:
@@ -48,10 +49,10 @@ Test(flops, mfu_of_the_1t_run)
 {
     struct model m = load_model("gpt3-1t");
     struct job j = make_job(2048, 3072);
-    double per_gpu = pred_hw_flops(&m, &j, PLAN_RC_FULL) / (102.63 * 3072);
+    double per_gpu = pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL) / (102.63 * 3072);
     assert_rel(per_gpu, 163e12, 0.005);
     assert_rel(per_gpu / 312e12, 0.52, 0.01);
     /* MFU leaves the recompute pass out: about 3/4 of HFU (RUNS.md) */
-    assert_rel(pred_model_flops(&m, &j) / pred_hw_flops(&m, &j, PLAN_RC_FULL),
+    assert_rel(pred_model_flops(&m, &j) / pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL),
                0.75, 0.01);
 }

@@ -12,10 +12,10 @@ static double table2(const struct model *m, double s, double b, double t,
 {
     double h = (double)m->hidden, a = (double)m->heads, sbh = s * b * h;
     switch (rc) {
-    case PLAN_RC_NONE:
+    case PLAN_RECOMPUTE_NONE:
         return sp ? sbh / t * (34 + 5 * a * s / h)
                   : sbh * (10 + 24 / t + 5 * a * s / (h * t));
-    case PLAN_RC_SELECTIVE:
+    case PLAN_RECOMPUTE_SELECTIVE:
         return sp ? sbh * 34 / t : sbh * (10 + 24 / t);
     default:
         return sp ? 2 * sbh / t : 2 * sbh;
@@ -30,7 +30,7 @@ Test(memory, korthikanti_table2_every_combination)
         struct model m = load_model(shapes[i]);
         for (int t = 1; t <= 8; t *= 2)
             for (int sp = 0; sp <= (t > 1); sp++)
-                for (int rc = 0; rc < PLAN_RC_COUNT; rc++) {
+                for (int rc = 0; rc < PLAN_RECOMPUTE_COUNT; rc++) {
                     struct plan p = make_plan(t, 1, 1, 1);
                     p.sp = sp;
                     p.recompute = (enum plan_recompute)rc;
@@ -152,7 +152,7 @@ Test(memory, selective_charges_one_rebuilt_core)
     pred_ctx_init(&c, &m, &h, &j, false);
     p.sp = true;
     q = p;
-    q.recompute = PLAN_RC_SELECTIVE;
+    q.recompute = PLAN_RECOMPUTE_SELECTIVE;
     a_none = pred_act_layer_bytes(&m, &j, &p);
     a_sel = pred_act_layer_bytes(&m, &j, &q);
     layers = pred_inflight_chunks(&p, 8, 0) * 32 / 4;

@@ -11,11 +11,11 @@ Test(plan, canonical_key)
     cr_assert_str_eq(buf, "tp8.pp8.dp16.mb1");
     p.vpp = 3;
     p.sp = true;
-    p.recompute = PLAN_RC_SELECTIVE;
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
     p.zero = 1;
     plan_key(&p, buf, sizeof buf);
     cr_assert_str_eq(buf, "tp8.pp8.dp16.mb1.vpp3.sp.rc-sel.z1");
-    p.recompute = PLAN_RC_FULL;
+    p.recompute = PLAN_RECOMPUTE_FULL;
     plan_key(&p, buf, sizeof buf);
     cr_assert_str_eq(buf, "tp8.pp8.dp16.mb1.vpp3.sp.rc-full.z1");
     cr_assert_eq(plan_key(&p, buf, 4), (int)strlen("tp8.pp8.dp16.mb1.vpp3.sp.rc-full.z1"));
@@ -85,7 +85,7 @@ Test(plan, parse_names)
     enum plan_recompute rc;
     enum job_precision pr;
     cr_assert_eq(plan_recompute_parse("selective", &rc), 0);
-    cr_assert_eq(rc, PLAN_RC_SELECTIVE);
+    cr_assert_eq(rc, PLAN_RECOMPUTE_SELECTIVE);
     cr_assert_eq(plan_recompute_parse("sel", &rc), 0);
     cr_assert_eq(plan_recompute_parse("partial", &rc), -1);
     cr_assert_eq(job_precision_parse("fp8", &pr), 0);

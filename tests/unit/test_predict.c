@@ -70,7 +70,7 @@ Test(predict, recompute_sp_and_tp_monotone)
         struct plan p, q;
         struct pred_result a, b;
         draw(&r, &c, &p);
-        for (int rc = 0; rc + 1 < PLAN_RC_COUNT; rc++) {
+        for (int rc = 0; rc + 1 < PLAN_RECOMPUTE_COUNT; rc++) {
             p.recompute = (enum plan_recompute)rc;
             q = p;
             q.recompute = (enum plan_recompute)(rc + 1);

@@ -115,7 +115,7 @@ Test(runs, small_file_field_by_field)
     cr_assert(!a->glu && a->moe_experts == 0 && a->moe_topk == 0);
     cr_assert(a->tp == 2 && a->pp == 1 && a->dp == 32 && a->cp == 1 &&
               a->ep == 1 && a->vpp == 1 && !a->sp);
-    cr_assert_eq(a->recompute, PLAN_RC_FULL);
+    cr_assert_eq(a->recompute, PLAN_RECOMPUTE_FULL);
     cr_assert(a->zero == 0 && a->mbs == 16 && a->gbs == 512);
     cr_assert_eq(a->precision, JOB_PREC_FP16);
     cr_assert_eq(a->measured_iter_s, 3.7);
@@ -131,7 +131,7 @@ Test(runs, small_file_field_by_field)
     cr_assert(b->moe_experts == 8 && b->moe_topk == 2);
     cr_assert(b->tp == 1 && b->pp == 2 && b->dp == 8 && b->ep == 2 &&
               b->vpp == 2);
-    cr_assert_eq(b->recompute, PLAN_RC_SELECTIVE);
+    cr_assert_eq(b->recompute, PLAN_RECOMPUTE_SELECTIVE);
     cr_assert_eq(b->zero, 1);
     cr_assert_eq(b->precision, JOB_PREC_BF16);
     cr_assert_eq(b->measured_iter_s, 12.5);

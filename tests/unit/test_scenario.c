@@ -89,8 +89,8 @@ Test(scenario, space_lists)
     cr_assert_eq(s.space.mbs.n, 1);
     cr_assert_eq(s.space.mbs.v[0], 2);
     cr_assert_eq(s.space.recompute.n, 2);
-    cr_assert_eq(s.space.recompute.v[0], PLAN_RC_NONE);
-    cr_assert_eq(s.space.recompute.v[1], PLAN_RC_FULL);
+    cr_assert_eq(s.space.recompute.v[0], PLAN_RECOMPUTE_NONE);
+    cr_assert_eq(s.space.recompute.v[1], PLAN_RECOMPUTE_FULL);
     cr_assert_eq(s.space.zero.n, 2);
     cr_assert_eq(s.space.zero.v[0], 0);
     cr_assert_eq(s.space.zero.v[1], 1);
