@@ -22,7 +22,7 @@ static double run(const struct pred_ctx *c, const struct plan *plans, int n,
                 pred_memory(c, &plans[i], &o.mem);
             } else
                 pred_plan(c, &plans[i], &o);
-            acc += o.iteration_s + o.mem.total;
+            acc += o.iteration_s + o.mem.total_bytes;
         }
     *sink += acc;
     return (double)n * reps / (omp_get_wtime() - t0);

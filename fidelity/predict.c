@@ -168,7 +168,7 @@ static void predict_row(struct systems *sys, struct fid_row *o)
                           sizeof o->reason);
     o->predicted = true;
     o->pred_s = res.iteration_s;
-    o->pred_mem_gib = (res.mem.total + res.mem.reserve) / GIB;
+    o->pred_mem_gib = (res.mem.total_bytes + res.mem.reserve_bytes) / GIB;
     o->pred_fits = res.mem.fits;
     if (o->timed)
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;

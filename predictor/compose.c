@@ -41,9 +41,9 @@ static void add_embedding(const struct pred_ctx *c, const struct plan *p,
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
     double back = p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
-    s->fwd += pred_mem_s(&c->k, 2.0 * act, 1) + comm;
-    s->bwd += pred_mem_s(&c->k, 2.0 * act + 4.0 * table, 2) + back;
-    s->comm += comm + back;
+    s->fwd_s += pred_mem_s(&c->k, 2.0 * act, 1) + comm;
+    s->bwd_s += pred_mem_s(&c->k, 2.0 * act + 4.0 * table, 2) + back;
+    s->comm_s += comm + back;
 }
 
 /* Final norm, LM head GEMM and vocab-parallel cross-entropy (Megatron
@@ -62,22 +62,22 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
     double back = p->tp == 1 ? 0 : p->sp
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
-    s->fwd += pred_norm_s(k, 4.0 * rows * h, 1) + gather +
+    s->fwd_s += pred_norm_s(k, 4.0 * rows * h, 1) + gather +
               pred_gemm_s(k, &k->gemm, tok, vt, h, in) +
               pred_mem_s(k, 10.0 * tok * vt, 3) + small;
-    s->bwd += pred_mem_s(k, 6.0 * tok * vt, 1) +
+    s->bwd_s += pred_mem_s(k, 6.0 * tok * vt, 1) +
               pred_gemm_s(k, &k->gemm_bwd, tok, h, vt, in) +
               pred_gemm_s(k, &k->gemm_bwd, h, vt, tok, in) +
               pred_norm_s(k, 10.0 * rows * h, 2) + back;
-    s->comm += small + gather + back;
+    s->comm_s += small + gather + back;
 }
 
 static void add_stage(struct pred_stage *s, const struct pred_stage *e)
 {
-    s->fwd += e->fwd;
-    s->bwd += e->bwd;
-    s->comm += e->comm;
-    s->rc += e->rc;
+    s->fwd_s += e->fwd_s;
+    s->bwd_s += e->bwd_s;
+    s->comm_s += e->comm_s;
+    s->recompute_s += e->recompute_s;
 }
 
 static void stage_time(const struct pred_ctx *c, const struct plan *p,
@@ -86,11 +86,11 @@ static void stage_time(const struct pred_ctx *c, const struct plan *p,
 {
     const struct pred_layer *l = &memo->layer;
     double n = pred_stage_layers(&c->model, p);
-    s->fwd = n * l->fwd_total_s;
-    s->bwd = n * (l->bwd_total_s + l->recompute_s);
-    s->comm = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
+    s->fwd_s = n * l->fwd_total_s;
+    s->bwd_s = n * (l->bwd_total_s + l->recompute_s);
+    s->comm_s = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
                    l->recompute_comm_s);
-    s->rc = n * (l->recompute_s - l->recompute_comm_s);
+    s->recompute_s = n * (l->recompute_s - l->recompute_comm_s);
     if (rank == 0)
         add_stage(s, &memo->embed);
     if (rank == p->pp - 1)
@@ -140,9 +140,9 @@ static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
         gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params,
                              p->dp, k);
     exposed = c->job.overlap_grad_reduce
-            ? fmax(grad - s->bwd, grad * frac) : grad;
+            ? fmax(grad - s->bwd_s, grad * frac) : grad;
     exposed += c->job.overlap_param_gather
-             ? fmax(gather - s->fwd, gather * frac) : gather;
+             ? fmax(gather - s->fwd_s, gather * frac) : gather;
     return exposed;
 }
 
@@ -181,7 +181,7 @@ static const struct pred_stage *slowest_stage(const struct pred_ctx *c,
     if (p->pp <= 1)
         return first;
     stage_time(c, p, memo, p->pp - 1, last);
-    return last->fwd + last->bwd > first->fwd + first->bwd ? last : first;
+    return last->fwd_s + last->bwd_s > first->fwd_s + first->bwd_s ? last : first;
 }
 
 /* Point-to-point sends of activations forward and gradients backward,
@@ -205,11 +205,11 @@ static void pipeline_parts(const struct pred_ctx *c, const struct plan *p,
                            double *part_s)
 {
     double bubble_slots = (double)(p->pp - 1) / p->vpp;
-    part_s[PRED_PART_TP_COMM] = m * slow->comm;
-    part_s[PRED_PART_RECOMPUTE] = m * slow->rc;
-    part_s[PRED_PART_COMPUTE] = m * (slow->fwd + slow->bwd - slow->comm -
-                                     slow->rc);
-    part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd + slow->bwd);
+    part_s[PRED_PART_TP_COMM] = m * slow->comm_s;
+    part_s[PRED_PART_RECOMPUTE] = m * slow->recompute_s;
+    part_s[PRED_PART_COMPUTE] = m * (slow->fwd_s + slow->bwd_s - slow->comm_s -
+                                     slow->recompute_s);
+    part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd_s + slow->bwd_s);
     part_s[PRED_PART_PP_P2P] = pp_p2p_time(c, p, m);
 }
 
@@ -238,8 +238,8 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
                          pred_stage_params(&c->model, p, p->pp - 1));
     mb = mb < 1 ? 1 : mb;
     o->microbatches = mb;
-    o->stage_fwd_s = slow->fwd;
-    o->stage_bwd_s = slow->bwd;
+    o->stage_fwd_s = slow->fwd_s;
+    o->stage_bwd_s = slow->bwd_s;
     pipeline_parts(c, p, slow, (double)mb, o->part_s);
     o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, slow, params);
     o->part_s[PRED_PART_OPTIMIZER] = optimizer_time(c, p, params);

@@ -23,13 +23,13 @@ double pred_model_flops(const struct model *m, const struct job *j)
 }
 
 double pred_hw_flops(const struct model *m, const struct job *j,
-                     enum plan_recompute rc)
+                     enum plan_recompute recompute)
 {
     double tokens = (double)j->gbs * (double)j->seq, s = (double)j->seq;
     double extra = 0;
-    if (rc == PLAN_RECOMPUTE_FULL)             /* one more forward of every layer */
+    if (recompute == PLAN_RECOMPUTE_FULL)       /* one more forward of every layer */
         extra = (double)m->layers * layer_fwd_flops_per_token(m, s);
-    else if (rc == PLAN_RECOMPUTE_SELECTIVE)   /* the attention core's forward */
+    else if (recompute == PLAN_RECOMPUTE_SELECTIVE) /* the attention core's forward */
         extra = (double)m->layers * 4.0 * s * (double)m->hidden;
     return pred_model_flops(m, j) + tokens * extra;
 }

@@ -11,6 +11,6 @@
 double pred_model_flops(const struct model *m, const struct job *j);
 /* Hardware FLOPs: model FLOPs plus what recompute runs again. */
 double pred_hw_flops(const struct model *m, const struct job *j,
-                     enum plan_recompute rc);
+                     enum plan_recompute recompute);
 
 #endif /* PRED_FLOPS_H */

@@ -137,14 +137,15 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     double chunk_layers = pred_chunk_layers(&c->model, p);
     double act = pred_act_layer_bytes(&c->model, &c->job, p);
     double w_bytes = c->job.precision == JOB_PREC_FP8 ? 3.0 : 2.0;
-    out->weights = w_bytes * params;
-    out->grads = 4.0 * params;
-    out->optimizer = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
-    out->activations = chunks * chunk_layers * act + rebuilt_act(c, p, act);
-    out->embed_logits = end_stage_act(c, p, rank,
+    out->weights_bytes = w_bytes * params;
+    out->grads_bytes = 4.0 * params;
+    out->optimizer_bytes = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
+    out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
+    out->embed_logits_bytes = end_stage_act(c, p, rank,
                                       ceil(chunks / (double)p->vpp));
-    out->total = out->weights + out->grads + out->optimizer +
-                 out->activations + out->embed_logits;
+    out->total_bytes = out->weights_bytes + out->grads_bytes +
+                       out->optimizer_bytes + out->activations_bytes +
+                       out->embed_logits_bytes;
     out->worst_stage = (int)rank;
 }
 
@@ -156,11 +157,11 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
     stage_mem(c, p, 0, mb < 1 ? 1 : mb, out);
     if (p->pp > 1) {
         stage_mem(c, p, p->pp - 1, mb < 1 ? 1 : mb, &last);
-        if (last.total > out->total)
+        if (last.total_bytes > out->total_bytes)
             *out = last;
     }
-    out->reserve = c->hw.reserve_bytes;
-    out->usable = c->hw.hbm_bytes - c->hw.reserve_bytes;
-    out->margin = out->usable - out->total;
-    out->fits = out->margin >= 0;
+    out->reserve_bytes = c->hw.reserve_bytes;
+    out->usable_bytes = c->hw.hbm_bytes - c->hw.reserve_bytes;
+    out->margin_bytes = out->usable_bytes - out->total_bytes;
+    out->fits = out->margin_bytes >= 0;
 }

@@ -44,8 +44,8 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                                  ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
     c->peak_flops = job_peak_flops(hw, j->precision);
     c->model_flops = pred_model_flops(m, j);
-    for (int rc = 0; rc < PLAN_RECOMPUTE_COUNT; rc++)
-        c->hw_flops[rc] = pred_hw_flops(m, j, (enum plan_recompute)rc);
+    for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++)
+        c->hw_flops[r] = pred_hw_flops(m, j, (enum plan_recompute)r);
     c->limits.tp_domain = hw->nvlink_domain;
     c->limits.tp_cross_node = tp_cross_node;
 }

@@ -90,15 +90,15 @@ double pred_layer_part_s(const struct pred_layer *l, enum pred_part part);
 
 /* ---- memory per GPU, bytes ---- */
 struct pred_mem {
-    double weights, grads, optimizer;   /* of the worst stage */
-    double activations;                 /* layers' saved activations in flight */
-    double embed_logits;                /* embedding output / fp32 logits */
-    double total;                       /* sum of the above */
-    double usable;                      /* HBM less the system's reserve */
-    double reserve;
-    double margin;                      /* usable - total (< 0: does not fit) */
+    double weights_bytes, grads_bytes, optimizer_bytes; /* of the worst stage */
+    double activations_bytes;   /* layers' saved activations in flight */
+    double embed_logits_bytes;  /* embedding output / fp32 logits */
+    double total_bytes;         /* sum of the above */
+    double usable_bytes;        /* HBM less the system's reserve */
+    double reserve_bytes;
+    double margin_bytes;        /* usable - total (< 0: does not fit) */
     bool fits;
-    int worst_stage;                    /* pipeline rank of the worst stage */
+    int worst_stage;            /* pipeline rank of the worst stage */
 };
 
 struct pred_result {            /* a plain value */
@@ -126,9 +126,9 @@ struct pred_ctx {               /* caller-owned; read-only after init */
 /* Time of one pipeline stage's share for one micro-batch: what the layers,
  * the embedding or the LM head add. */
 struct pred_stage {
-    double fwd, bwd;            /* everything, recompute included in bwd */
-    double comm;                /* tp communication inside fwd + bwd */
-    double rc;                  /* recompute, its communication excluded */
+    double fwd_s, bwd_s;        /* everything, recompute included in bwd */
+    double comm_s;              /* tp communication inside fwd + bwd */
+    double recompute_s;         /* recompute, its communication excluded */
 };
 
 /* Everything of a plan's time that depends only on (tp, sp, mbs,

@@ -45,7 +45,7 @@ static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
             "iteration, %.0f tokens/s, MFU %.1f %%, %.1f GiB per GPU%s\n",
             c->model.name, c->hw.name, (long long)plan_gpus(p), key,
             r->iteration_s, r->tokens_per_s, 100 * r->mfu,
-            r->mem.total / RES_GIB, r->rule == PLAN_OK && r->mem.fits ? ""
+            r->mem.total_bytes / RES_GIB, r->rule == PLAN_OK && r->mem.fits ? ""
             : " (does not fit or breaks a rule)");
 }
 

@@ -29,16 +29,18 @@ static void table_memory(FILE *fp, const struct pred_result *r)
     const struct pred_mem *m = &r->mem;
     fprintf(fp, "\nmemory per GPU (worst stage: pipeline rank %d)    GiB\n",
             m->worst_stage);
-    fprintf(fp, "  %-22s %12.2f\n", "weights", m->weights / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "gradients", m->grads / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "optimizer", m->optimizer / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "activations", m->activations / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "embedding/logits", m->embed_logits / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "total", m->total / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "weights", m->weights_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "gradients", m->grads_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "optimizer", m->optimizer_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "activations", m->activations_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "embedding/logits",
+            m->embed_logits_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "total", m->total_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f  (HBM %.2f less %.2f reserve)\n", "usable",
-            m->usable / RES_GIB, (m->usable + m->reserve) / RES_GIB,
-            m->reserve / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "margin", m->margin / RES_GIB);
+            m->usable_bytes / RES_GIB,
+            (m->usable_bytes + m->reserve_bytes) / RES_GIB,
+            m->reserve_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f\n", "margin", m->margin_bytes / RES_GIB);
 }
 
 static void table_ops(FILE *fp, const struct pred_layer *l)
@@ -70,7 +72,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
         fprintf(fp, "  %-22s no: %s\n", "feasible", reason);
     else
         fprintf(fp, "  %-22s yes (%.2f GiB to spare)\n", "feasible",
-                r->mem.margin / RES_GIB);
+                r->mem.margin_bytes / RES_GIB);
     table_time(fp, c, p, r);
     table_memory(fp, r);
     table_ops(fp, &r->layer);

@@ -17,7 +17,7 @@ static void why_none(const struct search_gpu *g,
         plan_key(&g->nearest, key, sizeof key);
         snprintf(buf, n, "nothing fits in memory; nearest: %s needs %.2f GiB "
                  "per GPU, %.2f usable (short by %.2f GiB)", key,
-                 mem->total / RES_GIB, mem->usable / RES_GIB,
+                 mem->total_bytes / RES_GIB, mem->usable_bytes / RES_GIB,
                  g->nearest_short_bytes / RES_GIB);
         return;
     }
@@ -82,7 +82,7 @@ static void table_gpu(FILE *fp, const struct search_gpu *g)
         largest_parts(r, parts, sizeof parts);
         fprintf(fp, "  %3d  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n", i + 1,
                 key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
-                r->mem.total / RES_GIB, r->mem.margin / RES_GIB, parts);
+                r->mem.total_bytes / RES_GIB, r->mem.margin_bytes / RES_GIB, parts);
     }
     rejected_line(fp, g);
 }

@@ -48,8 +48,8 @@ void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
         plan_rule_explain(r->rule, p, &c->model, &c->job, &c->limits, buf, n);
     else if (!r->mem.fits)
         snprintf(buf, n, "memory: needs %.2f GiB per GPU, %.2f GiB usable "
-                 "(short by %.2f GiB)", r->mem.total / RES_GIB,
-                 r->mem.usable / RES_GIB, -r->mem.margin / RES_GIB);
+                 "(short by %.2f GiB)", r->mem.total_bytes / RES_GIB,
+                 r->mem.usable_bytes / RES_GIB, -r->mem.margin_bytes / RES_GIB);
     else
         buf[0] = '\0';
 }
@@ -97,15 +97,15 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
 static json_t *memory_obj(const struct pred_mem *m)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
-                     "weights", num(m->weights / RES_GIB),
-                     "gradients", num(m->grads / RES_GIB),
-                     "optimizer", num(m->optimizer / RES_GIB),
-                     "activations", num(m->activations / RES_GIB),
-                     "embedding_logits", num(m->embed_logits / RES_GIB),
-                     "total", num(m->total / RES_GIB),
-                     "usable", num(m->usable / RES_GIB),
-                     "reserve", num(m->reserve / RES_GIB),
-                     "margin", num(m->margin / RES_GIB),
+                     "weights", num(m->weights_bytes / RES_GIB),
+                     "gradients", num(m->grads_bytes / RES_GIB),
+                     "optimizer", num(m->optimizer_bytes / RES_GIB),
+                     "activations", num(m->activations_bytes / RES_GIB),
+                     "embedding_logits", num(m->embed_logits_bytes / RES_GIB),
+                     "total", num(m->total_bytes / RES_GIB),
+                     "usable", num(m->usable_bytes / RES_GIB),
+                     "reserve", num(m->reserve_bytes / RES_GIB),
+                     "margin", num(m->margin_bytes / RES_GIB),
                      "worst_stage", m->worst_stage);
 }
 
@@ -145,7 +145,7 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                   "tokens_per_s", num(r->tokens_per_s),
                   "mfu", num(r->mfu), "hfu", num(r->hfu),
                   "model_flops", num(r->model_flops),
-                  "memory_gib", num(r->mem.total / RES_GIB),
+                  "memory_gib", num(r->mem.total_bytes / RES_GIB),
                   "memory", memory_obj(&r->mem),
                   "fits", r->rule == PLAN_OK && r->mem.fits,
                   "reason", reason,
@@ -208,8 +208,8 @@ void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
     fprintf(fp, ",%lld,%lld,%s,%.6g,%.6g,%.4f,%.4f,%.3f,%.3f,%s",
             (long long)c->job.gbs, (long long)c->job.seq,
             job_precision_name(c->job.precision), r->iteration_s,
-            r->tokens_per_s, r->mfu, r->hfu, r->mem.total / RES_GIB,
-            r->mem.margin / RES_GIB,
+            r->tokens_per_s, r->mfu, r->hfu, r->mem.total_bytes / RES_GIB,
+            r->mem.margin_bytes / RES_GIB,
             r->rule == PLAN_OK && r->mem.fits ? "y" : "n");
     for (int i = 0; i < PRED_PART_COUNT; i++)
         fprintf(fp, ",%.6g", r->part_s[i]);

@@ -237,7 +237,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     pred_memory(c, p, &mem);
     if (!mem.fits) {
         g->memory++;
-        near_miss(g, p, -mem.margin, idx);
+        near_miss(g, p, -mem.margin_bytes, idx);
         return;
     }
     g->feasible++;

@@ -16,8 +16,8 @@
 
 static const char *const yn_names[] = { "n", "y", NULL };
 static const char *const sp_keys[] = { "", "sp", NULL };
-static const char *const rc_names[] = { "none", "selective", "full", NULL };
-static const char *const rc_keys[] = { "", "rc-sel", "rc-full", NULL };
+static const char *const recompute_names[] = { "none", "selective", "full", NULL };
+static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
 
 #define DEGREE(field, tok, text, rl, au, layer)                               \
     { .name = #field, .key = tok, .help = text, .lo = 1, .hi = PLAN_MAX_DEGREE, \
@@ -44,8 +44,8 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_ALL,
         .offset = offsetof(struct plan, sp) },
     [PLAN_DIM_RECOMPUTE] = { .name = "recompute", .key = "rc",
-        .help = "activation recomputation", .names = rc_names,
-        .key_names = rc_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
+        .help = "activation recomputation", .names = recompute_names,
+        .key_names = recompute_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
         .dflt = PLAN_RECOMPUTE_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, recompute) },
     [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 1,
@@ -54,7 +54,7 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
 };
 static_assert(PLAN_DIM_COUNT == 8, "a new dimension needs a row in plan_dims");
-static_assert(PLAN_RECOMPUTE_COUNT == 3, "update rc_names and rc_keys");
+static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)
 {

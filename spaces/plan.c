@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const rc_names[PLAN_RECOMPUTE_COUNT] = {
+static const char *const recompute_names[PLAN_RECOMPUTE_COUNT] = {
     [PLAN_RECOMPUTE_NONE] = "none", [PLAN_RECOMPUTE_SELECTIVE] = "selective",
     [PLAN_RECOMPUTE_FULL] = "full",
 };
@@ -27,7 +27,7 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update the name tables");
 static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
 
-const char *plan_recompute_name(enum plan_recompute r) { return rc_names[r]; }
+const char *plan_recompute_name(enum plan_recompute r) { return recompute_names[r]; }
 const char *plan_rule_name(enum plan_rule r) { return rule_names[r]; }
 
 static int lookup(const char *const names[], int n, const char *s)
@@ -40,7 +40,7 @@ static int lookup(const char *const names[], int n, const char *s)
 
 int plan_recompute_parse(const char *s, enum plan_recompute *out)
 {
-    int i = lookup(rc_names, PLAN_RECOMPUTE_COUNT, s);
+    int i = lookup(recompute_names, PLAN_RECOMPUTE_COUNT, s);
     if (i < 0 && !strcmp(s, "sel"))
         i = PLAN_RECOMPUTE_SELECTIVE;
     if (i >= 0)

@@ -35,7 +35,8 @@ static inline void fuzz_predict(const struct model *m, const struct hw_system *h
     job_default(&j);
     pred_ctx_init(&c, m, h, &j, false);
     pred_plan(&c, &p, &r);
-    if (!isfinite(r.iteration_s) || !isfinite(r.mfu) || !isfinite(r.mem.total) ||
+    if (!isfinite(r.iteration_s) || !isfinite(r.mfu) ||
+        !isfinite(r.mem.total_bytes) ||
         r.iteration_s <= 0)
         abort();
     for (int i = 0; i < PRED_PART_COUNT; i++)

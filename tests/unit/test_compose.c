@@ -156,19 +156,19 @@ Test(compose, slowest_stage_paces)
     struct pred_memo x = layer_memo(1e-3, 2e-3);
     struct pred_result o;
     setup(&c, false, true);
-    x.embed.fwd = 1e-3;
-    x.head.fwd = 5e-3;
-    x.head.bwd = 5e-3;
+    x.embed.fwd_s = 1e-3;
+    x.head.fwd_s = 5e-3;
+    x.head.bwd_s = 5e-3;
     o = compose(&c, &p, &x);
     assert_rel(o.stage_fwd_s, 9e-3, 1e-12);
     assert_rel(o.stage_bwd_s, 13e-3, 1e-12);
     assert_rel(o.part_s[PRED_PART_COMPUTE], 0.176, 1e-12);
     assert_rel(o.part_s[PRED_PART_PP_BUBBLE], 0.022, 1e-12);
-    x.embed.bwd = 20e-3;
+    x.embed.bwd_s = 20e-3;
     o = compose(&c, &p, &x);
     assert_rel(o.stage_fwd_s, 5e-3, 1e-12);
     assert_rel(o.stage_bwd_s, 28e-3, 1e-12);
-    x.embed.bwd = 0;
+    x.embed.bwd_s = 0;
     p = make_plan(1, 1, 1, 1);
     o = compose(&c, &p, &x);
     assert_rel(o.stage_fwd_s, 14e-3, 1e-12);
@@ -339,20 +339,20 @@ Test(compose, embedding_stage)
     struct pred_memo x;
     setup(&c, false, false);
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.embed.fwd, 4.194304e-6, 1e-12);
-    assert_rel(x.embed.bwd, 135.266304e-6, 1e-12);
-    cr_assert_eq(x.embed.comm, 0.0);
+    assert_rel(x.embed.fwd_s, 4.194304e-6, 1e-12);
+    assert_rel(x.embed.bwd_s, 135.266304e-6, 1e-12);
+    cr_assert_eq(x.embed.comm_s, 0.0);
     p = make_plan(2, 1, 1, 1);
     p.sp = true;
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.embed.fwd, 15.680064e-6, 1e-12);
-    assert_rel(x.embed.bwd, 81.216064e-6, 1e-12);
-    assert_rel(x.embed.comm, 2 * 11.48576e-6, 1e-12);
+    assert_rel(x.embed.fwd_s, 15.680064e-6, 1e-12);
+    assert_rel(x.embed.bwd_s, 81.216064e-6, 1e-12);
+    assert_rel(x.embed.comm_s, 2 * 11.48576e-6, 1e-12);
     p.sp = false;
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.embed.fwd, 4.194304e-6 + 22.97152e-6, 1e-12);
-    assert_rel(x.embed.bwd, 69.730304e-6, 1e-12);
-    assert_rel(x.embed.comm, 22.97152e-6, 1e-12);
+    assert_rel(x.embed.fwd_s, 4.194304e-6 + 22.97152e-6, 1e-12);
+    assert_rel(x.embed.bwd_s, 69.730304e-6, 1e-12);
+    assert_rel(x.embed.comm_s, 22.97152e-6, 1e-12);
 }
 
 /* The LM head and loss on the last stage (pred_memo_build; Megatron's
@@ -379,10 +379,10 @@ Test(compose, head_and_loss_stage)
     gf = pred_gemm_s(&c.k, &c.k.gemm, 1024, 32000, 1024, 2);
     gb = pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 1024, 32000, 2) +
          pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 32000, 1024, 2);
-    assert_rel(x.head.fwd - gf, 4.194304e-6 + 327.68e-6, 1e-9);
-    assert_rel(x.head.bwd - gb, 196.608e-6 + 10.48576e-6, 1e-9);
-    cr_assert_eq(x.head.comm, 0.0);
+    assert_rel(x.head.fwd_s - gf, 4.194304e-6 + 327.68e-6, 1e-9);
+    assert_rel(x.head.bwd_s - gb, 196.608e-6 + 10.48576e-6, 1e-9);
+    cr_assert_eq(x.head.comm_s, 0.0);
     p = make_plan(2, 1, 1, 1);
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.head.comm, 3 * 2.04096e-6 + 22.97152e-6, 1e-12);
+    assert_rel(x.head.comm_s, 3 * 2.04096e-6 + 22.97152e-6, 1e-12);
 }

@@ -8,10 +8,10 @@ static const char *const shapes[] = { "gpt3-22b", "gpt3-175b", "gpt3-530b",
                                       "gpt3-1t" };
 
 static double table2(const struct model *m, double s, double b, double t,
-                     bool sp, enum plan_recompute rc)
+                     bool sp, enum plan_recompute recompute)
 {
     double h = (double)m->hidden, a = (double)m->heads, sbh = s * b * h;
-    switch (rc) {
+    switch (recompute) {
     case PLAN_RECOMPUTE_NONE:
         return sp ? sbh / t * (34 + 5 * a * s / h)
                   : sbh * (10 + 24 / t + 5 * a * s / (h * t));
@@ -30,10 +30,10 @@ Test(memory, korthikanti_table2_every_combination)
         struct model m = load_model(shapes[i]);
         for (int t = 1; t <= 8; t *= 2)
             for (int sp = 0; sp <= (t > 1); sp++)
-                for (int rc = 0; rc < PLAN_RECOMPUTE_COUNT; rc++) {
+                for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++) {
                     struct plan p = make_plan(t, 1, 1, 1);
                     p.sp = sp;
-                    p.recompute = (enum plan_recompute)rc;
+                    p.recompute = (enum plan_recompute)r;
                     assert_rel(pred_act_layer_bytes(&m, &j, &p),
                                table2(&m, 2048, 1, t, sp, p.recompute), 1e-12);
                 }
@@ -125,15 +125,15 @@ Test(memory, model_states_bytes_per_parameter)
     pred_ctx_init(&c, &m, &h, &j, false);
     params = pred_stage_params(&m, &p, 0);
     pred_memory(&c, &p, &a);
-    assert_rel(a.weights, 2 * params, 1e-12);
-    assert_rel(a.grads, 4 * params, 1e-12);
-    assert_rel(a.optimizer, 12 * params, 1e-12);
+    assert_rel(a.weights_bytes, 2 * params, 1e-12);
+    assert_rel(a.grads_bytes, 4 * params, 1e-12);
+    assert_rel(a.optimizer_bytes, 12 * params, 1e-12);
     p.zero = 1;
     pred_memory(&c, &p, &b);
-    assert_rel(b.optimizer, 12 * params / 8, 1e-12);
-    cr_assert_lt(b.total, a.total);
-    assert_rel(b.margin, b.usable - b.total, 1e-12);
-    cr_assert_eq(b.fits, b.margin >= 0);
+    assert_rel(b.optimizer_bytes, 12 * params / 8, 1e-12);
+    cr_assert_lt(b.total_bytes, a.total_bytes);
+    assert_rel(b.margin_bytes, b.usable_bytes - b.total_bytes, 1e-12);
+    cr_assert_eq(b.fits, b.margin_bytes >= 0);
 }
 
 /* Selective recompute rebuilds one layer's attention core during the
@@ -158,8 +158,8 @@ Test(memory, selective_charges_one_rebuilt_core)
     layers = pred_inflight_chunks(&p, 8, 0) * 32 / 4;
     pred_memory(&c, &p, &none);
     pred_memory(&c, &q, &sel);
-    assert_rel(none.activations, layers * a_none, 1e-12);
-    assert_rel(sel.activations, layers * a_sel + (a_none - a_sel), 1e-12);
+    assert_rel(none.activations_bytes, layers * a_none, 1e-12);
+    assert_rel(sel.activations_bytes, layers * a_sel + (a_none - a_sel), 1e-12);
 }
 
 /* Transformer Engine keeps an FP8 copy of each weight beside the 16-bit
@@ -177,9 +177,9 @@ Test(memory, fp8_weights_three_bytes_per_parameter)
     j.precision = JOB_PREC_FP8;
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_memory(&c, &p, &a);
-    assert_rel(a.weights, 3 * params, 1e-12);
-    assert_rel(a.grads, 4 * params, 1e-12);
-    assert_rel(a.optimizer, 12 * params, 1e-12);
+    assert_rel(a.weights_bytes, 3 * params, 1e-12);
+    assert_rel(a.grads_bytes, 4 * params, 1e-12);
+    assert_rel(a.optimizer_bytes, 12 * params, 1e-12);
 }
 
 /* The last stage keeps the final norm's and the LM head's 16-bit inputs
@@ -202,12 +202,12 @@ Test(memory, last_stage_logits_hand_count)
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_memory(&c, &p, &a);
     cr_assert_eq(a.worst_stage, 1);
-    cr_assert_eq(a.embed_logits, 67108864.0 + 3152019456.0);
+    cr_assert_eq(a.embed_logits_bytes, 67108864.0 + 3152019456.0);
     p.tp = 2;                   /* logits split over tp, norm input not */
     p.dp = 1;
     pred_memory(&c, &p, &a);
     cr_assert_eq(a.worst_stage, 1);
-    cr_assert_eq(a.embed_logits, 67108864.0 + 3152019456.0 / 2);
+    cr_assert_eq(a.embed_logits_bytes, 67108864.0 + 3152019456.0 / 2);
 }
 
 /* With dropout (Megatron GPT runs), the first stage keeps the embedding
@@ -226,10 +226,10 @@ Test(memory, first_stage_embedding_dropout_mask)
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_memory(&c, &p, &a);
     cr_assert_eq(a.worst_stage, 0);
-    cr_assert_eq(a.embed_logits, 50331648.0);
+    cr_assert_eq(a.embed_logits_bytes, 50331648.0);
     p.sp = true;                /* the mask is split over tp with sp */
     pred_memory(&c, &p, &a);
-    cr_assert_eq(a.embed_logits, 50331648.0 / 8);
+    cr_assert_eq(a.embed_logits_bytes, 50331648.0 / 8);
 }
 
 /* Megatron-LM's interleaved schedule (core/pipeline_parallel/schedules.py)

@@ -82,12 +82,12 @@ Test(plan, tp_domain_and_ffn_and_seq)
 
 Test(plan, parse_names)
 {
-    enum plan_recompute rc;
+    enum plan_recompute recompute;
     enum job_precision pr;
-    cr_assert_eq(plan_recompute_parse("selective", &rc), 0);
-    cr_assert_eq(rc, PLAN_RECOMPUTE_SELECTIVE);
-    cr_assert_eq(plan_recompute_parse("sel", &rc), 0);
-    cr_assert_eq(plan_recompute_parse("partial", &rc), -1);
+    cr_assert_eq(plan_recompute_parse("selective", &recompute), 0);
+    cr_assert_eq(recompute, PLAN_RECOMPUTE_SELECTIVE);
+    cr_assert_eq(plan_recompute_parse("sel", &recompute), 0);
+    cr_assert_eq(plan_recompute_parse("partial", &recompute), -1);
     cr_assert_eq(job_precision_parse("fp8", &pr), 0);
     cr_assert_eq(pr, JOB_PREC_FP8);
     cr_assert_eq(job_precision_parse("fp4", &pr), -1);

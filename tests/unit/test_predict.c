@@ -47,7 +47,7 @@ Test(predict, random_plans_finite_and_consistent)
         cr_assert(isfinite(o.iteration_s) && o.iteration_s > 0, "plan %d", i);
         cr_assert(isfinite(o.mfu) && o.mfu > 0 && o.mfu < 1, "mfu %g", o.mfu);
         cr_assert(o.hfu >= o.mfu);
-        cr_assert(isfinite(o.mem.total) && o.mem.total > 0);
+        cr_assert(isfinite(o.mem.total_bytes) && o.mem.total_bytes > 0);
         for (int k = 0; k < PRED_PART_COUNT; k++) {
             cr_assert(isfinite(o.part_s[k]) && o.part_s[k] >= 0);
             sum += o.part_s[k];
@@ -70,15 +70,15 @@ Test(predict, recompute_sp_and_tp_monotone)
         struct plan p, q;
         struct pred_result a, b;
         draw(&r, &c, &p);
-        for (int rc = 0; rc + 1 < PLAN_RECOMPUTE_COUNT; rc++) {
-            p.recompute = (enum plan_recompute)rc;
+        for (int recompute = 0; recompute + 1 < PLAN_RECOMPUTE_COUNT; recompute++) {
+            p.recompute = (enum plan_recompute)recompute;
             q = p;
-            q.recompute = (enum plan_recompute)(rc + 1);
+            q.recompute = (enum plan_recompute)(recompute + 1);
             pred_plan(&c, &p, &a);
             pred_plan(&c, &q, &b);
             cr_assert_geq(b.iteration_s, a.iteration_s);
-            cr_assert_leq(b.mem.total, a.mem.total);
-            cr_assert_leq(b.mem.activations, a.mem.activations);
+            cr_assert_leq(b.mem.total_bytes, a.mem.total_bytes);
+            cr_assert_leq(b.mem.activations_bytes, a.mem.activations_bytes);
         }
         if (p.tp > 1) {
             q = p;
@@ -88,13 +88,13 @@ Test(predict, recompute_sp_and_tp_monotone)
                           pred_act_layer_bytes(&c.model, &c.job, &p));
             pred_memory(&c, &p, &a.mem);
             pred_memory(&c, &q, &b.mem);
-            cr_assert_leq(b.mem.activations, a.mem.activations);
+            cr_assert_leq(b.mem.activations_bytes, a.mem.activations_bytes);
         }
         q = p;
         q.tp = p.tp * 2;
         pred_memory(&c, &p, &a.mem);
         pred_memory(&c, &q, &b.mem);
-        cr_assert_leq(b.mem.weights, a.mem.weights);
+        cr_assert_leq(b.mem.weights_bytes, a.mem.weights_bytes);
     }
 }
 
@@ -199,7 +199,8 @@ Test(predict, extreme_scenarios_stay_finite)
         pred_plan(&c, &p, &o);
         cr_assert(isfinite(o.iteration_s) && o.iteration_s > 0, "case %d", i);
         cr_assert(isfinite(o.tokens_per_s) && isfinite(o.mfu) && isfinite(o.hfu));
-        cr_assert(isfinite(o.mem.total) && o.mem.total > 0 && isfinite(o.mem.margin));
+        cr_assert(isfinite(o.mem.total_bytes) && o.mem.total_bytes > 0 &&
+                  isfinite(o.mem.margin_bytes));
         for (int k = 0; k < PRED_PART_COUNT; k++)
             cr_assert(isfinite(o.part_s[k]) && o.part_s[k] >= 0);
         for (int k = 0; k < PRED_OP_COUNT; k++)

@@ -34,10 +34,10 @@ static int brute_force(const struct pred_ctx *c, int64_t gpus,
             for (int mbs = 1; mbs <= 8; mbs++)
                 for (int vpp = 1; vpp <= 8; vpp++)
                     for (int sp = 0; sp < 2; sp++)
-                        for (int rc = 0; rc < 3; rc++)
+                        for (int recompute = 0; recompute < 3; recompute++)
                             for (int z = 0; z < 2; z++) {
                                 struct plan p = { tp, pp, (int32_t)(gpus / (tp * pp)),
-                                                  mbs, vpp, sp, rc, z };
+                                                  mbs, vpp, sp, recompute, z };
                                 struct pred_result r;
                                 pred_plan(c, &p, &r);
                                 if (r.rule != PLAN_OK || !r.mem.fits)
@@ -229,8 +229,8 @@ Test(search, kept_plans_come_predicted_in_full)
             const struct pred_result *got = &sg->results[k];
             cr_assert_eq(got->iteration_s, want.iteration_s);
             cr_assert_eq(got->mfu, want.mfu);
-            cr_assert_eq(got->mem.total, want.mem.total);
-            cr_assert_eq(got->mem.margin, want.mem.margin);
+            cr_assert_eq(got->mem.total_bytes, want.mem.total_bytes);
+            cr_assert_eq(got->mem.margin_bytes, want.mem.margin_bytes);
             cr_assert_eq(got->layer.fwd_total_s, want.layer.fwd_total_s);
             for (int i = 0; i < PRED_PART_COUNT; i++)
                 cr_assert_eq(got->part_s[i], want.part_s[i]);
@@ -244,7 +244,7 @@ Test(search, kept_plans_come_predicted_in_full)
     run(&c, &s, (const int64_t[]){ 8 }, 1, 5, false, 0, &r);
     cr_assert_not_null(r.per_gpu[0].nearest_result);
     cr_assert_not(r.per_gpu[0].nearest_result->mem.fits);
-    cr_assert_eq(-r.per_gpu[0].nearest_result->mem.margin,
+    cr_assert_eq(-r.per_gpu[0].nearest_result->mem.margin_bytes,
                  r.per_gpu[0].nearest_short_bytes);
     search_result_release(&r);
 }
