@@ -1,4 +1,4 @@
-/* spaces/plan.c: job defaults, plan keys and validity rules. The rules are
+/* spaces/plan.c: plan keys and validity rules. The rules are
  * Megatron-LM's own argument checks (megatron/training/arguments.py): heads,
  * query groups and the MLP width split evenly over tp; sequence parallelism
  * needs tp > 1 and a sequence divisible by tp; layers split evenly over
@@ -12,10 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const recompute_names[PLAN_RECOMPUTE_COUNT] = {
-    [PLAN_RECOMPUTE_NONE] = "none", [PLAN_RECOMPUTE_SELECTIVE] = "selective",
-    [PLAN_RECOMPUTE_FULL] = "full",
-};
 static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_OK] = "ok", [PLAN_RULE_DEGREE] = "degree",
     [PLAN_RULE_HEADS_TP] = "heads-tp", [PLAN_RULE_KV_HEADS_TP] = "kv-heads-tp",
@@ -24,28 +20,22 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
     [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
 };
-static_assert(PLAN_RECOMPUTE_COUNT == 3, "update the name tables");
 static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
 
-const char *plan_recompute_name(enum plan_recompute r) { return recompute_names[r]; }
-const char *plan_rule_name(enum plan_rule r) { return rule_names[r]; }
-
-static int lookup(const char *const names[], int n, const char *s)
+/* The recompute names are the dimension's value names (dims.c). */
+const char *plan_recompute_name(enum plan_recompute r)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], s))
-            return i;
-    return -1;
+    return plan_dim_value_name(PLAN_DIM_RECOMPUTE, (int32_t)r);
 }
+const char *plan_rule_name(enum plan_rule r) { return rule_names[r]; }
 
 int plan_recompute_parse(const char *s, enum plan_recompute *out)
 {
-    int i = lookup(recompute_names, PLAN_RECOMPUTE_COUNT, s);
-    if (i < 0 && !strcmp(s, "sel"))
-        i = PLAN_RECOMPUTE_SELECTIVE;
-    if (i >= 0)
-        *out = (enum plan_recompute)i;
-    return i >= 0 ? 0 : -1;
+    int32_t v;
+    if (plan_dim_parse(PLAN_DIM_RECOMPUTE, s, &v))
+        return -1;
+    *out = (enum plan_recompute)v;
+    return 0;
 }
 
 /* Each dimension's token in table order: key + value for integers (left
