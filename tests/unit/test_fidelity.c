@@ -26,6 +26,61 @@ static int cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Statistics of hand-made rows, independent of any prediction: errors
+ * +10, -20, +5, -40 % (timed, predicted) and one untimed row.
+ *   MAPE   (10 + 20 + 5 + 40) / 4 = 18.75
+ *   median of 5, 10, 20, 40        = 15
+ *   p90    nearest rank ceil(0.9 x 4) = 4th: 40 (worst, row D)
+ *   bias   (10 - 20 + 5 - 40) / 4 = -11.25
+ * Memory: predicted fits for A, B, C, E; D does not fit; C's run went out
+ * of memory, D's did not: A, B and E agree, 3 of 5. Peaks: A 44 GiB predicted against 40 measured
+ * (10 %), B 30 against 40 (25 %): mean 17.5 %. */
+Test(fidelity, statistics_by_hand)
+{
+    static struct run_row run[5] = {
+        { .id = "A", .source = "s", .system = "x", .measured_iter_s = 10,
+          .measured_mem_gib = 40, .num_gpus = 8, .gpus_per_node = 8 },
+        { .id = "B", .source = "s", .system = "x", .measured_iter_s = 10,
+          .measured_mem_gib = 40, .num_gpus = 8, .gpus_per_node = 8 },
+        { .id = "C", .source = "s", .system = "x", .measured_iter_s = 10,
+          .measured_mem_gib = -1, .oom = true, .num_gpus = 8, .gpus_per_node = 8 },
+        { .id = "D", .source = "s", .system = "x", .measured_iter_s = 10,
+          .measured_mem_gib = -1, .num_gpus = 8, .gpus_per_node = 8 },
+        { .id = "E", .source = "s", .system = "x", .measured_mem_gib = -1,
+          .num_gpus = 8, .gpus_per_node = 8, .kind = RUN_NONE },
+    };
+    static const double err[4] = { 10, -20, 5, -40 };
+    struct fid_row rows[5] = { { 0 } };
+    struct fid_report v = { .rows = rows, .n = 5 };
+    struct fid_stats st;
+    struct fid_memory mem;
+    for (int i = 0; i < 5; i++) {
+        rows[i].run = &run[i];
+        rows[i].predicted = true;
+        rows[i].timed = i < 4;
+        rows[i].err_pct = i < 4 ? err[i] : 0;
+        rows[i].pred_s = i < 4 ? 10 * (1 + err[i] / 100) : 1;
+        rows[i].pred_fits = i != 3;
+        rows[i].pred_mem_gib = i == 0 ? 44 : i == 1 ? 30 : 10;
+    }
+    st = fid_stats_of(&v, NULL, NULL);
+    cr_assert_eq(st.n, 4);
+    assert_rel(st.mape, 18.75, 1e-12);
+    assert_rel(st.median, 15.0, 1e-12);
+    assert_rel(st.p90, 40.0, 1e-12);
+    assert_rel(st.worst, 40.0, 1e-12);
+    cr_assert_str_eq(st.worst_id, "D");
+    assert_rel(st.bias, -11.25, 1e-12);
+    mem = fid_memory_of(&v, "s");
+    cr_assert_eq(mem.n, 5);
+    cr_assert_eq(mem.agree, 3);
+    cr_assert_eq(mem.n_mem, 2);
+    assert_rel(mem.mem_ape, 17.5, 1e-12);
+}
+
+/* The same statistics from a small runs file: which rows are predicted,
+ * timed or left out with a reason; MAPE, median and p90 follow from the
+ * rows' errors (whatever the predictor says). */
 Test(fidelity, statistics_of_a_small_file)
 {
     struct runs runs;

@@ -42,17 +42,39 @@ Test(flops, gqa_glu_hand_count)
                1e-12);
 }
 
-/* Narayanan et al. Table 1, 1T model on 3072 A100: 163 TFLOP/s per GPU,
- * 52 % of peak, counting recompute (Eq. 3). RUNS.md's derived iteration time
- * for that row is 102.63 s. */
-Test(flops, mfu_of_the_1t_run)
+/* Selective recompute reruns the attention core's forward: QK^T and AV,
+ * 2 x 2 s h FLOPs a token per layer (Korthikanti et al. sec. 5). Llama 3
+ * 8B, B 16, s 8192: tokens 131,072 x 32 layers x 4 x 8192 x 4096. */
+Test(flops, selective_recompute_hand_count)
 {
-    struct model m = load_model("gpt3-1t");
-    struct job j = make_job(2048, 3072);
-    double per_gpu = pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL) / (102.63 * 3072);
-    assert_rel(per_gpu, 163e12, 0.005);
-    assert_rel(per_gpu / 312e12, 0.52, 0.01);
-    /* MFU leaves the recompute pass out: about 3/4 of HFU (RUNS.md) */
-    assert_rel(pred_model_flops(&m, &j) / pred_hw_flops(&m, &j, PLAN_RECOMPUTE_FULL),
-               0.75, 0.01);
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(8192, 16);
+    assert_rel(pred_hw_flops(&m, &j, PLAN_RECOMPUTE_SELECTIVE) - pred_model_flops(&m, &j),
+               131072.0 * 32 * 4 * 8192 * 4096, 1e-9);
+}
+
+/* MFU and HFU of a plan: the FLOPs an iteration needs over the time and
+ * the dense peak of every GPU (Narayanan et al. SC21 sec. 5.1; Chowdhery et
+ * al. 2022, PaLM, app. B, for MFU leaving the recompute out). GPT-3 175B,
+ * B 1536, s 2048 (sec. 3.2): by Eq. 3 without and with recompute,
+ *   72 B s l h^2 (1 + s/6h + V/12lh) = 3.38619674638732e18 FLOPs,
+ *   96 B s l h^2 (1 + s/6h + V/16lh) = 4.51097075332311e18 FLOPs,
+ * on 8 x 8 x 24 = 1536 A100s at their bf16 dense peak, 312 TFLOP/s (NVIDIA
+ * A100 datasheet): MFU = 3.38619674638732e18 / (t 1536 312e12). */
+Test(flops, mfu_and_hfu_of_a_plan)
+{
+    struct model m = load_model("gpt3-175b");
+    struct hw_system h = load_system("selene-a100");
+    struct job j = make_job(2048, 1536);
+    struct pred_ctx c;
+    struct pred_result o;
+    struct plan p = make_plan(8, 8, 24, 1);
+    p.recompute = PLAN_RECOMPUTE_FULL;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_plan(&c, &p, &o);
+    assert_rel(o.model_flops, 3.38619674638732e18, 1e-12);
+    assert_rel(o.hw_flops, 4.51097075332311e18, 1e-12);
+    assert_rel(o.mfu, 3.38619674638732e18 / (o.iteration_s * 1536 * 312e12), 1e-12);
+    assert_rel(o.hfu, 4.51097075332311e18 / (o.iteration_s * 1536 * 312e12), 1e-12);
+    assert_rel(o.tokens_per_s, 1536.0 * 2048 / o.iteration_s, 1e-12);
 }

@@ -1,0 +1,198 @@
+/* tests/unit/test_pred.c: predictor/pred.c, one layer's operator times.
+ * Every operator's FLOPs and bytes are counted here by hand and priced
+ * with the kernel functions (whose own arithmetic test_kernel.c checks),
+ * on round kernel numbers: HBM and norms 1e12 B/s, no launch cost, NVLink
+ * 1e11 B/s with 1 us hops, no collective base cost.
+ *
+ * Model "small": h = 1024, 8 heads of 128, 2 KV heads (kv dim 256), SwiGLU
+ * MLP of f = 4096, RMSNorm, rotary, no dropout, no bias. seq 1024, mbs 1,
+ * tp 2: T = 1024 tokens, a/t = 4 heads, kv/t = 128, f/t = 2048. */
+#include "helpers.h"
+
+#include <string.h>
+
+static struct model small(bool dropout, int64_t hidden)
+{
+    return (struct model){ .name = "small", .layers = 4, .hidden = hidden,
+                           .heads = 8, .kv_heads = 2, .ffn_hidden = 4096,
+                           .vocab = 32000, .glu = true, .tied_embeddings = false,
+                           .bias = false, .dropout = dropout,
+                           .norm = MODEL_NORM_RMSNORM, .position = MODEL_POS_ROPE };
+}
+
+static void setup(struct pred_ctx *c, const struct model *m, enum job_attention attn)
+{
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(1024, 8);
+    j.attention = attn;
+    pred_ctx_init(c, m, &h, &j, false);
+    c->k.launch_s = 0;
+    c->k.coll_base_s = 0;
+    c->k.mem_bytes_per_s = 1e12;
+    c->k.norm_bytes_per_s = 1e12;
+    c->k.intra_bytes_per_s = c->k.pair_bytes_per_s = 1e11;
+    c->k.intra_lat_s = 1e-6;
+}
+
+static struct pred_layer layer(const struct pred_ctx *c, int tp, bool sp,
+                               enum plan_recompute rc)
+{
+    struct plan p = make_plan(tp, 1, 1, 1);
+    struct pred_layer o;
+    p.sp = sp;
+    p.recompute = rc;
+    pred_layer_time(c, &p, &o);
+    return o;
+}
+
+/* Flash attention (Dao 2023, FlashAttention-2): causal forward
+ * 2 b s^2 (a/t) d = 2 x 1024^2 x 4 x 128 = 1,073,741,824 FLOPs; q and o of
+ * (a/t) d = 512 wide, k and v of 128, 2 bytes each, read and written once:
+ * 2 x 1024 x (2 x 512 + 2 x 128) = 2,621,440 B. Backward: five matmuls
+ * against two, 2.5 x the FLOPs, and twice the bytes. */
+Test(pred, flash_attention_counts)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_ATTN],
+               pred_compute_s(&c.k, &c.k.attn, 1073741824.0, 2621440.0), 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ATTN],
+               pred_compute_s(&c.k, &c.k.attn_bwd, 2.5 * 1073741824.0,
+                              2 * 2621440.0), 1e-12);
+}
+
+/* A head of 80 (h 640, 8 heads) runs as 96: FlashAttention-2's kernels
+ * come in head dims of 32 steps. Forward 2 x 1024^2 x 4 x 96 FLOPs; q, o
+ * 4 x 96 = 384 wide, kv dim 2 x 80 = 160, over tp 80:
+ * 2 x 1024 x (768 + 160) = 1,900,544 B. */
+Test(pred, flash_head_dim_padding)
+{
+    struct model m = small(false, 640);
+    struct pred_ctx c;
+    struct pred_layer o;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_ATTN],
+               pred_compute_s(&c.k, &c.k.attn, 2.0 * 1024 * 1024 * 4 * 96,
+                              1900544.0), 1e-12);
+}
+
+/* Unfused attention (Megatron-LM 2021: baddbmm, fused masked softmax with
+ * dropout, bmm): QK^T and AV each 2 b (a/t) s^2 d_h = 2 x 4 x 1024^2 x 128
+ * FLOPs reading 2 B x the b (a/t) s^2 = 4,194,304 scores; the softmax with
+ * dropout reads the scores, writes the probabilities, the mask and the
+ * dropped-out probabilities: 9 B a score forward, 11 backward, in 2
+ * kernels. Backward runs four such matmuls. */
+Test(pred, unfused_attention_counts)
+{
+    struct model m = small(true, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    struct pred_kparams bmm;
+    double flops = 2.0 * 4 * 1024 * 1024 * 128, scores = 4194304.0;
+    setup(&c, &m, JOB_ATTN_UNFUSED);
+    bmm = c.k.gemm;
+    bmm.peak_flops = c.k.attn.peak_flops;
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               9 * scores / 1e12, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ATTN], 4 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               11 * scores / 1e12, 1e-12);
+}
+
+/* Memory-bound operators (2-byte activations, T = 1024 rows, h = 1024):
+ * two norms read x and write y forward, 2 x 4 B x T h = 8,388,608 B =
+ * 8.388608 us; backward each reads x and dy and writes dx, then reads x
+ * and dy again for the weight gradient, 2 x 10 B x T h = 20.97152 us.
+ * Two residual adds, read 2 write 1, both ways: 2 x 6 B x T h =
+ * 12.582912 us. SwiGLU over f/t = 2048: forward reads gate and up and
+ * writes the product, 6 B x T x 2048 = 12.582912 us; backward reads 3 and
+ * writes 2, 10 B = 20.97152 us. Rotary on q and k (T x (1024 + 256) / 2 =
+ * 655,360 elements): read and write, 4 B each = 2.62144 us, both ways.
+ * With sp the norms and residuals run on T/2 rows; the rest does not
+ * change. */
+Test(pred, memory_bound_operators)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_NORM], 8.388608e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_NORM], 20.97152e-6, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_RESIDUAL], 12.582912e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_RESIDUAL], 12.582912e-6, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_ACT], 12.582912e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ACT], 20.97152e-6, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_ROPE], 2.62144e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ROPE], 2.62144e-6, 1e-12);
+    o = layer(&c, 2, true, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_NORM], 8.388608e-6 / 2, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_RESIDUAL], 12.582912e-6 / 2, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_ACT], 12.582912e-6, 1e-12);
+}
+
+/* Megatron's tensor-parallel layer (Shoeybi et al. 2019 sec. 3): two
+ * all-reduces of the T x h activations (2 B: 2,097,152 B) each way; over
+ * tp 2 a ring all-reduce moves 2 (1/2) S = 2,097,152 B at 1e11 B/s in
+ * 20.97152 us plus 2 x 1 us of hops: 22.97152 us, twice: 45.94304 us.
+ * With sp (Korthikanti et al. sec. 4.2.2) each becomes an all-gather and a
+ * reduce-scatter of (1/2) S and 1 hop each: 2 x (11.48576 + 11.48576) =
+ * 45.94304 us, the same volume. */
+Test(pred, tensor_parallel_collectives)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
+    o = layer(&c, 2, true, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
+    o = layer(&c, 1, false, PLAN_RECOMPUTE_NONE);
+    cr_assert_eq(o.fwd_s[PRED_OP_TP_COMM], 0.0);
+}
+
+/* The four GEMMs (column-parallel QKV and MLP-up, row-parallel out-proj
+ * and MLP-down), each backward a data- and a weight-gradient GEMM:
+ * QKV T x (h + 2 kv)/t x h = 1024 x 768 x 1024; out-proj 1024 x 1024 x 512;
+ * SwiGLU up 1024 x (2 f/t = 4096) x 1024; down 1024 x 1024 x 2048. */
+Test(pred, gemm_shapes)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    const struct pred_kernels *k = &c.k;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_QKV], pred_gemm_s(k, &k->gemm, 1024, 768, 1024, 2), 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_QKV], pred_gemm_s(k, &k->gemm_bwd, 1024, 1024, 768, 2) +
+               pred_gemm_s(k, &k->gemm_bwd, 1024, 768, 1024, 2), 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_PROJ], pred_gemm_s(k, &k->gemm, 1024, 1024, 512, 2), 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_FC1], pred_gemm_s(k, &k->gemm, 1024, 4096, 1024, 2), 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_FC2], pred_gemm_s(k, &k->gemm, 1024, 1024, 2048, 2), 1e-12);
+}
+
+/* Recompute (Korthikanti et al. sec. 5): selective reruns the attention
+ * core's forward in the backward pass, full reruns the whole forward with
+ * its TP communication. Both cost time: never free. */
+Test(pred, recompute_costs_by_mode)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer none, sel, full;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    none = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    sel = layer(&c, 2, false, PLAN_RECOMPUTE_SELECTIVE);
+    full = layer(&c, 2, false, PLAN_RECOMPUTE_FULL);
+    cr_assert_eq(none.recompute_s, 0.0);
+    cr_assert_gt(sel.recompute_s, 0.0);
+    assert_rel(sel.recompute_s, none.fwd_s[PRED_OP_ATTN], 1e-12);
+    cr_assert_eq(sel.recompute_comm_s, 0.0);
+    assert_rel(full.recompute_s, none.fwd_total_s, 1e-12);
+    assert_rel(full.recompute_comm_s, 45.94304e-6, 1e-12);
+}
