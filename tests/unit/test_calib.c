@@ -1,5 +1,10 @@
 /* tests/unit/test_calib.c: calibration recovers known parameters from
- * synthetic samples (times from known efficiencies, 1 % PCG noise). */
+ * synthetic samples (times from known efficiencies, 1 % PCG noise).
+ * Note what recovers_known_parameters can and cannot catch: its samples
+ * are made with the predictor's own kernel functions, so it shows that
+ * the fit inverts the model, not that the model is right; the kernel
+ * model's own arithmetic is checked by hand in test_kernel.c, and the
+ * fitted presets against published runs by `make validate`. */
 #include "helpers.h"
 
 #include <stdio.h>
