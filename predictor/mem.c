@@ -2,10 +2,9 @@
  *
  * Model states (Rajbhandari et al. SC20, ZeRO, sec. 3.1: mixed-precision Adam
  * holds 2 + 2 + 12 bytes per parameter; Megatron-LM accumulates gradients in
- * an fp32 main_grad buffer, so gradients take 4): weights 2 (+1 for the FP8
- * weight copies Transformer Engine keeps), gradients 4, optimizer 12 (fp32
- * master weights, Adam m and v), divided over dp by ZeRO-1 / the distributed
- * optimizer.
+ * an fp32 main_grad buffer, so gradients take 4): weights 2, gradients 4,
+ * optimizer 12 (fp32 master weights, Adam m and v), divided over dp by ZeRO-1
+ * / the distributed optimizer.
  *
  * Activations: Korthikanti et al., "Reducing Activation Recomputation in Large
  * Transformer Models", MLSys 2023, sec. 4 and Table 2, per layer and
@@ -21,33 +20,91 @@
  * In flight: 1F1B keeps pp - r micro-batches on pipeline rank r; the
  * interleaved schedule keeps 2(pp - r - 1) + (vpp - 1) pp + 1 model chunks of
  * l/(pp vpp) layers (Megatron-LM schedules.py warm-up counts), which for
- * rank 0 is Korthikanti's l(1 + (pp - 1)/(pp vpp)). */
+ * rank 0 is Korthikanti's l(1 + (pp - 1)/(pp vpp)).
+ *
+ * FP8 (precision fp8): Megatron-Core's layers on Transformer Engine (TE) with
+ * the delayed-scaling recipe, attention in 16 bits (recipe fp8_dpa = False,
+ * TE common/recipe/__init__.py). Read in TE v1.11 (NGC 24.09, MLPerf v4.1):
+ * - Saved GEMM inputs are FP8, 1 byte: module/linear.py keeps the FP8 cast
+ *   of its input (or only its FP8 transpose) for the weight gradient, and
+ *   module/layernorm_linear.py keeps the FP8 norm output ln_out beside the
+ *   16-bit norm input. So the QKV and fc1 inputs take sbh each instead of
+ *   2sbh, the fc2 input sbf instead of 2sbf; the 16-bit tensors that other
+ *   kernels save stay: the norm inputs, Q, K, V, the fc1 output the
+ *   activation's backward reads (Megatron-Core transformer/mlp.py:
+ *   bias_gelu_impl / bias_swiglu_impl save their input). Flash attention
+ *   (TE attention.py FusedAttnFunc) keeps its 16-bit output O for its
+ *   backward, and out-proj's FP8 copy of it is a second tensor: 2sbh + sbh
+ *   where 16-bit training shares one 2sbh. Korthikanti's GPT layer (dropout,
+ *   unfused attention, sp) keeps sbh/t (27 + 5as/h) instead of
+ *   sbh/t (34 + 5as/h).
+ * - Weights: FP8 primary weights, as NeMo's FP8 recipe (NVIDIA/NeMo
+ *   llm/recipes/precision/mixed_precision.py bf16_with_fp8_mixed:
+ *   fp8_param_gather = True) and NVIDIA's MLPerf GPT-3 runs (FP8_PARAMS=True
+ *   in config_common.sh, training_results v4.0 and v4.1) train: each GEMM
+ *   weight is a Float8Tensor, 1 byte, with a cached FP8 transpose for the
+ *   backward's data gradient, 1 byte (module/base.py reset_parameters:
+ *   to_float8(with_transpose_cache=...)); embeddings, norms and biases stay
+ *   16-bit. 2 bytes per parameter either way; fp32 master weights stay in
+ *   the optimizer's 12. (Without FP8 primary weights TE would add an FP8
+ *   workspace and its transpose to the 16-bit weight, base.py
+ *   get_fp8_workspace: 4 bytes.)
+ * - Scaling state: per FP8 GEMM, 3 forward tensors (input, weight, output)
+ *   and 2 backward (grad output, grad input), each an fp32 scale, scale_inv
+ *   and amax history of amax_history_len entries (module/base.py
+ *   set_meta_tensor; length 1024, the recipe's default and NeMo's), for the
+ *   4 GEMMs of a dense layer: 4 x 5 x (1024 + 2) x 4 = 82,080 bytes per
+ *   layer, kept with the weights. */
 #include "predictor/pred.h"
 
 #include <math.h>
 
 /* ---- activations of one layer ---- */
 
+/* Bytes per element of a GEMM input saved for the backward pass: 16-bit, or
+ * Transformer Engine's FP8 cast (header). */
+static double gemm_input_bytes(const struct job *j)
+{
+    return j->precision == JOB_PREC_FP8 ? 1.0 : 2.0;
+}
+
+/* Per element of the attention output: out-proj's saved input, and with
+ * flash attention the kernel's own 16-bit O, the same tensor unless the
+ * GEMM input is an FP8 copy. */
+static double attn_out_bytes(const struct job *j)
+{
+    double g = gemm_input_bytes(j);
+    return j->attention == JOB_ATTN_FLASH && g < 2.0 ? 2.0 + g : g;
+}
+
+static double attn_core_bytes(const struct model *m, const struct job *j,
+                              double s, double b)
+{
+    double a = (double)m->heads;
+    if (j->attention == JOB_ATTN_FLASH)
+        return 4.0 * a * s * b;                 /* fp32 log-sum-exp */
+    /* softmax out (+ mask, dropout out) */
+    return (m->dropout ? 5.0 : 2.0) * a * s * s * b;
+}
+
 double pred_act_layer_bytes(const struct model *m, const struct job *j,
                             const struct plan *p)
 {
     double s = (double)j->seq, b = (double)p->mbs, h = (double)m->hidden;
-    double a = (double)m->heads, t = (double)p->tp, f = (double)m->ffn_hidden;
+    double t = (double)p->tp, f = (double)m->ffn_hidden, g = gemm_input_bytes(j);
     double kv = (double)model_kv_dim(m), sbh = s * b * h;
     double sp_div = p->sp ? t : 1.0;
-    double rep, split, core;
+    double rep, split, core = attn_core_bytes(m, j, s, b);
 
     if (p->recompute == PLAN_RECOMPUTE_FULL)
         return 2.0 * sbh / sp_div;              /* the layer input only */
-    /* 2 norm inputs (4sbh), QKV and MLP inputs (2sbh each), 2 dropout masks */
-    rep = 8.0 * sbh + (m->dropout ? 2.0 * sbh : 0.0);
-    /* Q, K, V, out-proj input; MLP: GeLU in and out (4sbf) or the fused
-     * SwiGLU's fc1 output [gate, up] and product (6sbf) */
-    split = 4.0 * sbh + 4.0 * s * b * kv + (m->glu ? 6.0 : 4.0) * s * b * f;
-    if (j->attention == JOB_ATTN_FLASH)
-        core = 4.0 * a * s * b;                 /* fp32 log-sum-exp */
-    else                                        /* softmax out (+ mask, dropout out) */
-        core = (m->dropout ? 5.0 : 2.0) * a * s * s * b;
+    /* 2 norm inputs (4sbh), QKV and MLP GEMM inputs (g sbh each), 2 dropout
+     * masks */
+    rep = 4.0 * sbh + 2.0 * g * sbh + (m->dropout ? 2.0 * sbh : 0.0);
+    /* Q, K, V, the attention output; MLP: the activation's 16-bit input
+     * (GeLU 2sbf, the fused SwiGLU's [gate, up] 4sbf) and fc2's input g sbf */
+    split = 2.0 * sbh + 4.0 * s * b * kv + attn_out_bytes(j) * sbh +
+            ((m->glu ? 4.0 : 2.0) + g) * s * b * f;
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         core = 0;                               /* attention core recomputed */
     return rep / sp_div + (split + core) / t;
@@ -99,6 +156,16 @@ double pred_stage_params(const struct model *m, const struct plan *p,
     return params;
 }
 
+/* FP8 scaling state of one stage's layers (header). */
+double pred_fp8_scaling_bytes(const struct model *m, const struct job *j,
+                              const struct plan *p)
+{
+    const double gemms = 4.0, tensors = 3.0 + 2.0, history = 1024.0;
+    if (j->precision != JOB_PREC_FP8)
+        return 0;
+    return pred_stage_layers(m, p) * gemms * tensors * (history + 2.0) * 4.0;
+}
+
 /* ---- one stage ---- */
 
 static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
@@ -136,8 +203,8 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     double chunks = pred_inflight_chunks(p, mb, rank);
     double chunk_layers = pred_chunk_layers(&c->model, p);
     double act = pred_act_layer_bytes(&c->model, &c->job, p);
-    double w_bytes = c->job.precision == JOB_PREC_FP8 ? 3.0 : 2.0;
-    out->weights_bytes = w_bytes * params;
+    out->weights_bytes = 2.0 * params +
+                         pred_fp8_scaling_bytes(&c->model, &c->job, p);
     out->grads_bytes = 4.0 * params;
     out->optimizer_bytes = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);

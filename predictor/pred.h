@@ -175,7 +175,8 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- memory model pieces (bytes), exposed for tests ---- */
 /* Saved activations of one layer for one micro-batch on one GPU
- * (Korthikanti et al. 2022 Table 2, adapted for flash attention, GQA, GLU). */
+ * (Korthikanti et al. 2022 Table 2, adapted for flash attention, GQA, GLU
+ * and Transformer Engine's FP8 GEMM inputs). */
 double pred_act_layer_bytes(const struct model *m, const struct job *j,
                             const struct plan *p);
 /* Micro-batches (in layer-chunk units of layers/(pp*vpp)) whose activations
@@ -188,6 +189,10 @@ double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
  * published runs had. */
 double pred_stage_layers(const struct model *m, const struct plan *p);
 double pred_chunk_layers(const struct model *m, const struct plan *p);
+/* Transformer Engine's FP8 scaling state (scales and amax histories) of the
+ * fullest stage's layers; 0 unless the job is FP8 (mem.c header). */
+double pred_fp8_scaling_bytes(const struct model *m, const struct job *j,
+                              const struct plan *p);
 /* Parameters held by one GPU of pipeline rank 'rank'. */
 double pred_stage_params(const struct model *m, const struct plan *p,
                          int64_t rank);

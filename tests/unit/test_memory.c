@@ -162,10 +162,17 @@ Test(memory, selective_charges_one_rebuilt_core)
     assert_rel(sel.activations_bytes, layers * a_sel + (a_none - a_sel), 1e-12);
 }
 
-/* Transformer Engine keeps an FP8 copy of each weight beside the 16-bit
- * one, so FP8 training holds 2 + 1 = 3 bytes of weights per parameter
- * (mem.c header); gradients and optimizer states do not change. */
-Test(memory, fp8_weights_three_bytes_per_parameter)
+/* FP8 primary weights (mem.c header: NeMo's FP8 recipe and NVIDIA's MLPerf
+ * runs set fp8_param_gather / FP8_PARAMS): each GEMM weight is 1 byte of FP8
+ * data plus its 1-byte cached transpose, the other parameters stay 16-bit,
+ * so 2 bytes per parameter as in 16-bit training (no longer the 2 + 1 of a
+ * 16-bit weight with an FP8 copy). On top, TE's delayed-scaling state: per
+ * FP8 GEMM 3 forward + 2 backward tensors, each an fp32 scale, scale_inv and
+ * 1024-entry amax history, 4 GEMMs per layer:
+ *   4 x 5 x (1024 + 2) x 4 bytes = 82,080 bytes per layer;
+ * Llama 3 8B, pp 1: 32 layers = 2,626,560 bytes. Gradients and optimizer
+ * states do not change. */
+Test(memory, fp8_weights_two_bytes_per_parameter_and_scaling_state)
 {
     struct model m = load_model("llama3-8b");
     struct hw_system h = load_system("dgx-h100");
@@ -174,12 +181,79 @@ Test(memory, fp8_weights_three_bytes_per_parameter)
     struct pred_mem a;
     struct plan p = make_plan(2, 1, 8, 1);
     double params = pred_stage_params(&m, &p, 0);
+    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 0);    /* bf16: none */
     j.precision = JOB_PREC_FP8;
+    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 2626560.0);
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_memory(&c, &p, &a);
-    assert_rel(a.weights_bytes, 3 * params, 1e-12);
+    assert_rel(a.weights_bytes, 2 * params + 2626560.0, 1e-12);
     assert_rel(a.grads_bytes, 4 * params, 1e-12);
     assert_rel(a.optimizer_bytes, 12 * params, 1e-12);
+    p.pp = 4;                   /* the fullest stage's 8 layers */
+    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 8 * 82080.0);
+}
+
+/* Korthikanti's inventory under Transformer Engine FP8 (mem.c header), GPT
+ * layer with dropout and unfused attention (kv = h, f = 4h):
+ *   replicated: norm inputs 4sbh, QKV and fc1 inputs in FP8 sbh + sbh,
+ *               2 dropout masks 2sbh                          =  8 sbh
+ *   split:      Q 2sbh, K and V 4sbh, out-proj input in FP8 sbh, GeLU
+ *               input 2sbf = 8sbh, fc2 input in FP8 sbf = 4sbh = 19 sbh
+ *               softmax terms                                 5as^2b
+ * so Table 2's 10 + 24/t becomes 8 + 19/t and, with sp, 34/t becomes 27/t;
+ * full recompute keeps the 16-bit layer input (2sbh) as before. */
+static double table2_fp8(const struct model *m, double s, double b, double t,
+                         bool sp, enum plan_recompute recompute)
+{
+    double h = (double)m->hidden, a = (double)m->heads, sbh = s * b * h;
+    switch (recompute) {
+    case PLAN_RECOMPUTE_NONE:
+        return sp ? sbh / t * (27 + 5 * a * s / h)
+                  : sbh * (8 + 19 / t + 5 * a * s / (h * t));
+    case PLAN_RECOMPUTE_SELECTIVE:
+        return sp ? sbh * 27 / t : sbh * (8 + 19 / t);
+    default:
+        return sp ? 2 * sbh / t : 2 * sbh;
+    }
+}
+
+Test(memory, fp8_korthikanti_inventory_every_combination)
+{
+    struct job j = make_job(2048, 512);
+    j.attention = JOB_ATTN_UNFUSED;
+    j.precision = JOB_PREC_FP8;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct model m = load_model(shapes[i]);
+        for (int t = 1; t <= 8; t *= 2)
+            for (int sp = 0; sp <= (t > 1); sp++)
+                for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++) {
+                    struct plan p = make_plan(t, 1, 1, 1);
+                    p.sp = sp;
+                    p.recompute = (enum plan_recompute)r;
+                    assert_rel(pred_act_layer_bytes(&m, &j, &p),
+                               table2_fp8(&m, 2048, 1, t, sp, p.recompute),
+                               1e-12);
+                }
+    }
+}
+
+/* FP8 with flash attention, Llama 3 70B, tp 8, sp, s 8192, b 1, no
+ * dropout: the kernel keeps its 16-bit output O (2sbh) beside out-proj's
+ * FP8 copy (sbh); SwiGLU keeps its 16-bit [gate, up] input (4sbf) and fc2
+ * its FP8 input (sbf):
+ *   (4sbh + sbh + sbh) / 8 + (2sbh + 4 s kv + 3sbh + 5 s f + 4 a s) / 8
+ * against 16-bit's (8sbh) / 8 + (4sbh + 4 s kv + 6 s f + 4 a s) / 8. */
+Test(memory, fp8_flash_gqa_glu_hand_count)
+{
+    struct model m = load_model("llama3-70b");
+    struct job j = make_job(8192, 512);
+    struct plan p = make_plan(8, 1, 1, 1);
+    double s = 8192, h = 8192, sbh = s * h;
+    double expect = 6 * sbh / 8 +
+                    (5 * sbh + 4 * s * 1024 + 5 * s * 28672 + 4 * 64 * s) / 8;
+    p.sp = true;
+    j.precision = JOB_PREC_FP8;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), expect, 1e-12);
 }
 
 /* The last stage keeps the final norm's and the LM head's 16-bit inputs
