@@ -99,8 +99,10 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs("--untie-embeddings-and-output-weights \\\n", fp);
     if (!m->bias)
         fputs("--disable-bias-linear \\\n", fp);
+    /* FP8: the primary weights in FP8, as predictor/mem.c counts them */
     fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
-          : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid\n"
+          : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid "
+            "\\\n--fp8-param-gather\n"
           : "--bf16\n", fp);
 }
 
