@@ -13,7 +13,8 @@ static const char usage[] =
 "usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
 "                         [--scenario FILE] [--model M] [--gbs N] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
-"                         [--set K=V]... [--format {formats}] [-o FILE]\n"
+"                         [--headroom GiB|%] [--set K=V]...\n"
+"                         [--format {formats}] [-o FILE]\n"
 "                         [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "The same job on each system (presets or files), and on variants of the\n"
@@ -21,12 +22,14 @@ static const char usage[] =
 "fastest feasible plan on each, its time and speed-up against the first\n"
 "system, days, cost (each system's price) and energy to train --tokens\n"
 "tokens, and the shares of compute, communication and pipeline bubble that\n"
-"explain the difference. Defaults come from the scenario.\n";
+"explain the difference. Defaults come from the scenario.\n"
+"\n"
+"{headroom}";
 
 static const enum opt_id ids[] = {
     OPT_SYSTEMS, OPT_VARIANT, OPT_SCENARIO, OPT_MODEL, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_GPUS, OPT_TOKENS, OPT_SET, OPT_FORMAT, OPT_OUT,
-    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_COUNT
+    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_NONE };
@@ -73,6 +76,7 @@ static int job_of(struct compare_job *job, const struct cmd_opts *o,
     *job = (struct compare_job){ .model = &in->model, .job = &in->scen.job,
         .space = &in->scen.space, .stop = &cmd_interrupted,
         .tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens,
+        .headroom = o->headroom,
         .progress = tpl_progress_shown() ? tpl_progress : NULL,
         .progress_arg = (void *)(uintptr_t)"search" };
     if (job->tokens <= 0)

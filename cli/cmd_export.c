@@ -10,7 +10,7 @@ static const char usage[] =
 "usage: trainplan export [--framework {frameworks}] [-o FILE]\n"
 "                        (--gpus N | --tp N --pp N --dp N [plan options])\n"
 "                        [--model M] [--system S] [--gbs N] [--seq N]\n"
-"                        [--scenario FILE] [--set K=V]...\n"
+"                        [--headroom GiB|%] [--scenario FILE] [--set K=V]...\n"
 "\n"
 "Launch settings for a plan: Megatron-LM command-line flags (default), a\n"
 "NeMo / Megatron-Bridge YAML override block, or a torchtitan TOML snippet.\n"
@@ -19,13 +19,15 @@ static const char usage[] =
 "plan options are those of 'trainplan predict'. A comment on top gives the\n"
 "plan key and its predicted time and memory.\n"
 "\n"
+"{headroom}"
+"\n"
 "Exit status: 0 ok, 1 the plan does not fit (settings still written) or no\n"
 "plan fits on N GPUs, 2 usage, 3 bad input, 4 I/O.\n";
 
 static const enum opt_id ids[] = {      /* predict's, and the framework */
     OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
     OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT, OPT_OUT, OPT_HELP,
-    OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_COUNT
+    OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };

@@ -7,7 +7,7 @@ static const char usage[] =
 "usage: trainplan predict [--model M] [--system S] [--gbs N] [--seq N]\n"
 "                         [plan options] [--precision bf16|fp16|fp8]\n"
 "                         [--attention flash|unfused] [--tp-cross-node]\n"
-"                         [--scenario FILE] [--set K=V]...\n"
+"                         [--headroom GiB|%] [--scenario FILE] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
 "\n"
 "Predict iteration time, MFU, memory per GPU and the time breakdown of one\n"
@@ -21,6 +21,7 @@ static const char usage[] =
 "  --model M          preset name (trainplan list models) or model file\n"
 "  --system S         preset name (trainplan list systems) or system file\n"
 "  --set K=V          override any loaded field, e.g. --set network.nic_gbps=800\n"
+"{headroom}"
 "  --format F         {formats} (default table)\n"
 "  -o FILE            write to FILE (atomically) instead of stdout\n"
 "\n"
@@ -31,7 +32,7 @@ static const char usage[] =
 static const enum opt_id ids[] = {
     OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
     OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT, OPT_OUT, OPT_HELP,
-    OPT_COUNT
+    OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
@@ -46,6 +47,7 @@ int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
     cmd_opts_apply_job(o, &in->scen.job);
     pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job,
                   o->tp_cross_node || in->scen.space.tp_cross_node);
+    pred_ctx_headroom(ctx, o->headroom);
     return 0;
 }
 

@@ -17,7 +17,7 @@ static const char usage[] =
 "                        [--seq N] [--gpus LIST] [--top K] [space options]\n"
 "                        [--precision P] [--attention flash|unfused]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
-"                        [--set K=V]...\n"
+"                        [--headroom GiB|%] [--set K=V]...\n"
 "                        [--format {formats}] [--stats] [-o FILE]\n"
 "                        [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
@@ -34,6 +34,7 @@ static const char usage[] =
 "                   to the report, and its figures on stderr (as 'trainplan\n"
 "                   -v'; 'trainplan -q' keeps stderr for errors)\n"
 "  --set K=V        override any loaded field, e.g. --set network.nic_gbps=800\n"
+"{headroom}"
 "\n"
 "space options: the values a search may give a dimension, 'auto' (the\n"
 "default: every value that can be valid) or a comma list such as 1,2,4,8:\n"
@@ -46,7 +47,7 @@ static const enum opt_id ids[] = {
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SET, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
     OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_FORMAT, OPT_OUT,
-    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_COUNT
+    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };
@@ -111,6 +112,7 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
         return TPL_EUSAGE;
     pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job,
                   in->scen.space.tp_cross_node);
+    pred_ctx_headroom(ctx, o->headroom);
     rc = search_gpus(o, in, ctx, res, &gpus, err);
     tpl_progress_end();
     gpu_list_release(&gpus);

@@ -19,14 +19,16 @@ static const char usage[] =
 "the smallest count. Marks the Pareto frontier of time against GPU-hours\n"
 "and its knee: the count past which doubling the GPUs saves less than\n"
 "--knee (default 0.5) of what perfect scaling would save. The search\n"
-"options are those of 'trainplan search'.\n";
+"options are those of 'trainplan search', --headroom too:\n"
+"\n"
+"{headroom}";
 
 static const enum opt_id ids[] = {      /* search's, and what training takes */
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SET, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
     OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_TOKENS, OPT_PRICE,
     OPT_KNEE, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
-    OPT_COUNT
+    OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };

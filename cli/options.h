@@ -12,6 +12,7 @@
 
 #include "cli/cmd.h"
 #include "common/err.h"
+#include "predictor/pred.h"
 #include "results/export.h"
 #include "results/writer.h"
 #include "spaces/dims.h"
@@ -32,6 +33,8 @@ enum opt_id {
     OPT_TOKENS, OPT_PRICE, OPT_KNEE,
     /* export: the framework, and the GPU count whose best plan it writes */
     OPT_FRAMEWORK, OPT_EXPORT_GPUS,
+    /* memory kept free beyond the system's reserve */
+    OPT_HEADROOM,
     /* output */
     OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
     OPT_COUNT
@@ -57,6 +60,7 @@ struct cmd_opts {
     struct plan plan;           /* the dimensions in a plan (predict) */
     struct space space;         /* the dimensions in a space (search) */
     double tokens, price, knee;
+    struct pred_headroom headroom;      /* --headroom GiB|% (0 GiB) */
     enum res_framework framework;
     enum res_format fmt;
     int chart_w, chart_h;

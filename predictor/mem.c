@@ -59,6 +59,8 @@
 
 #include <math.h>
 
+#define GIB 1073741824.0        /* bytes */
+
 /* ---- activations of one layer ---- */
 
 /* Bytes per element of a GEMM input saved for the backward pass: 16-bit, or
@@ -229,6 +231,14 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
     }
     out->reserve_bytes = c->hw.reserve_bytes;
     out->usable_bytes = c->hw.hbm_bytes - c->hw.reserve_bytes;
-    out->margin_bytes = out->usable_bytes - out->total_bytes;
+    out->headroom_bytes = c->headroom_bytes;
+    out->margin_bytes = out->usable_bytes - out->headroom_bytes -
+                        out->total_bytes;
     out->fits = out->margin_bytes >= 0;
+}
+
+void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h)
+{
+    c->headroom_bytes = h.pct ? h.value / 100.0 * c->hw.hbm_bytes
+                              : h.value * GIB;
 }

@@ -96,7 +96,9 @@ struct pred_mem {
     double total_bytes;         /* sum of the above */
     double usable_bytes;        /* HBM less the system's reserve */
     double reserve_bytes;
-    double margin_bytes;        /* usable - total (< 0: does not fit) */
+    double headroom_bytes;      /* kept free on top (--headroom), 0 default */
+    double margin_bytes;        /* usable - headroom - total (< 0: does not
+                                   fit) */
     bool fits;
     int worst_stage;            /* pipeline rank of the worst stage */
 };
@@ -121,6 +123,7 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     double model_flops;         /* per iteration */
     double hw_flops[PLAN_RECOMPUTE_COUNT];
     struct plan_limits limits;
+    double headroom_bytes;      /* memory kept free: pred_ctx_headroom */
 };
 
 /* Time of one pipeline stage's share for one micro-batch: what the layers,
@@ -142,6 +145,26 @@ struct pred_memo {
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node);
+
+/* Memory a plan must leave free beyond the system's reserve (--headroom):
+ * 'value' GiB, or with 'pct' that percentage of the GPU's HBM capacity. A
+ * plan fits only when its total <= usable - headroom. Fujii et al., arXiv
+ * 2411.06465: no run whose estimate was at or below 80 % of capacity ran
+ * out of memory in 454 A100/H100 runs, a reason to set 20 %. */
+struct pred_headroom {
+    double value;               /* GiB, or percent of HBM with pct */
+    bool pct;
+};
+/* Set c's headroom (0 after pred_ctx_init) from 'h' and c's HBM. */
+void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h);
+
+/* The memory model's own error, shown beside each plan's spare memory: the
+ * peak-memory MAPE on the published runs that carry a measured peak, today
+ * the 71 bloom_prequel rows, as `trainplan validate
+ * ../shared/data/runs-dev.csv` prints it (section "memory", "mem MAPE").
+ * In percent of the peak, so it holds for any GPU. */
+#define PRED_MEM_ERROR_PCT 15.5
+#define PRED_MEM_ERROR_RUNS "bloom_prequel peaks"
 
 /* Kernels operator 'op' of one layer launches for one micro-batch under
  * plan 'p' (its row of pred_ops read by its launch rule), and the sum over

@@ -170,6 +170,7 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
         return rc;
     snprintf(cs->label, sizeof cs->label, "%s", e->label);
     pred_ctx_init(&cs->ctx, job->model, &hw, job->job, job->space->tp_cross_node);
+    pred_ctx_headroom(&cs->ctx, job->headroom);
     cfg = (struct search_cfg){ .ctx = &cs->ctx, .space = job->space,
         .gpus = job->gpus, .n_gpus = job->n_gpus, .top_k = 1,
         .stop = job->stop, .progress = job->progress,

@@ -35,6 +35,7 @@ struct compare_job {            /* what runs on every entry: borrowed */
     const int64_t *gpus;        /* sorted, unique */
     size_t n_gpus;
     double tokens;              /* to train, > 0 */
+    struct pred_headroom headroom;      /* on each system's HBM */
     const volatile sig_atomic_t *stop;  /* set: the rest is partial */
     void (*progress)(void *arg, double fraction);   /* NULL: none */
     void *progress_arg;

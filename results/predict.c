@@ -27,8 +27,9 @@ static void table_time(FILE *fp, const struct pred_ctx *c, const struct plan *p,
 static void table_memory(FILE *fp, const struct pred_result *r)
 {
     const struct pred_mem *m = &r->mem;
-    fprintf(fp, "\nmemory per GPU (worst stage: pipeline rank %d)    GiB\n",
-            m->worst_stage);
+    fprintf(fp, "\nmemory per GPU (worst stage: pipeline rank %d; model error "
+            "+-%.1f %%, %s)    GiB\n", m->worst_stage, PRED_MEM_ERROR_PCT,
+            PRED_MEM_ERROR_RUNS);
     fprintf(fp, "  %-22s %12.2f\n", "weights", m->weights_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f\n", "gradients", m->grads_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f\n", "optimizer", m->optimizer_bytes / RES_GIB);
@@ -40,6 +41,9 @@ static void table_memory(FILE *fp, const struct pred_result *r)
             m->usable_bytes / RES_GIB,
             (m->usable_bytes + m->reserve_bytes) / RES_GIB,
             m->reserve_bytes / RES_GIB);
+    if (m->headroom_bytes > 0)
+        fprintf(fp, "  %-22s %12.2f  (--headroom)\n", "headroom",
+                m->headroom_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f\n", "margin", m->margin_bytes / RES_GIB);
 }
 

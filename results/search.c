@@ -14,10 +14,12 @@ static void why_none(const struct search_gpu *g,
     int worst = 1;
     if (g->valid > 0 && g->nearest_result) {
         const struct pred_mem *mem = &g->nearest_result->mem;
+        char usable[96];
         plan_key(&g->nearest, key, sizeof key);
         snprintf(buf, n, "nothing fits in memory; nearest: %s needs %.2f GiB "
-                 "per GPU, %.2f usable (short by %.2f GiB)", key,
-                 mem->total_bytes / RES_GIB, mem->usable_bytes / RES_GIB,
+                 "per GPU, %s (short by %.2f GiB)", key,
+                 mem->total_bytes / RES_GIB,
+                 res_usable_text(mem, usable, sizeof usable),
                  g->nearest_short_bytes / RES_GIB);
         return;
     }
@@ -87,6 +89,18 @@ static void table_gpu(FILE *fp, const struct search_gpu *g)
     rejected_line(fp, g);
 }
 
+/* What a plan's spare memory is held against, and the memory model's own
+ * error to read it by. */
+static void spare_line(FILE *fp, const struct pred_ctx *c)
+{
+    fprintf(fp, "spare = %.2f GiB usable", (c->hw.hbm_bytes -
+            c->hw.reserve_bytes) / RES_GIB);
+    if (c->headroom_bytes > 0)
+        fprintf(fp, " less %.2f GiB headroom", c->headroom_bytes / RES_GIB);
+    fprintf(fp, " - mem; memory model error +-%.1f %% (%s)\n",
+            PRED_MEM_ERROR_PCT, PRED_MEM_ERROR_RUNS);
+}
+
 static void table_write(FILE *fp, const struct pred_ctx *c,
                         const struct search_result *s, bool work)
 {
@@ -95,6 +109,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             "GPU count\n", c->model.name, c->hw.name, (long long)c->job.seq,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), s->top_k);
+    spare_line(fp, c);
     for (size_t i = 0; i < s->n; i++)
         table_gpu(fp, &s->per_gpu[i]);
     if (st->partial)

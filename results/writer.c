@@ -41,16 +41,28 @@ int res_format_parse(const char *s, enum res_format *out)
     return -1;
 }
 
+const char *res_usable_text(const struct pred_mem *m, char *buf, size_t n)
+{
+    if (m->headroom_bytes > 0)
+        snprintf(buf, n, "%.2f GiB usable less %.2f GiB headroom",
+                 m->usable_bytes / RES_GIB, m->headroom_bytes / RES_GIB);
+    else
+        snprintf(buf, n, "%.2f GiB usable", m->usable_bytes / RES_GIB);
+    return buf;
+}
+
 void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
                      const struct pred_result *r, char *buf, size_t n)
 {
     if (r->rule != PLAN_OK)
         plan_rule_explain(r->rule, p, &c->model, &c->job, &c->limits, buf, n);
-    else if (!r->mem.fits)
-        snprintf(buf, n, "memory: needs %.2f GiB per GPU, %.2f GiB usable "
-                 "(short by %.2f GiB)", r->mem.total_bytes / RES_GIB,
-                 r->mem.usable_bytes / RES_GIB, -r->mem.margin_bytes / RES_GIB);
-    else
+    else if (!r->mem.fits) {
+        char usable[96];
+        snprintf(buf, n, "memory: needs %.2f GiB per GPU, %s (short by %.2f "
+                 "GiB)", r->mem.total_bytes / RES_GIB,
+                 res_usable_text(&r->mem, usable, sizeof usable),
+                 -r->mem.margin_bytes / RES_GIB);
+    } else
         buf[0] = '\0';
 }
 
@@ -94,7 +106,7 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
     return o;
 }
 
-static json_t *memory_obj(const struct pred_mem *m)
+static json_t *memory_fields(const struct pred_mem *m)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
                      "weights", num(m->weights_bytes / RES_GIB),
@@ -107,6 +119,16 @@ static json_t *memory_obj(const struct pred_mem *m)
                      "reserve", num(m->reserve_bytes / RES_GIB),
                      "margin", num(m->margin_bytes / RES_GIB),
                      "worst_stage", m->worst_stage);
+}
+
+/* "headroom" only when --headroom set one: the default report is as it
+ * was. */
+static json_t *memory_obj(const struct pred_mem *m)
+{
+    json_t *o = memory_fields(m);
+    if (o && m->headroom_bytes > 0)
+        json_object_set_new(o, "headroom", num(m->headroom_bytes / RES_GIB));
+    return o;
 }
 
 static json_t *breakdown_obj(const struct pred_result *r)

@@ -24,6 +24,9 @@ const char *res_format_list(const char *sep, const char *last, char *buf,
 const char *res_names_join(const char *const *names, int n, const char *sep,
                            const char *last, char *buf, size_t size);
 
+/* "76.60 GiB usable", or with a headroom "76.60 GiB usable less 15.92 GiB
+ * headroom": what a plan's memory total is held against. Returns buf. */
+const char *res_usable_text(const struct pred_mem *m, char *buf, size_t n);
 /* Why a plan is not feasible ("" when it is): the broken rule, or the
  * memory shortfall in GiB. */
 void res_plan_reason(const struct pred_ctx *c, const struct plan *p,

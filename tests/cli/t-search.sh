@@ -39,6 +39,40 @@ expect no-feasible exit=1 'stdout~no feasible plan: nothing fits in memory; near
 run_tp search --gpus 64 --stats
 expect stats exit=0 'stderr~^search: .* combinations/s' 'stdout~^evaluated '
 
+# --headroom: 0 changes nothing; 20% of the A100's 80 GiB (16 GiB) stays
+# free beyond the 3 GiB reserve, so no plan listed takes more than 61 GiB
+# and each one's spare (margin_gib) is what is left below that
+# shellcheck disable=SC2086
+same_output headroom-zero search $SMALL vs search $SMALL --headroom 0
+# shellcheck disable=SC2086
+run_tp search $SMALL --headroom 20% --format csv
+expect headroom-prunes exit=0 'stdout~^1,' \
+    'awk -F, "NR > 1 && (\$21 > 61.0 || \$21 + \$22 > 61.001 || \$22 < 0) { bad = 1 } END { exit bad }" "$T_OUT"'
+# shellcheck disable=SC2086
+run_tp search $SMALL --headroom 16
+expect headroom-gib-table exit=0 'stdout~^spare = 77.00 GiB usable less 16.00 GiB headroom - mem; memory model error \+-15.5 %'
+for h_cmd in predict export search tradeoff compare; do
+    run_tp "$h_cmd" --help
+    expect "headroom-help-$h_cmd" exit=0 'stdout~--headroom H +memory to keep free' \
+        'stdout~GiB or a percentage of HBM' \
+        'stdout~Fujii et al. \(arXiv 2411.06465\)'
+done
+# a plan that fits with no headroom but not with 20 %: exit 1, and why
+run_tp predict --model llama3-8b --seq 4096 --gbs 256 --pp 2 --dp 4 --mbs 2 --zero 1
+expect headroom-fits-without exit=0
+run_tp predict --model llama3-8b --seq 4096 --gbs 256 --pp 2 --dp 4 --mbs 2 --zero 1 --headroom 20%
+expect headroom-predict exit=1 'stdout~feasible +no: memory: needs 67.69 GiB per GPU, 76.60 GiB usable less 15.92 GiB headroom' \
+    'stdout~^  headroom +15.92  \(--headroom\)'
+run_tp predict --model llama3-8b --seq 4096 --gbs 256 --pp 2 --dp 4 --mbs 2 --zero 1 --headroom 20% --format json
+expect headroom-json exit=1 'stdout~"headroom": 15.92'
+run_tp compare --systems dgx-a100,dgx-h100 --gpus 64 --headroom 75%
+expect headroom-compare exit=1
+run_tp export --gpus 8 --model llama3-8b --seq 4096 --gbs 256 --headroom 95%
+expect headroom-export exit=1 'stderr~no feasible plan on 8 GPUs'
+check headroom-negative 2 "trainplan: error: '--headroom' must be GiB in [0, 1e6] or a percentage of HBM in [0, 100) such as '20%', not '-1'" -- search --headroom -1
+check headroom-all 2 "trainplan: error: '--headroom' must be GiB in [0, 1e6] or a percentage of HBM in [0, 100) such as '20%', not '100%'" -- predict --headroom 100%
+check headroom-word 2 "trainplan: error: '--headroom' must be GiB in [0, 1e6] or a percentage of HBM in [0, 100) such as '20%', not '8GB'" -- tradeoff --headroom 8GB
+
 # usage errors
 check gpus-empty 2 "trainplan: error: --gpus '': expected a GPU count in [1, 1048576]" -- search --gpus ''
 check gpus-zero 2 "trainplan: error: --gpus '0': expected a GPU count in [1, 1048576]" -- search --gpus 0

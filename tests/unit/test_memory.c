@@ -320,3 +320,37 @@ Test(memory, inflight_interleaved_per_rank)
     cr_assert_eq(pred_inflight_chunks(&p, 1024, 3), 5);
     cr_assert_eq(pred_inflight_chunks(&p, 2, 0), 4);
 }
+
+/* --headroom keeps memory free beyond the reserve: a plan fits only when
+ * total <= usable - headroom. dgx-h100: HBM 79.6 GiB, reserve 3, so 20 % is
+ * 15.92 GiB and usable less headroom is 76.6 - 15.92 = 60.68 GiB; 8 GiB is
+ * 8 x 2^30 bytes, leaving 68.6. Llama 3 8B on pp 2, dp 4, mbs 2 with ZeRO-1
+ * takes 67.69 GiB, between the two (checked), so it fits with 8 GiB and
+ * not with 20 %. */
+Test(memory, headroom_in_gib_and_percent_of_hbm)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem none, gib, pct;
+    struct plan p = make_plan(1, 2, 4, 2);
+    p.zero = 1;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    cr_assert_eq(c.headroom_bytes, 0);          /* default: none */
+    pred_memory(&c, &p, &none);
+    pred_ctx_headroom(&c, (struct pred_headroom){ 8, false });
+    cr_assert_eq(c.headroom_bytes, 8.0 * 1073741824.0);
+    pred_memory(&c, &p, &gib);
+    pred_ctx_headroom(&c, (struct pred_headroom){ 20, true });
+    assert_rel(c.headroom_bytes, 15.92 * 1073741824.0, 1e-12);
+    pred_memory(&c, &p, &pct);
+    cr_assert(none.total_bytes > 60.68 * 1073741824.0 &&
+              none.total_bytes < 68.6 * 1073741824.0);
+    assert_rel(gib.margin_bytes, none.margin_bytes - 8.0 * 1073741824.0, 1e-12);
+    cr_assert(none.fits && gib.fits && !pct.fits);
+    assert_rel(pct.margin_bytes, pct.usable_bytes - 15.92 * 1073741824.0 -
+               pct.total_bytes, 1e-12);
+    cr_assert_eq(pct.usable_bytes, none.usable_bytes);  /* reserve only */
+    cr_assert_eq(pct.total_bytes, none.total_bytes);
+}
