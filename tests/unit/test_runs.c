@@ -281,7 +281,7 @@ Test(runs, malformed_inputs_name_line_and_column)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct bad_case *c = &cases[i];
         char text[2048], name[64] = "t.csv", expect[400];
-        struct runs r = { (struct run_row *)1, 99 };
+        struct runs r = { (struct run_row *)1, 99, false };
         struct tpl_err err = { 0 };
         int rc;
         csv_with(text, sizeof text, c->where, c->col, c->value, c->flags);
@@ -360,7 +360,7 @@ Test(runs, many_rows_and_far_repeat)
 Test(runs, unreadable_or_too_big_files)
 {
     char path[] = "/tmp/trainplan-runs-XXXXXX", expect[400];
-    struct runs r = { (struct run_row *)1, 99 };
+    struct runs r = { (struct run_row *)1, 99, false };
     struct tpl_err err = { 0 };
     int fd;
     cr_assert_eq(runs_load(&r, "/nonexistent/runs.csv", &err), TPL_EIO);
