@@ -100,6 +100,8 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs("--untie-embeddings-and-output-weights \\\n", fp);
     if (!m->bias)
         fputs("--disable-bias-linear \\\n", fp);
+    if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
+        fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
     fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
           : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid\n"
           : "--bf16\n", fp);
@@ -125,6 +127,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
             (long long)c->job.seq);
+    if (!c->model.dropout)      /* the stack runs none */
+        fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);
