@@ -61,8 +61,9 @@ UNIT_SRC  = $(wildcard tests/unit/*.c)
 MODEL_CFG = $(sort $(wildcard spaces/models/*.cfg))
 SYSTEM_CFG = $(sort $(wildcard hardware/systems/*.cfg))
 SCEN_CFG  = $(sort $(wildcard spaces/scenarios/*.cfg))
+STACK_CFG = $(sort $(wildcard spaces/stacks/*.cfg))
 GEN_SRC   = $(BUILD)/gen/model_presets.c $(BUILD)/gen/hw_presets.c \
-            $(BUILD)/gen/scenario_presets.c
+            $(BUILD)/gen/scenario_presets.c $(BUILD)/gen/stack_presets.c
 
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -106,6 +107,9 @@ $(BUILD)/gen/hw_presets.c: $(SYSTEM_CFG) common/embed.sh
 $(BUILD)/gen/scenario_presets.c: $(SCEN_CFG) common/embed.sh
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)sh common/embed.sh scenario_presets $(SCEN_CFG) > $@
+$(BUILD)/gen/stack_presets.c: $(STACK_CFG) common/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh common/embed.sh stack_presets $(STACK_CFG) > $@
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
@@ -209,7 +213,7 @@ validate-baseline: deps all
 	echo "validate-baseline: $(BASELINE) written; commit it with the modelling change that moved it"
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
-FUZZ_NAMES   = model system scenario gpus set runs samples
+FUZZ_NAMES   = model system scenario stack gpus set runs samples
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
@@ -233,11 +237,13 @@ fuzz: fuzz-deps
 	@cp spaces/models/*.cfg tests/data/bad/model-*.cfg $(FUZZ_DIR)/corpus/model/
 	@cp hardware/systems/*.cfg tests/data/bad/system-*.cfg $(FUZZ_DIR)/corpus/system/
 	@cp spaces/scenarios/*.cfg tests/data/bad/scenario-*.cfg $(FUZZ_DIR)/corpus/scenario/
+	@cp spaces/stacks/*.cfg tests/data/bad/stack-*.cfg $(FUZZ_DIR)/corpus/stack/
 	@i=0; for g in 64 64..1024 8..16384:8 1,2,3 1..2:1 1048576; do i=$$((i+1)); \
 	    printf '%s' "$$g" > $(FUZZ_DIR)/corpus/gpus/seed$$i; done
 	@printf 'model.layers=40\ngpu.hbm_gib=96\n' > $(FUZZ_DIR)/corpus/set/seed1
 	@printf 'job.seq=4096\nspace.tp=2\nnetwork.nic_gbps=800\n' > $(FUZZ_DIR)/corpus/set/seed2
 	@printf 'model.glu=false\nefficiency.gemm=0.5\nspace.gpus=8..64\n' > $(FUZZ_DIR)/corpus/set/seed3
+	@printf 'stack.host_us=60\nstack.schedules=1f1b\nstack.zero=0,1\n' > $(FUZZ_DIR)/corpus/set/seed4
 	@cp tests/data/runs/*.csv $(FUZZ_DIR)/corpus/runs/
 	@cp tests/data/samples/*.csv $(FUZZ_DIR)/corpus/samples/
 	@for n in $(FUZZ_NAMES); do \

@@ -14,6 +14,7 @@
 #include "common/err.h"
 #include "results/report.h"
 #include "spaces/scenario.h"
+#include "spaces/stack.h"
 
 typedef int cmd_fn(int argc, char **argv, struct tpl_err *err);
 cmd_fn cmd_predict, cmd_export, cmd_search, cmd_tradeoff, cmd_compare,
@@ -55,17 +56,26 @@ extern volatile sig_atomic_t cmd_interrupted;
 void cmd_sigint_catch(bool on);
 
 /* Everything a command needs to predict: the scenario (job, space), the
- * model and the system, with --set applied. */
+ * model, the system and the stack, with --set applied; the job and the
+ * model's dropout carry the stack's effects (stack_apply). */
 struct cmd_inputs {
     struct scenario scen;
     struct model model;
     struct hw_system hw;
+    struct stack stack;
+    struct plan_limits stack_limits;    /* its stack-* rule limits */
 };
-/* Load scenario 'scen_name' (NULL: "default"), then model and system (NULL:
- * the scenario's), all with 'sets' applied. */
-int cmd_load_inputs(struct cmd_inputs *in, const char *scen_name,
-                    const char *model, const char *system,
+/* Which files: each NULL takes the scenario's (the scenario: "default"). */
+struct cmd_names {
+    const char *scenario, *model, *system, *stack;
+};
+/* Load the scenario, then model, system and stack, all with 'sets'
+ * applied, and fold the stack into the job and the model. */
+int cmd_load_inputs(struct cmd_inputs *in, const struct cmd_names *names,
                     const struct cmd_sets *sets, struct tpl_err *err);
+/* pred_ctx_init on the inputs, and the stack named with its limits. */
+void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
+                  bool tp_cross_node);
 
 /* Write a report into path (NULL or "-": stdout), atomically. */
 int cmd_write_report(const char *path, const struct res_report *rep,

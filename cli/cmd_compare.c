@@ -11,7 +11,8 @@
 
 static const char usage[] =
 "usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
-"                         [--scenario FILE] [--model M] [--gbs N] [--seq N]\n"
+"                         [--scenario FILE] [--model M] [--stack K]\n"
+"                         [--gbs N] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
 "                         [--headroom GiB|%] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
@@ -22,12 +23,14 @@ static const char usage[] =
 "fastest feasible plan on each, its time and speed-up against the first\n"
 "system, days, cost (each system's price) and energy to train --tokens\n"
 "tokens, and the shares of compute, communication and pipeline bubble that\n"
-"explain the difference. Defaults come from the scenario.\n"
+"explain the difference. Defaults come from the scenario; --stack names the\n"
+"training software every system runs (trainplan list stacks).\n"
 "\n"
 "{headroom}";
 
 static const enum opt_id ids[] = {
-    OPT_SYSTEMS, OPT_VARIANT, OPT_SCENARIO, OPT_MODEL, OPT_GBS, OPT_SEQ,
+    OPT_SYSTEMS, OPT_VARIANT, OPT_SCENARIO, OPT_MODEL, OPT_STACK, OPT_GBS,
+    OPT_SEQ,
     OPT_PRECISION, OPT_GPUS, OPT_TOKENS, OPT_SET, OPT_FORMAT, OPT_OUT,
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
@@ -74,6 +77,7 @@ static int job_of(struct compare_job *job, const struct cmd_opts *o,
 {
     cmd_opts_apply_job(o, &in->scen.job);
     *job = (struct compare_job){ .model = &in->model, .job = &in->scen.job,
+        .stack = in->stack.name, .stack_limits = &in->stack_limits,
         .space = &in->scen.space, .stop = &cmd_interrupted,
         .tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens,
         .headroom = o->headroom,
@@ -113,12 +117,14 @@ int cmd_compare(int argc, char **argv, struct tpl_err *err)
     static struct entries es;
     static struct compare cmp;
     struct compare_job job;
+    struct cmd_names names;
     struct gpu_list gpus = { 0 };
     int rc;
     cmd_opts_init(&o);
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
         return rc;
-    if ((rc = cmd_load_inputs(&in, o.scenario, o.model, NULL, &o.sets, err)) ||
+    names = cmd_opts_names(&o);
+    if ((rc = cmd_load_inputs(&in, &names, &o.sets, err)) ||
         (rc = entries_of(&es, &o, o.systems ? o.systems : in.scen.system, err)))
         return rc;
     if ((rc = job_of(&job, &o, &in, &gpus, err)) == 0)

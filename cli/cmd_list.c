@@ -1,5 +1,5 @@
-/* cli/cmd_list.c: trainplan list [models|systems|scenarios]: the presets
- * compiled into the binary, one line each. */
+/* cli/cmd_list.c: trainplan list [models|systems|scenarios|stacks]: the
+ * presets compiled into the binary, one line each. */
 #include "cli/cmd.h"
 
 #include <stdio.h>
@@ -42,14 +42,72 @@ static int list_systems(struct tpl_err *err)
 
 static int list_scenarios(struct tpl_err *err)
 {
-    printf("%-12s %-14s %-14s %8s %6s  %s\n", "scenario", "model", "system",
-           "seq", "gbs", "gpus");
+    printf("%-12s %-14s %-14s %-14s %8s %6s  %s\n", "scenario", "model",
+           "system", "stack", "seq", "gbs", "gpus");
     for (size_t i = 0; i < scenario_presets_count; i++) {
         struct scenario s;
         if (scenario_load(&s, scenario_presets[i].name, NULL, 0, err))
             return err->code;
-        printf("%-12s %-14s %-14s %8lld %6lld  %s\n", s.name, s.model, s.system,
-               (long long)s.job.seq, (long long)s.job.gbs, s.space.gpus);
+        printf("%-12s %-14s %-14s %-14s %8lld %6lld  %s\n", s.name, s.model,
+               s.system, s.stack, (long long)s.job.seq, (long long)s.job.gbs,
+               s.space.gpus);
+    }
+    return 0;
+}
+
+/* "1f1b,interleaved" from a bit set over 'n' names. */
+static const char *bits_list(uint32_t bits, int n,
+                             const char *(*name)(int), char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        if (bits >> i & 1)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                    len ? "," : "", name(i));
+    return len ? buf : "-";
+}
+
+static const char *sched_name(int i)
+{
+    return stack_schedule_name((enum stack_schedule)i);
+}
+
+static const char *fw_name(int i)
+{
+    return stack_framework_name((enum stack_framework)i);
+}
+
+static const char *zero_name(int i)
+{
+    static const char *const z[] = { "0", "1", "2", "3" };
+    return z[i];
+}
+
+static void stack_line(const struct stack *s)
+{
+    char sched[64], zero[16], fw[48];
+    printf("%-18s %-8s %-7s %-9s %7.0f %-35s %-7s %-5s %s\n", s->name,
+           job_attention_name(s->attention), s->dropout ? "yes" : "no",
+           s->overlap_grad_reduce ? (s->overlap_param_gather ? "grad,param"
+           : "grad") : "-", s->host_s * 1e6,
+           bits_list(s->schedules, STACK_SCHED_COUNT, sched_name, sched,
+                     sizeof sched),
+           bits_list(s->zero, STACK_MAX_ZERO + 1, zero_name, zero, sizeof zero),
+           stack_tp_overlap_name(s->tp_comm_overlap),
+           bits_list(s->frameworks, STACK_FW_COUNT, fw_name, fw, sizeof fw));
+}
+
+static int list_stacks(struct tpl_err *err)
+{
+    printf("%-18s %-8s %-7s %-9s %7s %-35s %-7s %-5s %s\n", "stack", "attn",
+           "dropout", "overlap", "host_us", "schedules", "zero", "tpo",
+           "framework");
+    for (size_t i = 0; i < stack_presets_count; i++) {
+        struct stack s;
+        if (stack_load(&s, stack_presets[i].name, NULL, 0, err))
+            return err->code;
+        stack_line(&s);
     }
     return 0;
 }
@@ -61,6 +119,7 @@ static const struct {
     { "models", list_models },
     { "systems", list_systems },
     { "scenarios", list_scenarios },
+    { "stacks", list_stacks },
 };
 
 #define N_LISTS (sizeof lists / sizeof lists[0])
@@ -80,13 +139,13 @@ int cmd_list(int argc, char **argv, struct tpl_err *err)
     if (argc > 2)
         return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'", argv[2]);
     if (what && (!strcmp(what, "--help") || !strcmp(what, "-h"))) {
-        puts("usage: trainplan list [models|systems|scenarios]\n\n"
+        puts("usage: trainplan list [models|systems|scenarios|stacks]\n\n"
              "List the presets compiled into trainplan.");
         return 0;
     }
     if (what && !known(what))
         return tpl_errorf(err, TPL_EUSAGE, "'%s' is not one of models, systems, "
-                          "scenarios", what);
+                          "scenarios, stacks", what);
     for (size_t i = 0; i < N_LISTS && rc == 0; i++)
         if (!what || !strcmp(what, lists[i].name)) {
             if (shown++)

@@ -4,8 +4,8 @@
 #include "cli/options.h"
 
 static const char usage[] =
-"usage: trainplan predict [--model M] [--system S] [--gbs N] [--seq N]\n"
-"                         [plan options] [--precision bf16|fp16|fp8]\n"
+"usage: trainplan predict [--model M] [--system S] [--stack K] [--gbs N]\n"
+"                         [--seq N] [plan options] [--precision bf16|fp16|fp8]\n"
 "                         [--attention flash|unfused] [--tp-cross-node]\n"
 "                         [--headroom GiB|%] [--scenario FILE] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
@@ -20,6 +20,9 @@ static const char usage[] =
 "\n"
 "  --model M          preset name (trainplan list models) or model file\n"
 "  --system S         preset name (trainplan list systems) or system file\n"
+"  --stack K          the training software: preset (trainplan list stacks)\n"
+"                     or stack file; default the scenario's (megatron-core)\n"
+"  --attention A      flash or unfused: overrides the stack's kernel\n"
 "  --set K=V          override any loaded field, e.g. --set network.nic_gbps=800\n"
 "{headroom}"
 "  --format F         {formats} (default table)\n"
@@ -30,7 +33,7 @@ static const char usage[] =
 "3 bad input, 4 I/O.\n";
 
 static const enum opt_id ids[] = {
-    OPT_MODEL, OPT_SYSTEM, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
+    OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
     OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT, OPT_OUT, OPT_HELP,
     OPT_HEADROOM, OPT_COUNT
 };
@@ -40,13 +43,12 @@ static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
 int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
                      struct pred_ctx *ctx, struct tpl_err *err)
 {
-    int rc = cmd_load_inputs(in, o->scenario, o->model, o->system, &o->sets,
-                             err);
+    struct cmd_names names = cmd_opts_names(o);
+    int rc = cmd_load_inputs(in, &names, &o->sets, err);
     if (rc)
         return rc;
     cmd_opts_apply_job(o, &in->scen.job);
-    pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job,
-                  o->tp_cross_node || in->scen.space.tp_cross_node);
+    cmd_ctx_init(ctx, in, o->tp_cross_node || in->scen.space.tp_cross_node);
     pred_ctx_headroom(ctx, o->headroom);
     return 0;
 }

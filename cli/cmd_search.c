@@ -13,8 +13,9 @@
 #include "spaces/gpus.h"
 
 static const char usage[] =
-"usage: trainplan search [--scenario FILE] [--model M] [--system S] [--gbs N]\n"
-"                        [--seq N] [--gpus LIST] [--top K] [space options]\n"
+"usage: trainplan search [--scenario FILE] [--model M] [--system S]\n"
+"                        [--stack K] [--gbs N] [--seq N] [--gpus LIST]\n"
+"                        [--top K] [space options]\n"
 "                        [--precision P] [--attention flash|unfused]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
 "                        [--headroom GiB|%] [--set K=V]...\n"
@@ -27,7 +28,9 @@ static const char usage[] =
 "\n"
 "  --gpus LIST      64,128,256 | 64..4096 (doubling) | 8..16384:8 (step 8)\n"
 "  --top K          plans per GPU count (default 5)\n"
-
+"  --stack K        the training software (trainplan list stacks) or a stack\n"
+"                   file; plans it cannot run break a stack-* rule\n"
+"  --attention A    flash or unfused: overrides the stack's kernel\n"
 "  --budget N       sample N plans uniformly (PCG, --seed) when the space is\n"
 "                   larger; default: enumerate everything\n"
 "  --stats          add the run's work (evaluated, pruned by bound, seconds)\n"
@@ -44,7 +47,7 @@ static const char usage[] =
 "input, 4 I/O, 130 interrupted (the report holds the best plans so far).\n";
 
 static const enum opt_id ids[] = {
-    OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SET, OPT_GBS, OPT_SEQ,
+    OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
     OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_FORMAT, OPT_OUT,
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
@@ -101,8 +104,8 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
                    struct tpl_err *err)
 {
     struct gpu_list gpus;
-    int rc = cmd_load_inputs(in, o->scenario, o->model, o->system, &o->sets,
-                             err);
+    struct cmd_names names = cmd_opts_names(o);
+    int rc = cmd_load_inputs(in, &names, &o->sets, err);
     if (rc)
         return rc;
     cmd_opts_apply_job(o, &in->scen.job);
@@ -110,8 +113,7 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
     if (gpu_list_parse(&gpus, o->gpus ? o->gpus : in->scen.space.gpus, "--gpus",
                        err))   /* checked when parsed and when loaded */
         return TPL_EUSAGE;
-    pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job,
-                  in->scen.space.tp_cross_node);
+    cmd_ctx_init(ctx, in, in->scen.space.tp_cross_node);
     pred_ctx_headroom(ctx, o->headroom);
     rc = search_gpus(o, in, ctx, res, &gpus, err);
     tpl_progress_end();

@@ -7,6 +7,7 @@
 
 static const char usage[] =
 "usage: trainplan tradeoff [--scenario FILE] [--model M] [--system S]\n"
+"                          [--stack K]\n"
 "                          [--gbs N] [--seq N] [--gpus LIST] [--tokens N]\n"
 "                          [--price USD] [--knee F] [search options]\n"
 "                          [--format {formats}] [-o FILE]\n"
@@ -24,7 +25,7 @@ static const char usage[] =
 "{headroom}";
 
 static const enum opt_id ids[] = {      /* search's, and what training takes */
-    OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SET, OPT_GBS, OPT_SEQ,
+    OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
     OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_TOKENS, OPT_PRICE,
     OPT_KNEE, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "results/validate.h"
 
 static const char usage[] =
@@ -15,7 +16,8 @@ static const char usage[] =
 "                          [--write-baseline FILE]\n"
 "\n"
 "Predict every row of a runs file (the schema of ../shared/data/RUNS.md) on\n"
-"its system preset and compare with the measured iteration time and memory:\n"
+"its system preset under its stack preset (the 'stack' column; 'other' and a\n"
+"file without the column: megatron-core, said once on stderr) and compare with the measured iteration time and memory:\n"
 "per-row error, MAPE / median / 90th percentile / worst per source, per\n"
 "system and overall, Spearman rank correlation and top-1 regret inside\n"
 "groups of comparable runs, and out-of-memory agreement. Rows that cannot\n"
@@ -126,6 +128,9 @@ static int validate_file(const struct validate_opts *o, const char *path,
     int rc;
     if ((rc = runs_load(&runs, path, err)))
         return rc;
+    if (!runs.has_stack)
+        tpl_log(TPL_LOG_WARN, "%s has no 'stack' column: every row is "
+                "predicted with the default stack, %s", path, STACK_DEFAULT);
     w.report = fid_report_new(&runs, o->source);
     fid_gate_of(w.report, &w.gate);
     snprintf(w.gate.command, sizeof w.gate.command, "%s", o->command);

@@ -87,11 +87,11 @@ int cmd_sets_add(struct cmd_sets *s, const char *assignment, struct tpl_err *err
     int rc = conf_set_section(assignment, section, sizeof section, err);
     if (rc)
         return rc;
-    if (strcmp(section, "model") && !hw_is_section(section) &&
-        !scenario_is_section(section))
+    if (strcmp(section, "model") && strcmp(section, "stack") &&
+        !hw_is_section(section) && !scenario_is_section(section))
         return tpl_errorf(err, TPL_EUSAGE, "--set '%s': unknown section '%s' "
                           "(model, system, gpu, node, network, efficiency, "
-                          "kernel, memory, price, scenario, job, space)",
+                          "kernel, memory, price, scenario, job, space, stack)",
                           assignment, section);
     if (s->n == CMD_MAX_SETS)
         return tpl_errorf(err, TPL_EUSAGE, "too many --set options (at most %d)",
@@ -289,6 +289,7 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_SYSTEMS]   = { "systems", REQ, parse_str, OFF(systems), 0, 0, 0, 0 },
     [OPT_VARIANT]   = { "variant", REQ, parse_variant, 0, 0, 0, 0, 0 },
     [OPT_SET]       = { "set", REQ, parse_set, 0, 0, 0, 0, 0 },
+    [OPT_STACK]     = { "stack", REQ, parse_str, OFF(stack), 0, 0, 0, 0 },
     [OPT_GBS]       = { "gbs", REQ, parse_int, OFF(gbs), 1, JOB_MAX_GBS, 0, 0 },
     [OPT_SEQ]       = { "seq", REQ, parse_int, OFF(seq), 1, JOB_MAX_SEQ, 0, 0 },
     [OPT_PRECISION] = { "precision", REQ, parse_precision, 0, 0, 0, 0, 0 },
@@ -465,6 +466,11 @@ void cmd_opts_init(struct cmd_opts *o)
 bool cmd_opts_given(const struct cmd_opts *o, enum opt_id id)
 {
     return o->given >> id & 1;
+}
+
+struct cmd_names cmd_opts_names(const struct cmd_opts *o)
+{
+    return (struct cmd_names){ o->scenario, o->model, o->system, o->stack };
 }
 
 void cmd_opts_apply_job(const struct cmd_opts *o, struct job *j)

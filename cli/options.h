@@ -21,6 +21,7 @@
 enum opt_id {
     /* inputs */
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_SYSTEMS, OPT_VARIANT, OPT_SET,
+    OPT_STACK,
     /* the job */
     OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE,
     /* the plan's dimensions: one option per row of plan_dims (spaces/
@@ -49,7 +50,8 @@ enum opt_id {
 struct cmd_opts {
     uint64_t given;
     bool help;                  /* --help: the usage is printed, stop */
-    const char *scenario, *model, *system, *systems, *gpus, *out, *chart;
+    const char *scenario, *model, *system, *systems, *stack, *gpus, *out,
+               *chart;
     struct cmd_sets sets;
     const char *variants[CMD_MAX_VARIANTS];     /* "NAME:K=V[,K=V]" */
     int n_variants;
@@ -86,7 +88,11 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
                    char **argv, struct tpl_err *err);
 bool cmd_opts_given(const struct cmd_opts *o, enum opt_id id);
 
-/* Fold the given job options into j, the given dimensions into s. */
+/* The input names the options give (NULL: the scenario's). */
+struct cmd_names cmd_opts_names(const struct cmd_opts *o);
+
+/* Fold the given job options into j (--attention overrides the stack's
+ * attention kernel), the given dimensions into s. */
 void cmd_opts_apply_job(const struct cmd_opts *o, struct job *j);
 void cmd_opts_apply_space(const struct cmd_opts *o, struct space *s);
 

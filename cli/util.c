@@ -19,19 +19,32 @@ void cmd_sigint_catch(bool on)
     signal(SIGINT, on ? on_sigint : SIG_DFL);
 }
 
-int cmd_load_inputs(struct cmd_inputs *in, const char *scen_name,
-                    const char *model, const char *system,
+int cmd_load_inputs(struct cmd_inputs *in, const struct cmd_names *names,
                     const struct cmd_sets *sets, struct tpl_err *err)
 {
-    int rc = scenario_load(&in->scen, scen_name ? scen_name : "default",
-                           sets->v, sets->n, err);
+    int rc = scenario_load(&in->scen, names->scenario ? names->scenario
+                           : "default", sets->v, sets->n, err);
     if (rc == 0)
-        rc = model_load(&in->model, model ? model : in->scen.model, sets->v,
-                        sets->n, err);
+        rc = model_load(&in->model, names->model ? names->model
+                        : in->scen.model, sets->v, sets->n, err);
     if (rc == 0)
-        rc = hw_system_load(&in->hw, system ? system : in->scen.system,
-                            sets->v, sets->n, err);
+        rc = hw_system_load(&in->hw, names->system ? names->system
+                            : in->scen.system, sets->v, sets->n, err);
+    if (rc == 0)
+        rc = stack_load(&in->stack, names->stack ? names->stack
+                        : in->scen.stack, sets->v, sets->n, err);
+    if (rc == 0) {
+        stack_apply(&in->stack, &in->model, &in->scen.job);
+        stack_limits(&in->stack, &in->stack_limits);
+    }
     return rc;
+}
+
+void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
+                  bool tp_cross_node)
+{
+    pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job, tp_cross_node);
+    pred_ctx_set_stack(ctx, in->stack.name, &in->stack_limits);
 }
 
 /* Keep the file when the writer succeeded, else drop it. */

@@ -1,9 +1,11 @@
 /* fidelity/predict.c: each row of a runs file becomes a model (its shape
  * columns, with the family defaults of RUNS.md: GLU rows are Llama-style,
- * others GPT-style, BLOOM with ALiBi), a plan and a job on its system
- * preset, and is predicted. What the framework of each source did that a
- * row does not say (flash attention or not, dropout, overlapped gradient
- * reduction) comes from the table below, one line per source. */
+ * others GPT-style, BLOOM with ALiBi and no dropout), a plan and a job on
+ * its system preset and its stack preset (the row's 'stack' column,
+ * RUNS.md "Stacks"), and is predicted. What the software did that a row
+ * does not say (flash attention or not, dropout, overlapped gradient
+ * reduction, host time per kernel, which schedules and sharding modes
+ * exist) is the stack's (spaces/stacks/NAME.cfg). */
 #include "fidelity/fidelity.h"
 
 #include <math.h>
@@ -13,52 +15,42 @@
 
 #include "common/alloc.h"
 #include "predictor/pred.h"
+#include "spaces/stack.h"
 
 #define GIB 1073741824.0
 
-struct framework {
-    const char *source;
-    enum job_attention attention;
-    bool dropout, overlap_grad, overlap_param;
-    double host_us;             /* host time per modelled kernel */
-};
-
-/* Eager PyTorch stacks of 2021-2023 issue each modelled kernel as several
- * Python-level operations (bias add, dropout, casts, copies, autograd
- * bookkeeping): 60 us per modelled kernel, chosen on vTrain's single-node
- * rows of 0.2-1.3 B models, the only host-bound runs here (MAPE 26.4 ->
- * 11.3 %, equally for hidden 1024 and 2048); it leaves the large-model
- * sources unchanged, where the GPU is the bottleneck. */
-static const struct framework frameworks[] = {
-    /* Megatron-LM as of SC21: fused softmax, no flash attention, dropout
-     * 0.1, gradients all-reduced after the backward pass */
-    { "narayanan21", JOB_ATTN_UNFUSED, true, false, false, 60 },
-    /* Megatron-DeepSpeed as profiled by vTrain (MICRO 2024): same kernels */
-    { "vtrain", JOB_ATTN_UNFUSED, true, false, false, 60 },
-    /* BLOOM on Megatron-DeepSpeed: fused softmax, dropout 0, ZeRO-1 */
-    { "bloom", JOB_ATTN_UNFUSED, false, false, false, 60 },
-    { "bloom_prequel", JOB_ATTN_UNFUSED, false, false, false, 60 },
-    /* NeMo / Megatron-Core with Transformer Engine: flash attention,
-     * overlapped gradient reduce and parameter gather, CUDA graphs */
-    { "mlperf_gpt3", JOB_ATTN_FLASH, false, true, true, 0 },
-    { "deepseekv3", JOB_ATTN_FLASH, false, true, true, 0 },
-};
-
 #define MAX_SYSTEMS 32
+#define MAX_STACKS 8
 
 struct systems {                /* the presets named so far */
     struct { char name[32]; bool ok; struct hw_system hw; } sys[MAX_SYSTEMS];
     int n;
+    struct { char name[32]; bool ok; struct stack s; } stk[MAX_STACKS];
+    int n_stk;
 };
 
-static const struct framework *framework_of(const char *source)
+/* The stack preset a row names; "other" (a company's own stack, described
+ * only by its paper) and a file without the column get the default. */
+static const char *stack_name_of(const struct run_row *r)
 {
-    static const struct framework modern = { "", JOB_ATTN_FLASH, false, true,
-                                             true, 0 };
-    for (size_t i = 0; i < sizeof frameworks / sizeof frameworks[0]; i++)
-        if (!strcmp(frameworks[i].source, source))
-            return &frameworks[i];
-    return &modern;
+    return !r->stack[0] || !strcmp(r->stack, "other") ? STACK_DEFAULT
+                                                      : r->stack;
+}
+
+static const struct stack *stack_of(struct systems *v, const char *name)
+{
+    struct tpl_err err = { 0 };
+    for (int i = 0; i < v->n_stk; i++)
+        if (!strcmp(v->stk[i].name, name))
+            return v->stk[i].ok ? &v->stk[i].s : NULL;
+    if (v->n_stk == MAX_STACKS)
+        return NULL;
+    snprintf(v->stk[v->n_stk].name, sizeof v->stk[0].name, "%s", name);
+    v->stk[v->n_stk].ok = conf_preset_find(stack_presets, stack_presets_count,
+                                           name) &&
+        stack_load(&v->stk[v->n_stk].s, name, NULL, 0, &err) == 0;
+    v->n_stk++;
+    return v->stk[v->n_stk - 1].ok ? &v->stk[v->n_stk - 1].s : NULL;
 }
 
 static const struct hw_system *system_of(struct systems *v, const char *name)
@@ -79,8 +71,10 @@ static const struct hw_system *system_of(struct systems *v, const char *name)
 
 /* ---- one row ---- */
 
-static void row_model(const struct run_row *r, const struct framework *fw,
-                      struct model *m)
+/* BLOOM's model runs without dropout: hidden and attention dropout 0.0
+ * (bigscience-workshop/bigscience train/tr11-176B-ml/README.md, the
+ * training arguments); GPT-3-style models keep Megatron's 0.1. */
+static void row_model(const struct run_row *r, struct model *m)
 {
     bool bloom = !strncasecmp(r->model, "bloom", 5);
     memset(m, 0, sizeof *m);
@@ -92,7 +86,7 @@ static void row_model(const struct run_row *r, const struct framework *fw,
     m->ffn_hidden = r->ffn_hidden;
     m->vocab = r->vocab;
     m->glu = r->glu;
-    m->dropout = fw->dropout;
+    m->dropout = !bloom;
     if (r->glu) {               /* Llama family (RUNS.md "glu by family") */
         m->norm = MODEL_NORM_RMSNORM;
         m->position = MODEL_POS_ROPE;
@@ -104,17 +98,12 @@ static void row_model(const struct run_row *r, const struct framework *fw,
     }
 }
 
-static void row_job(const struct run_row *r, const struct framework *fw,
-                    struct job *j)
+static void row_job(const struct run_row *r, struct job *j)
 {
     job_default(j);
     j->seq = r->seq;
     j->gbs = r->gbs;
     j->precision = r->precision;
-    j->attention = fw->attention;
-    j->overlap_grad_reduce = fw->overlap_grad;
-    j->overlap_param_gather = fw->overlap_param;
-    j->host_s = fw->host_us * 1e-6;
 }
 
 void fid_run_plan(const struct run_row *r, struct plan *p)
@@ -138,40 +127,67 @@ static const char *unsupported(const struct run_row *r)
     return NULL;
 }
 
-static void predict_row(struct systems *sys, struct fid_row *o)
+/* Why a row cannot be predicted on this machine's presets, or NULL with
+ * its system and stack found. */
+static const char *inputs_of(struct systems *sys, const struct run_row *r,
+                             const struct hw_system **hw,
+                             const struct stack **st, char *buf, size_t n)
 {
-    const struct run_row *r = o->run;
-    const struct framework *fw = framework_of(r->source);
-    const struct hw_system *hw;
     const char *why = unsupported(r);
+    if (why)
+        return why;
+    if (!(*hw = system_of(sys, r->system)))
+        return snprintf(buf, n, "unknown system '%s' (no preset)", r->system),
+               buf;
+    if (!(*st = stack_of(sys, stack_name_of(r))))
+        return snprintf(buf, n, "unknown stack '%s' (no preset)",
+                        stack_name_of(r)), buf;
+    return NULL;
+}
+
+/* The prediction of a row whose inputs are known. */
+static void predict_known(const struct run_row *r, const struct hw_system *hw,
+                          const struct stack *st, struct fid_row *o)
+{
     struct model m;
     struct job j;
+    struct plan_limits lim;
     struct pred_ctx c;
     struct pred_result res;
-    o->timed = r->kind != RUN_NONE;
-    fid_run_plan(r, &o->plan);
-    if (why) {
-        snprintf(o->reason, sizeof o->reason, "%s", why);
-        return;
-    }
-    if (!(hw = system_of(sys, r->system))) {
-        snprintf(o->reason, sizeof o->reason, "unknown system '%s' (no preset)",
-                 r->system);
-        return;
-    }
-    row_model(r, fw, &m);
-    row_job(r, fw, &j);
+    row_model(r, &m);
+    row_job(r, &j);
+    stack_apply(st, &m, &j);
+    stack_limits(st, &lim);
     pred_ctx_init(&c, &m, hw, &j, true);
+    pred_ctx_set_stack(&c, st->name, &lim);
     pred_plan(&c, &o->plan, &res);
     if (res.rule != PLAN_OK)
         plan_rule_explain(res.rule, &o->plan, &m, &j, &c.limits, o->reason,
                           sizeof o->reason);
+    else if (!strcmp(r->stack, "other"))
+        snprintf(o->reason, sizeof o->reason, "stack 'other' predicted as %s",
+                 STACK_DEFAULT);
     o->predicted = true;
     o->pred_s = res.iteration_s;
     o->pred_mem_gib = (res.mem.total_bytes + res.mem.reserve_bytes) / GIB;
     o->pred_fits = res.mem.fits;
     if (o->timed)
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;
+}
+
+static void predict_row(struct systems *sys, struct fid_row *o)
+{
+    const struct hw_system *hw = NULL;
+    const struct stack *st = NULL;
+    char buf[160];
+    const char *why;
+    o->timed = o->run->kind != RUN_NONE;
+    fid_run_plan(o->run, &o->plan);
+    why = inputs_of(sys, o->run, &hw, &st, buf, sizeof buf);
+    if (why)
+        snprintf(o->reason, sizeof o->reason, "%s", why);
+    else
+        predict_known(o->run, hw, st, o);
 }
 
 /* ---- the report ---- */

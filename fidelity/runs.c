@@ -22,7 +22,7 @@
 #define NO_POS          ((size_t)-1)
 
 enum kind { K_INT, K_YN, K_ID, K_TEXT, K_WORDS, K_CONFIDENCE, K_RECOMPUTE,
-            K_ZERO, K_PRECISION, K_RUN_KIND, K_SECONDS, K_GIB };
+            K_ZERO, K_PRECISION, K_RUN_KIND, K_SECONDS, K_GIB, K_STACK };
 
 struct column {
     const char *name;
@@ -30,12 +30,14 @@ struct column {
     size_t off;                 /* offsetof(struct run_row, ...) */
     size_t size;                /* char arrays: their size, NUL included */
     int64_t min, max;           /* K_INT */
+    bool optional;              /* a file may leave it out (blank then) */
 };
 
 #define AT(f)              offsetof(struct run_row, f)
-#define INT(n, f, lo, hi)  { n, K_INT, AT(f), 0, lo, hi }
-#define STR(n, k, f)       { n, k, AT(f), sizeof(((struct run_row *)0)->f), 0, 0 }
-#define ONE(n, k, f)       { n, k, AT(f), 0, 0, 0 }
+#define INT(n, f, lo, hi)  { n, K_INT, AT(f), 0, lo, hi, false }
+#define STR(n, k, f)       { n, k, AT(f), sizeof(((struct run_row *)0)->f), 0, 0, \
+                             false }
+#define ONE(n, k, f)       { n, k, AT(f), 0, 0, 0, false }
 
 /* The schema, in RUNS.md's order (also the order values are checked in). */
 static const struct column columns[] = {
@@ -74,9 +76,12 @@ static const struct column columns[] = {
     ONE("measured_mem_gib", K_GIB, measured_mem_gib),
     ONE("oom", K_YN, oom),
     STR("assumed", K_WORDS, assumed),
+    /* RUNS.md "Stacks": the last column, optional (older files lack it) */
+    { "stack", K_STACK, AT(stack), sizeof(((struct run_row *)0)->stack), 0, 0,
+      true },
 };
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
-static_assert(N_COLUMNS == 35, "a column added to RUNS.md goes in 'columns'");
+static_assert(N_COLUMNS == 36, "a column added to RUNS.md goes in 'columns'");
 
 static const char *const kind_names[RUN_KIND_COUNT + 1] = {
     [RUN_MEASURED] = "measured", [RUN_DERIVED] = "derived",
@@ -86,6 +91,10 @@ static const char *const yn_names[] = { "n", "y", NULL };
 static const char *const grade_names[] = { "A", "B", "C", NULL };
 static const char *const zero_names[] = { "0", "1", "3", NULL };
 static const int64_t zero_values[] = { 0, 1, 3 };
+static const char *const stack_names[] = {
+    "megatron-lm-2021", "megatron-deepspeed", "megatron-core", "torchtitan",
+    "nemo-automodel", "other", NULL,
+};
 static_assert(RUN_KIND_COUNT == 3, "update kind_names");
 
 const char *run_kind_name(enum run_kind k) { return kind_names[k]; }
@@ -240,7 +249,7 @@ static int read_header(struct reader *rd, struct tpl_err *err)
         rd->pos[c] = i;
     }
     for (size_t c = 0; c < N_COLUMNS; c++)
-        if (rd->pos[c] == NO_POS)
+        if (rd->pos[c] == NO_POS && !columns[c].optional)
             return bad(rd, err, "missing column '%s'", columns[c].name);
     return 0;
 }
@@ -366,6 +375,16 @@ static int set_text(const struct column *c, const char *v, char *dst,
     return 0;
 }
 
+/* A stack of RUNS.md "Stacks" (every name fits the field). */
+static int set_stack(const char *v, char *dst, char *must, size_t n)
+{
+    if (choice(v, stack_names) < 0)
+        return must_be(must, n, "megatron-lm-2021, megatron-deepspeed, "
+                       "megatron-core, torchtitan, nemo-automodel or other");
+    strcpy(dst, v);
+    return 0;
+}
+
 /* Check 'v' and store it in 'row'; -1 with what it must be in 'must'. */
 static int set_field(const struct column *c, const char *v,
                      struct run_row *row, char *must, size_t n)
@@ -405,6 +424,8 @@ static int set_field(const struct column *c, const char *v,
             return must_be(must, n, "'measured', 'derived' or 'none'");
         *(enum run_kind *)dst = (enum run_kind)i;
         return 0;
+    case K_STACK:
+        return set_stack(v, dst, must, n);
     case K_SECONDS:
     case K_GIB:
         if (*v && !positive(v, &x))
@@ -484,8 +505,10 @@ static int read_row(const struct reader *rd, struct run_row *row,
     memset(row, 0, sizeof *row);
     row->line = rd->line;
     for (size_t c = 0; c < N_COLUMNS; c++) {
-        const char *v = rd->field[rd->pos[c]];
-        char must[96], buf[48];
+        const char *v = rd->pos[c] == NO_POS ? NULL : rd->field[rd->pos[c]];
+        char must[112], buf[48];
+        if (!v)
+            continue;                   /* an optional column left out */
         if (set_field(&columns[c], v, row, must, sizeof must))
             return bad(rd, err, "column '%s': must be %s, not '%s'",
                        columns[c].name, must, shown(v, buf, sizeof buf));
@@ -526,6 +549,7 @@ int runs_parse(struct runs *out, const char *name, const char *text,
     out->rows = NULL;
     out->n = 0;
     rc = read_header(&rd, err);
+    out->has_stack = rc == 0 && rd.pos[column_find("stack")] != NO_POS;
     while (!rc && next_line(&rd))
         rc = add_row(&rd, out, &cap, err);
     free(rd.buf);

@@ -1,7 +1,8 @@
 /* fidelity/runs.h: a runs file (../shared/data/RUNS.md schema): published
  * training runs, one per row, with model, cluster, plan and what was
  * measured. Read strictly: every column of the schema must be in the
- * header (any order; other columns are ignored), every row must have as
+ * header (any order; other columns are ignored) but the optional last one,
+ * 'stack' (RUNS.md "Stacks"), every row must have as
  * many fields as the header, and every value is checked, with errors
  * naming file, line and column. */
 #ifndef FID_RUNS_H
@@ -34,11 +35,13 @@ struct run_row {                /* a plain value */
     double measured_mem_gib;    /* < 0 when blank */
     bool oom;
     char assumed[160];
+    char stack[24];             /* RUNS.md "Stacks"; "" without the column */
 };
 
 struct runs {                   /* caller-owned: runs_release */
     struct run_row *rows;
     size_t n;
+    bool has_stack;             /* the file has the optional 'stack' column */
 };
 
 /* Read a runs file. TPL_EIO when unreadable; TPL_ECONFIG for a bad header

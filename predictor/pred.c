@@ -18,6 +18,7 @@
 #include "predictor/pred.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "predictor/flops.h"
@@ -46,8 +47,18 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
     c->model_flops = pred_model_flops(m, j);
     for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++)
         c->hw_flops[r] = pred_hw_flops(m, j, (enum plan_recompute)r);
-    c->limits.tp_domain = hw->nvlink_domain;
-    c->limits.tp_cross_node = tp_cross_node;
+    c->limits = (struct plan_limits){ .tp_domain = hw->nvlink_domain,
+                                      .tp_cross_node = tp_cross_node,
+                                      PLAN_ANY_STACK };
+}
+
+void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
+                        const struct plan_limits *stack)
+{
+    snprintf(c->stack, sizeof c->stack, "%s", name);
+    c->limits.stack_zero = stack->stack_zero;
+    c->limits.stack_1f1b = stack->stack_1f1b;
+    c->limits.stack_interleaved = stack->stack_interleaved;
 }
 
 /* ---- one layer ---- */

@@ -124,6 +124,7 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     double hw_flops[PLAN_RECOMPUTE_COUNT];
     struct plan_limits limits;
     double headroom_bytes;      /* memory kept free: pred_ctx_headroom */
+    char stack[64];             /* the stack's name, for reports ("" none) */
 };
 
 /* Time of one pipeline stage's share for one micro-batch: what the layers,
@@ -145,6 +146,12 @@ struct pred_memo {
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node);
+/* Name the stack and take its limits (the stack-* fields of 'stack', as
+ * stack_limits fills them); pred_ctx_init leaves every schedule and
+ * sharding mode allowed and no name. The model and job given to
+ * pred_ctx_init already carry the stack's effects (stack_apply). */
+void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
+                        const struct plan_limits *stack);
 
 /* Memory a plan must leave free beyond the system's reserve (--headroom):
  * 'value' GiB, or with 'pct' that percentage of the GPU's HBM capacity. A

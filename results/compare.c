@@ -59,8 +59,9 @@ static void table_row(FILE *fp, const struct compare *cmp, int s, size_t i)
 static void table(FILE *fp, const struct compare *cmp)
 {
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
-    fprintf(fp, "%s: seq %lld, gbs %lld, %s; %.4g tokens to train; speed-up "
-            "against %s\n", c0->model.name, (long long)c0->job.seq,
+    fprintf(fp, "%s (stack %s): seq %lld, gbs %lld, %s; %.4g tokens to train; "
+            "speed-up against %s\n", c0->model.name, c0->stack,
+            (long long)c0->job.seq,
             (long long)c0->job.gbs, job_precision_name(c0->job.precision),
             cmp->sys[0].t.tokens, cmp->sys[0].label);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
@@ -75,7 +76,7 @@ static void table(FILE *fp, const struct compare *cmp)
 
 static void csv(FILE *fp, const struct compare *cmp)
 {
-    fputs("gpus,system,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
+    fputs("gpus,system,stack,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
           "energy_kwh,compute_share,comm_share,bubble_share\n", fp);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++)
         for (int s = 0; s < cmp->n; s++) {
@@ -83,14 +84,15 @@ static void csv(FILE *fp, const struct compare *cmp)
             struct shares sh;
             char key[96];
             if (!w->feasible) {
-                fprintf(fp, "%lld,%s,,,,,,,,,,\n", (long long)w->gpus,
-                        cmp->sys[s].label);
+                fprintf(fp, "%lld,%s,%s,,,,,,,,,,\n", (long long)w->gpus,
+                        cmp->sys[s].label, cmp->sys[s].ctx.stack);
                 continue;
             }
             sh = shares_of(&w->r);
             plan_key(&w->plan, key, sizeof key);
-            fprintf(fp, "%lld,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f\n",
-                    (long long)w->gpus, cmp->sys[s].label, key, w->r.iteration_s,
+            fprintf(fp, "%lld,%s,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,"
+                    "%.4f\n", (long long)w->gpus, cmp->sys[s].label,
+                    cmp->sys[s].ctx.stack, key, w->r.iteration_s,
                     speedup(cmp, s, i), w->days, w->gpu_hours, w->cost_usd,
                     w->energy_kwh, sh.compute, sh.comm, sh.bubble);
         }
@@ -171,6 +173,8 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
     snprintf(cs->label, sizeof cs->label, "%s", e->label);
     pred_ctx_init(&cs->ctx, job->model, &hw, job->job, job->space->tp_cross_node);
     pred_ctx_headroom(&cs->ctx, job->headroom);
+    if (job->stack_limits)              /* else: any stack, unnamed */
+        pred_ctx_set_stack(&cs->ctx, job->stack, job->stack_limits);
     cfg = (struct search_cfg){ .ctx = &cs->ctx, .space = job->space,
         .gpus = job->gpus, .n_gpus = job->n_gpus, .top_k = 1,
         .stop = job->stop, .progress = job->progress,

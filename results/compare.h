@@ -30,7 +30,10 @@ struct compare_entry {
 
 struct compare_job {            /* what runs on every entry: borrowed */
     const struct model *model;
-    const struct job *job;
+    const struct job *job;      /* with its stack's effects (spaces/stack.h) */
+    const char *stack;          /* the stack's name */
+    const struct plan_limits *stack_limits;     /* its stack-* limits; NULL:
+                                                   any stack, no name */
     const struct space *space;  /* allowed values, tp_cross_node */
     const int64_t *gpus;        /* sorted, unique */
     size_t n_gpus;

@@ -34,16 +34,17 @@ const char *res_framework_list(const char *sep, const char *last, char *buf,
     return res_names_join(fw_names, RES_FW_COUNT, sep, last, buf, size);
 }
 
-/* "# llama3-70b on dgx-h100, 256 GPUs: tp8.pp4.dp8.mb1.sp.rc-sel.z1,
- *  predicted 16.33 s per iteration, 36.8 GiB per GPU" */
+/* "# llama3-70b on dgx-h100 (stack megatron-core), 256 GPUs:
+ *  tp8.pp4.dp8.mb1.sp.rc-sel.z1, predicted 16.33 s per iteration, ..." */
 static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
                    const struct pred_result *r)
 {
     char key[96];
     plan_key(p, key, sizeof key);
-    fprintf(fp, "# trainplan: %s on %s, %lld GPUs: %s\n# predicted %.3f s per "
-            "iteration, %.0f tokens/s, MFU %.1f %%, %.1f GiB per GPU%s\n",
-            c->model.name, c->hw.name, (long long)plan_gpus(p), key,
+    fprintf(fp, "# trainplan: %s on %s (stack %s), %lld GPUs: %s\n# predicted "
+            "%.3f s per iteration, %.0f tokens/s, MFU %.1f %%, %.1f GiB per "
+            "GPU%s\n", c->model.name, c->hw.name, c->stack,
+            (long long)plan_gpus(p), key,
             r->iteration_s, r->tokens_per_s, 100 * r->mfu,
             r->mem.total_bytes / RES_GIB, r->rule == PLAN_OK && r->mem.fits ? ""
             : " (does not fit or breaks a rule)");
@@ -99,6 +100,8 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs("--untie-embeddings-and-output-weights \\\n", fp);
     if (!m->bias)
         fputs("--disable-bias-linear \\\n", fp);
+    if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
+        fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
     /* FP8: the primary weights in FP8, as predictor/mem.c counts them */
     fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
           : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid "
@@ -126,6 +129,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
             (long long)c->job.seq);
+    if (!c->model.dropout)      /* the stack runs none */
+        fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);

@@ -65,8 +65,8 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
     char key[96], reason[256];
     plan_key(p, key, sizeof key);
     res_plan_reason(c, p, r, reason, sizeof reason);
-    fprintf(fp, "%s on %s, %lld GPUs\n", c->model.name, c->hw.name,
-            (long long)plan_gpus(p));
+    fprintf(fp, "%s on %s (stack %s), %lld GPUs\n", c->model.name, c->hw.name,
+            c->stack, (long long)plan_gpus(p));
     fprintf(fp, "  %-22s %s\n", "plan", key);
     fprintf(fp, "  %-22s seq %lld, gbs %lld, %s, %s attention, %lld "
             "micro-batches\n", "job", (long long)c->job.seq,

@@ -105,8 +105,9 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
                         const struct search_result *s, bool work)
 {
     const struct search_stats *st = &s->stats;
-    fprintf(fp, "%s on %s: seq %lld, gbs %lld, %s, %s attention; top %d per "
-            "GPU count\n", c->model.name, c->hw.name, (long long)c->job.seq,
+    fprintf(fp, "%s on %s (stack %s): seq %lld, gbs %lld, %s, %s attention; "
+            "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
+            (long long)c->job.seq,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), s->top_k);
     spare_line(fp, c);
@@ -199,8 +200,9 @@ static json_t *search_json(const struct pred_ctx *c, const struct search_result 
                             json_integer((json_int_t)st->evaluated));
         json_object_set_new(stats, "seconds", json_real(st->seconds));
     }
-    return json_pack("{s:{s:s, s:s, s:I, s:I, s:s, s:i}, s:o, s:o}",
+    return json_pack("{s:{s:s, s:s, s:s, s:I, s:I, s:s, s:i}, s:o, s:o}",
                      "job", "model", c->model.name, "system", c->hw.name,
+                     "stack", c->stack,
                      "seq", (json_int_t)c->job.seq, "gbs", (json_int_t)c->job.gbs,
                      "precision", job_precision_name(c->job.precision),
                      "top", s->top_k,

@@ -136,8 +136,9 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
 
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
-    fprintf(fp, "%s on %s: %.4g tokens, seq %lld, gbs %lld, %s; $%.2f per "
-            "GPU-hour\n\n", c->model.name, c->hw.name, t->tokens,
+    fprintf(fp, "%s on %s (stack %s): %.4g tokens, seq %lld, gbs %lld, %s; "
+            "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
+            t->tokens,
             (long long)c->job.seq, (long long)c->job.gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
     fprintf(fp, "%7s  %-32s %8s %6s %9s %12s %14s %10s %6s %7s  %s\n", "GPUs",
@@ -195,8 +196,9 @@ static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
         }
         json_array_append_new(rows, o);
     }
-    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:o, s:b, s:o}", "model", c->model.name,
-                     "system", c->hw.name, "tokens", t->tokens,
+    return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:b, s:o}", "model",
+                     c->model.name, "system", c->hw.name, "stack", c->stack,
+                     "tokens", t->tokens,
                      "usd_per_gpu_hour", t->usd_per_gpu_hour,
                      "knee_fraction", t->knee_fraction,
                      "knee_gpus", t->knee >= 0

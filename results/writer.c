@@ -95,12 +95,13 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
     o = json_pack("{s:s, s:I}", "key", key, "gpus", (json_int_t)plan_gpus(p));
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         json_object_set_new(o, plan_dims[d].name, dim_json(p, (enum plan_dim)d));
-    job = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s}",
+    job = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
                     "gbs", (json_int_t)c->job.gbs, "seq", (json_int_t)c->job.seq,
                     "microbatches", (json_int_t)plan_microbatches(p, &c->job),
                     "precision", job_precision_name(c->job.precision),
                     "attention", job_attention_name(c->job.attention),
-                    "model", c->model.name, "system", c->hw.name);
+                    "model", c->model.name, "system", c->hw.name,
+                    "stack", c->stack);
     json_object_update(o, job);
     json_decref(job);
     return o;
@@ -196,7 +197,7 @@ void res_csv_header(FILE *fp, bool ranked)
 {
     if (ranked)
         fputs("rank,", fp);
-    fputs("key,model,system,gpus", fp);
+    fputs("key,model,system,stack,gpus", fp);
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         fprintf(fp, ",%s", plan_dims[d].name);
     fputs(",gbs,seq,precision,iteration_s,tokens_per_s,mfu,hfu,memory_gib,"
@@ -217,7 +218,7 @@ void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
     for (char *q = reason; *q; q++)         /* keep the row one CSV field */
         if (*q == ',')
             *q = ';';
-    fprintf(fp, "%s,%s,%s,%lld", key, c->model.name, c->hw.name,
+    fprintf(fp, "%s,%s,%s,%s,%lld", key, c->model.name, c->hw.name, c->stack,
             (long long)plan_gpus(p));
     for (int d = 0; d < PLAN_DIM_COUNT; d++) {
         const char *name = plan_dim_value_name((enum plan_dim)d,

@@ -3,7 +3,9 @@
  * query groups and the MLP width split evenly over tp; sequence parallelism
  * needs tp > 1 and a sequence divisible by tp; layers split evenly over
  * pp * vpp; the global batch is a whole number of dp * mbs micro-batches; the
- * interleaved schedule needs pp > 1 and micro-batches divisible by pp. */
+ * interleaved schedule needs pp > 1 and micro-batches divisible by pp.
+ * Last, what the stack can run (spaces/stack.h): its pipeline schedules
+ * (stack-schedule) and its optimizer-sharding modes (stack-zero). */
 #include "spaces/plan.h"
 
 #include "spaces/dims.h"
@@ -19,8 +21,10 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_SP_TP] = "sp-tp", [PLAN_RULE_SEQ_SP] = "seq-sp",
     [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
     [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
+    [PLAN_RULE_STACK_SCHEDULE] = "stack-schedule",
+    [PLAN_RULE_STACK_ZERO] = "stack-zero",
 };
-static_assert(PLAN_RULE_COUNT == 12, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 14, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -117,6 +121,10 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_VPP_PP;
     if (p->vpp > 1 && (j->gbs / dpm) % p->pp)
         return PLAN_RULE_VPP_MICRO;
+    if (p->vpp > 1 ? !lim->stack_interleaved : p->pp > 1 && !lim->stack_1f1b)
+        return PLAN_RULE_STACK_SCHEDULE;
+    if (!(lim->stack_zero >> p->zero & 1))
+        return PLAN_RULE_STACK_ZERO;
     return PLAN_OK;
 }
 
@@ -202,6 +210,24 @@ static void why_vpp_micro(const struct why *w)
              (long long)(w->j->gbs / ((int64_t)w->p->dp * w->p->mbs)), (int)w->p->pp);
 }
 
+static void why_stack_schedule(const struct why *w)
+{
+    if (w->p->vpp > 1)
+        snprintf(w->buf, w->n, "stack-schedule: vpp (%d) > 1 needs the "
+                 "interleaved schedule, which the stack does not have",
+                 (int)w->p->vpp);
+    else
+        snprintf(w->buf, w->n, "stack-schedule: pp (%d) > 1 needs the 1F1B "
+                 "schedule, which the stack does not have", (int)w->p->pp);
+}
+
+static void why_stack_zero(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-zero: the stack cannot run zero %d%s",
+             (int)w->p->zero, w->p->zero == 1 ? " (no ZeRO-1 / distributed "
+             "optimizer)" : "");
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
@@ -209,6 +235,8 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_SP_TP] = why_sp_tp, [PLAN_RULE_SEQ_SP] = why_seq_sp,
     [PLAN_RULE_LAYERS_PP] = why_layers, [PLAN_RULE_GBS_DP] = why_gbs,
     [PLAN_RULE_VPP_PP] = why_vpp_pp, [PLAN_RULE_VPP_MICRO] = why_vpp_micro,
+    [PLAN_RULE_STACK_SCHEDULE] = why_stack_schedule,
+    [PLAN_RULE_STACK_ZERO] = why_stack_zero,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

@@ -52,13 +52,23 @@ enum plan_rule {
     PLAN_RULE_GBS_DP,
     PLAN_RULE_VPP_PP,
     PLAN_RULE_VPP_MICRO,
+    PLAN_RULE_STACK_SCHEDULE,   /* the stack has no such pipeline schedule */
+    PLAN_RULE_STACK_ZERO,       /* the stack has no such sharding mode */
     PLAN_RULE_COUNT
 };
 
-struct plan_limits {            /* what the rules need to know of the system */
+struct plan_limits {            /* what the rules need to know of the system
+                                   and the stack (spaces/stack.h) */
     int64_t tp_domain;          /* GPUs in one NVLink domain */
     bool tp_cross_node;         /* allow tp beyond it */
+    uint32_t stack_zero;        /* bit (1 << zero) for each mode it runs */
+    bool stack_1f1b;            /* it has 1F1B (pp > 1, vpp 1) */
+    bool stack_interleaved;     /* it has interleaved 1F1B (vpp > 1) */
 };
+/* Initialisers of the stack's limits for a stack that runs everything:
+ * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
+#define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_1f1b = true, \
+                       .stack_interleaved = true
 
 enum plan_rule plan_check(const struct plan *p, const struct model *m,
                           const struct job *j, const struct plan_limits *lim);

@@ -9,10 +9,12 @@
 
 const char *const scenario_sections[] = { "scenario", "job", "space", NULL };
 
-static const char *const scenario_fields[] = { "name", "model", "system", NULL };
+static const char *const scenario_fields[] = { "name", "model", "system",
+                                               "stack", NULL };
+/* The stack's knobs (attention, overlaps, host time) are the stack file's
+ * (spaces/stack.h), not the job's. */
 static const char *const job_fields[] = {
-    "seq", "gbs", "precision", "attention", "tokens", "overlap_grad_reduce",
-    "overlap_param_gather", "host_us", NULL,
+    "seq", "gbs", "precision", "tokens", NULL,
 };
 /* "gpus", every searched dimension of plan_dims, "tp_cross_node", NULL. */
 static void space_fields(const char *fields[PLAN_DIM_COUNT + 3])
@@ -26,7 +28,6 @@ static void space_fields(const char *fields[PLAN_DIM_COUNT + 3])
     fields[n] = NULL;
 }
 static const char *const prec_names[] = { "bf16", "fp16", "fp8" };
-static const char *const attn_names[] = { "flash", "unfused" };
 
 bool scenario_is_section(const char *section)
 {
@@ -39,25 +40,16 @@ bool scenario_is_section(const char *section)
 static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
-    int prec, attn;
+    int prec;
+    job_default(j);             /* the stack's fields until stack_apply */
     if (conf_group(c, "job", &g, err) ||
         conf_check_group_known(&g, job_fields, err) ||
         conf_int(&g, "seq", 1, JOB_MAX_SEQ, &j->seq, err) ||
         conf_int(&g, "gbs", 1, JOB_MAX_GBS, &j->gbs, err) ||
         conf_enum(&g, "precision", prec_names, 3, &prec, err) ||
-        conf_enum(&g, "attention", attn_names, 2, &attn, err) ||
-        conf_num(&g, "tokens", 0, false, 1e18, &j->tokens, err) ||
-        conf_bool(&g, "overlap_grad_reduce", &j->overlap_grad_reduce, err) ||
-        conf_bool(&g, "overlap_param_gather", &j->overlap_param_gather, err))
+        conf_num(&g, "tokens", 0, false, 1e18, &j->tokens, err))
         return TPL_ECONFIG;
     j->precision = (enum job_precision)prec;
-    j->attention = (enum job_attention)attn;
-    j->host_s = 0;              /* optional: host time per kernel, us */
-    if (conf_has(&g, "host_us")) {
-        if (conf_num(&g, "host_us", 0, false, 1e6, &j->host_s, err))
-            return TPL_ECONFIG;
-        j->host_s *= 1e-6;
-    }
     return 0;
 }
 
@@ -173,7 +165,8 @@ int scenario_read(struct scenario *s, const struct conf *c, struct tpl_err *err)
         conf_check_group_known(&g, scenario_fields, err) ||
         conf_str(&g, "name", s->name, sizeof s->name, err) ||
         conf_str(&g, "model", s->model, sizeof s->model, err) ||
-        conf_str(&g, "system", s->system, sizeof s->system, err))
+        conf_str(&g, "system", s->system, sizeof s->system, err) ||
+        conf_str(&g, "stack", s->stack, sizeof s->stack, err))
         return TPL_ECONFIG;
     return read_job(&s->job, c, err) || read_space(&s->space, c, err)
          ? TPL_ECONFIG : 0;
@@ -210,6 +203,7 @@ int scenario_load(struct scenario *s, const char *name_or_path,
                                      name_or_path)) {
         rebase(s->model, sizeof s->model, name_or_path);
         rebase(s->system, sizeof s->system, name_or_path);
+        rebase(s->stack, sizeof s->stack, name_or_path);
     }
     conf_release(&c);
     return rc;

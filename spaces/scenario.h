@@ -1,5 +1,5 @@
 /* spaces/scenario.h: a scenario file (spaces/README.md): which model on
- * which system, the job, and the search space. */
+ * which system under which stack, the job, and the search space. */
 #ifndef SPACE_SCENARIO_H
 #define SPACE_SCENARIO_H
 
@@ -14,6 +14,7 @@ struct scenario {               /* a plain value */
     char name[64];
     char model[256];            /* preset name or path */
     char system[256];
+    char stack[256];            /* preset name or path (spaces/stack.h) */
     struct job job;
     struct space space;
 };

@@ -16,7 +16,7 @@ done
 
 # the same figures as tradeoff on each system
 # shellcheck disable=SC2086
-"$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f3,4,6,8 >"$T_TMP/c"
+"$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f4,5,7,9 >"$T_TMP/c"
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff --system dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f2,3,6,8 >"$T_TMP/t"
 T_CMD="compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"

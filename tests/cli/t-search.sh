@@ -147,9 +147,9 @@ a_head=$(sed -n 1p "$T_TMP/agree.csv")
 sed 1d "$T_TMP/agree.csv" >"$T_TMP/agree.rows"
 while IFS= read -r a_line; do
     a_row=${a_line#*,}
-    # rank,key,model,system,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,...
+    # rank,key,model,system,stack,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,...
     a_plan=$(echo "$a_line" | awk -F, '{ printf "--tp %s --pp %s --dp %s --mbs %s --vpp %s%s --recompute %s --zero %s",
-        $6, $7, $8, $9, $10, $11 == "y" ? " --sp" : "", $12, $13 }')
+        $7, $8, $9, $10, $11, $12 == "y" ? " --sp" : "", $13, $14 }')
     a_key=$(echo "$a_line" | cut -d, -f2)
     # shellcheck disable=SC2086
     run_tp predict $A_JOB $a_plan --format csv

@@ -22,6 +22,18 @@ check runs-bad-number 3 "trainplan: error: $R/bad-number.csv:2: column 'pp': mus
 check runs-bad-time 3 "trainplan: error: $R/bad-time.csv:2: column 'measured_iter_s': must be a number > 0 or blank, not '-1'" -- validate $R/bad-time.csv
 check runs-duplicate-id 3 "trainplan: error: $R/bad-duplicate-id.csv:3: column 'id': 'T-01' repeats line 2" -- validate $R/bad-duplicate-id.csv
 check runs-gpus 3 "trainplan: error: $R/bad-gpus.csv:2: column 'num_gpus': must equal tp*pp*dp*cp (64), not '65'" -- validate $R/bad-gpus.csv
+check runs-bad-stack 3 "trainplan: error: $R/bad-stack.csv:2: column 'stack': must be megatron-lm-2021, megatron-deepspeed, megatron-core, torchtitan, nemo-automodel or other, not 'deepspeed'" -- validate $R/bad-stack.csv
+# a runs file without the 'stack' column: the default stack, said once;
+# the same predictions as small.csv (whose column names megatron-core, and
+# 'other' on T-07, which is predicted as megatron-core and says so)
+run_tp validate $R/no-stack.csv --format csv
+cp "$T_OUT" "$T_TMP/no-stack.csv"
+expect runs-no-stack-default exit=0 \
+    '[ "$(grep -c "no-stack.csv has no .stack. column: every row is predicted with the default stack, megatron-core" "$T_ERR")" = 1 ]'
+run_tp validate $R/small.csv --format csv
+expect runs-stack-other exit=0 '[ ! -s "$T_ERR" ]' \
+    'grep -q "^T-07,.*,stack .other. predicted as megatron-core$" "$T_OUT"' \
+    '[ "$(grep -v "^T-07," "$T_OUT")" = "$(grep -v "^T-07," "$T_TMP/no-stack.csv")" ]'
 check runs-missing-file 4 "trainplan: error: cannot read '$R/none.csv': No such file or directory" -- validate $R/none.csv
 check validate-no-file 2 "trainplan: error: missing the runs file" -- validate
 check validate-two-files 2 "trainplan: error: unexpected argument 'b.csv'" -- validate a.csv b.csv

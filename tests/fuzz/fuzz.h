@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "predictor/pred.h"
+#include "spaces/stack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,15 +27,11 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
 }
 
 /* Predict one plan; a NaN or infinity anywhere is a crash for the fuzzer. */
-static inline void fuzz_predict(const struct model *m, const struct hw_system *h)
+static inline void fuzz_check(const struct pred_ctx *c)
 {
-    struct job j;
-    struct pred_ctx c;
     struct pred_result r;
     struct plan p = { .tp = 1, .pp = 1, .dp = 1, .mbs = 1, .vpp = 1 };
-    job_default(&j);
-    pred_ctx_init(&c, m, h, &j, false);
-    pred_plan(&c, &p, &r);
+    pred_plan(c, &p, &r);
     if (!isfinite(r.iteration_s) || !isfinite(r.mfu) ||
         !isfinite(r.mem.total_bytes) ||
         r.iteration_s <= 0)
@@ -42,6 +39,32 @@ static inline void fuzz_predict(const struct model *m, const struct hw_system *h
     for (int i = 0; i < PRED_PART_COUNT; i++)
         if (!isfinite(r.part_s[i]) || r.part_s[i] < 0)
             abort();
+}
+
+static inline void fuzz_predict(const struct model *m, const struct hw_system *h)
+{
+    struct job j;
+    static struct pred_ctx c;
+    job_default(&j);
+    pred_ctx_init(&c, m, h, &j, false);
+    fuzz_check(&c);
+}
+
+/* The same with a stack's effects and limits. */
+static inline void fuzz_predict_stack(const struct model *m0,
+                                      const struct hw_system *h,
+                                      const struct stack *s)
+{
+    struct model m = *m0;
+    struct job j;
+    struct plan_limits lim;
+    static struct pred_ctx c;
+    job_default(&j);
+    stack_apply(s, &m, &j);
+    stack_limits(s, &lim);
+    pred_ctx_init(&c, &m, h, &j, false);
+    pred_ctx_set_stack(&c, s->name, &lim);
+    fuzz_check(&c);
 }
 
 #endif

@@ -10,6 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct model m;
     struct hw_system h;
     struct scenario s;
+    struct stack st;
     int n = 0;
     char *text = fuzz_string(data, size), *line, *save = NULL;
     if (!text)
@@ -19,8 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sets[n++] = line;
     if (scenario_load(&s, "default", sets, n, &err) == 0 &&
         model_load(&m, "llama3-8b", sets, n, &err) == 0 &&
-        hw_system_load(&h, "dgx-h100", sets, n, &err) == 0)
-        fuzz_predict(&m, &h);
+        hw_system_load(&h, "dgx-h100", sets, n, &err) == 0 &&
+        stack_load(&st, "megatron-core", sets, n, &err) == 0)
+        fuzz_predict_stack(&m, &h, &st);
     free(text);
     return 0;
 }

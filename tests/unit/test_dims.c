@@ -90,7 +90,7 @@ Test(dims, degree_rule_reads_the_ranges)
 {
     struct model m = load_model("llama3-70b");
     struct job j = make_job(8192, 512);
-    struct plan_limits lim = { .tp_domain = 8 };
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
     struct plan p = make_plan(8, 4, 8, 1);
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
     p.recompute = 3;

@@ -152,3 +152,37 @@ Test(fidelity, published_runs_when_present)
     fid_report_free(v);
     runs_release(&runs);
 }
+
+/* Each row is predicted under its stack's preset: the GPT-style row T-04
+ * of small.csv (megatron-core there) under megatron-lm-2021 is the
+ * prediction of that stack's job (unfused attention, dropout, no overlap,
+ * 60 us per kernel), which differs; 'other' is megatron-core with a note;
+ * without the column the default stack gives the same numbers. */
+Test(fidelity, row_stack_decides)
+{
+    static const char *const variants[] = { "megatron-core", "megatron-lm-2021",
+                                            "other" };
+    double pred[3];
+    for (int k = 0; k < 3; k++) {
+        struct runs runs;
+        struct tpl_err err = { 0 };
+        struct fid_report *v;
+        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
+                     "%s", err.msg);
+        snprintf(runs.rows[3].stack, sizeof runs.rows[3].stack, "%s",
+                 variants[k]);
+        v = fid_report_new(&runs, NULL);
+        cr_assert_str_eq(v->rows[3].run->id, "T-04");
+        cr_assert(v->rows[3].predicted);
+        pred[k] = v->rows[3].pred_s;
+        if (k == 2)
+            cr_assert_str_eq(v->rows[3].reason,
+                             "stack 'other' predicted as megatron-core");
+        else
+            cr_assert_str_eq(v->rows[3].reason, "");
+        fid_report_free(v);
+        runs_release(&runs);
+    }
+    cr_assert_neq(pred[0], pred[1]);
+    cr_assert_eq(pred[0], pred[2]);
+}

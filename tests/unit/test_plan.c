@@ -47,7 +47,8 @@ Test(plan, every_rule_names_itself)
     };
     struct model m = load_model("llama3-70b");
     struct job j = make_job(8192, 512);
-    struct plan_limits lim = { .tp_domain = 8, .tp_cross_node = false };
+    struct plan_limits lim = { .tp_domain = 8, .tp_cross_node = false,
+                                PLAN_ANY_STACK };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct rule_case *c = &cases[i];
         struct plan p = make_plan(c->tp, c->pp, c->dp, c->mbs);
@@ -66,7 +67,8 @@ Test(plan, tp_domain_and_ffn_and_seq)
 {
     struct model m = load_model("gpt3-175b");        /* 96 heads */
     struct job j = make_job(2048, 1536);
-    struct plan_limits lim = { .tp_domain = 8, .tp_cross_node = false };
+    struct plan_limits lim = { .tp_domain = 8, .tp_cross_node = false,
+                                PLAN_ANY_STACK };
     struct plan p = make_plan(16, 1, 1, 1);
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_TP_DOMAIN);
     lim.tp_cross_node = true;

@@ -281,7 +281,7 @@ Test(runs, malformed_inputs_name_line_and_column)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct bad_case *c = &cases[i];
         char text[2048], name[64] = "t.csv", expect[400];
-        struct runs r = { (struct run_row *)1, 99 };
+        struct runs r = { (struct run_row *)1, 99, false };
         struct tpl_err err = { 0 };
         int rc;
         csv_with(text, sizeof text, c->where, c->col, c->value, c->flags);
@@ -360,7 +360,7 @@ Test(runs, many_rows_and_far_repeat)
 Test(runs, unreadable_or_too_big_files)
 {
     char path[] = "/tmp/trainplan-runs-XXXXXX", expect[400];
-    struct runs r = { (struct run_row *)1, 99 };
+    struct runs r = { (struct run_row *)1, 99, false };
     struct tpl_err err = { 0 };
     int fd;
     cr_assert_eq(runs_load(&r, "/nonexistent/runs.csv", &err), TPL_EIO);
@@ -457,4 +457,32 @@ Test(runs, shared_dev_file_loads)
     cr_assert_eq(r.rows[0].line, 2);
     free(md);
     runs_release(&r);
+}
+
+/* The optional last column 'stack' (RUNS.md "Stacks"): read when there,
+ * "" without it (has_stack false), and a name outside the list refused
+ * with its line and column. */
+Test(runs, optional_stack_column)
+{
+    char text[2048];
+    struct runs r;
+    struct tpl_err err = { 0 };
+    snprintf(text, sizeof text, "%s\n%s\n", header, row1);
+    cr_assert_eq(runs_parse(&r, "t", text, &err), 0, "%s", err.msg);
+    cr_assert(!r.has_stack);
+    cr_assert_str_eq(r.rows[0].stack, "");
+    runs_release(&r);
+    snprintf(text, sizeof text, "%s,stack\n%s,megatron-lm-2021\n%s,other\n",
+             header, row1, row2);
+    cr_assert_eq(runs_parse(&r, "t", text, &err), 0, "%s", err.msg);
+    cr_assert(r.has_stack);
+    cr_assert_str_eq(r.rows[0].stack, "megatron-lm-2021");
+    cr_assert_str_eq(r.rows[1].stack, "other");
+    runs_release(&r);
+    snprintf(text, sizeof text, "%s,stack\n%s,megatron-lm-2021\n%s,deepspeed\n",
+             header, row1, row2);
+    cr_assert_eq(runs_parse(&r, "t", text, &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "t:3: column 'stack': must be megatron-lm-2021, "
+                     "megatron-deepspeed, megatron-core, torchtitan, "
+                     "nemo-automodel or other, not 'deepspeed'");
 }

@@ -19,7 +19,8 @@ static int read_scenario(struct scenario *s, const char *job, const char *space,
     struct conf c;
     int rc;
     snprintf(text, sizeof text,
-             "scenario: { name = \"t\"; model = \"llama3-8b\"; system = \"dgx-a100\"; };\n"
+             "scenario: { name = \"t\"; model = \"llama3-8b\"; system = \"dgx-a100\";\n"
+             "            stack = \"torchtitan\"; };\n"
              "%s%s", job, space);
     cr_assert_eq(conf_load_string(&c, "t", text, err), 0, "%s", err->msg);
     rc = scenario_read(s, &c, err);
@@ -28,16 +29,18 @@ static int read_scenario(struct scenario *s, const char *job, const char *space,
 }
 
 static const char *const job_text =
-    "job: { seq = 4096; gbs = 256; precision = \"fp8\"; attention = \"unfused\";\n"
-    "       tokens = 1e12; overlap_grad_reduce = false;\n"
-    "       overlap_param_gather = true; host_us = 5.0; };\n";
+    "job: { seq = 4096; gbs = 256; precision = \"fp8\";\n"
+    "       tokens = 1e12;\n"
+    "       };\n";
 static const char *const space_text =
     "space: { gpus = \"8,16..64\"; tp = [1, 2, 4]; pp = \"auto\";\n"
     "         mbs = [2]; vpp = \"auto\"; sp = \"y\";\n"
     "         recompute = [\"none\", \"full\"]; zero = [0, 1];\n"
     "         tp_cross_node = true; };\n";
 
-/* Every job field as written; host_us is microseconds (5 us = 5e-6 s). */
+/* Every job field as written, the stack by name; the stack's effects on
+ * the job (attention, overlaps, host time) are job_default's until
+ * stack_apply: flash, both overlaps, no host time. */
 Test(scenario, job_fields)
 {
     struct scenario s;
@@ -46,30 +49,35 @@ Test(scenario, job_fields)
     cr_assert_str_eq(s.name, "t");
     cr_assert_str_eq(s.model, "llama3-8b");
     cr_assert_str_eq(s.system, "dgx-a100");
+    cr_assert_str_eq(s.stack, "torchtitan");
     cr_assert_eq(s.job.seq, 4096);
     cr_assert_eq(s.job.gbs, 256);
     cr_assert_eq(s.job.precision, JOB_PREC_FP8);
-    cr_assert_eq(s.job.attention, JOB_ATTN_UNFUSED);
+    cr_assert_eq(s.job.attention, JOB_ATTN_FLASH);
     cr_assert_eq(s.job.tokens, 1e12);
-    cr_assert(!s.job.overlap_grad_reduce);
+    cr_assert(s.job.overlap_grad_reduce);
     cr_assert(s.job.overlap_param_gather);
-    assert_rel(s.job.host_s, 5e-6, 1e-12);
+    cr_assert_eq(s.job.host_s, 0.0);
 }
 
-/* host_us is optional: without it the host adds nothing. */
-Test(scenario, host_time_optional)
+/* The stack's knobs are no job fields any more: each is refused with its
+ * line (line 1-2 scenario, 3 the job's first, 4 attention). */
+Test(scenario, stack_knobs_are_not_job_fields)
 {
+    static const char *const knobs[] = { "attention = \"flash\"",
+        "overlap_grad_reduce = true", "overlap_param_gather = true",
+        "host_us = 60" };
     struct scenario s;
     struct tpl_err err = { 0 };
-    cr_assert_eq(read_scenario(&s,
-                               "job: { seq = 2048; gbs = 8; precision = \"bf16\";\n"
-                               "  attention = \"flash\"; tokens = 0;\n"
-                               "  overlap_grad_reduce = true;\n"
-                               "  overlap_param_gather = true; };\n",
-                               space_text, &err), 0, "%s", err.msg);
-    cr_assert_eq(s.job.host_s, 0.0);
-    cr_assert_eq(s.job.precision, JOB_PREC_BF16);
-    cr_assert_eq(s.job.tokens, 0.0);
+    char job[256], want[128];
+    for (int i = 0; i < 4; i++) {
+        snprintf(job, sizeof job, "job: { seq = 2048; gbs = 8; precision = "
+                 "\"bf16\"; tokens = 0;\n %s; };\n", knobs[i]);
+        cr_assert_eq(read_scenario(&s, job, space_text, &err), TPL_ECONFIG);
+        snprintf(want, sizeof want, "t:4: unknown field '%.*s' in 'job'",
+                 (int)strcspn(knobs[i], " "), knobs[i]);
+        cr_assert_str_eq(err.msg, want);
+    }
 }
 
 /* A list keeps its values in order; "auto" is the empty list (every value
@@ -111,21 +119,21 @@ Test(scenario, bad_lists_name_line_and_element)
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
-    /* line 1 scenario, 2-4 job, 5 space's first, 6 tp */
-    cr_assert_str_eq(err.msg, "t:6: 'tp' element 2 must be an integer in [1, 1048576]");
+    /* lines 1-2 scenario, 3-5 job, 6 space's first, 7 tp */
+    cr_assert_str_eq(err.msg, "t:7: 'tp' element 2 must be an integer in [1, 1048576]");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
                                " recompute = [\"none\", \"some\"]; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "t:7: 'recompute' element 2 must be one of 'none', "
+    cr_assert_str_eq(err.msg, "t:8: 'recompute' element 2 must be one of 'none', "
                      "'selective', 'full'");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
                                " recompute = \"auto\"; zero = [3];\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "t:7: 'zero' element 1 must be an integer in [0, 1]");
+    cr_assert_str_eq(err.msg, "t:8: 'zero' element 1 must be an integer in [0, 1]");
     for (int i = 0; i <= SPACE_MAX_VALUES; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", i ? ", " : "",
                                i + 1);
@@ -135,13 +143,13 @@ Test(scenario, bad_lists_name_line_and_element)
              " recompute = \"auto\"; zero = \"auto\"; tp_cross_node = false; };\n",
              list);
     cr_assert_eq(read_scenario(&s, job_text, space, &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "t:5: 'tp' must be \"auto\" or a list of 1 to 64 values");
+    cr_assert_str_eq(err.msg, "t:6: 'tp' must be \"auto\" or a list of 1 to 64 values");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64..\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
-    cr_assert(strstr(err.msg, "t:5: 'gpus'") == err.msg, "%s", err.msg);
+    cr_assert(strstr(err.msg, "t:6: 'gpus'") == err.msg, "%s", err.msg);
 }
 
 /* The embedded default (spaces/scenarios/default.cfg): Llama 3 70B on DGX
@@ -156,6 +164,7 @@ Test(scenario, default_preset_and_set)
     cr_assert_eq(scenario_load(&s, "default", NULL, 0, &err), 0, "%s", err.msg);
     cr_assert_str_eq(s.model, "llama3-70b");
     cr_assert_str_eq(s.system, "dgx-h100");
+    cr_assert_str_eq(s.stack, "megatron-core");
     cr_assert_eq(s.job.seq, 8192);
     cr_assert_eq(s.job.gbs, 512);
     cr_assert_eq(s.job.tokens, 15e12);
@@ -183,20 +192,25 @@ Test(scenario, paths_relative_to_the_file)
     fp = fopen(path, "w");
     cr_assert_not_null(fp);
     fprintf(fp, "scenario: { name = \"r\"; model = \"models/m.cfg\";\n"
-                "  system = \"/abs/sys.cfg\"; };\n%s%s", job_text, space_text);
+                "  system = \"/abs/sys.cfg\"; stack = \"stacks/k.cfg\"; };\n%s%s",
+            job_text, space_text);
     fclose(fp);
     cr_assert_eq(scenario_load(&s, path, NULL, 0, &err), 0, "%s", err.msg);
     snprintf(want, sizeof want, "%s/models/m.cfg", dir);
     cr_assert_str_eq(s.model, want);
     cr_assert_str_eq(s.system, "/abs/sys.cfg");
+    snprintf(want, sizeof want, "%s/stacks/k.cfg", dir);
+    cr_assert_str_eq(s.stack, want);
     fp = fopen(path, "w");
     cr_assert_not_null(fp);
     fprintf(fp, "scenario: { name = \"r\"; model = \"llama3-8b\";\n"
-                "  system = \"dgx-a100\"; };\n%s%s", job_text, space_text);
+                "  system = \"dgx-a100\"; stack = \"megatron-core\"; };\n%s%s",
+            job_text, space_text);
     fclose(fp);
     cr_assert_eq(scenario_load(&s, path, NULL, 0, &err), 0, "%s", err.msg);
     cr_assert_str_eq(s.model, "llama3-8b");
     cr_assert_str_eq(s.system, "dgx-a100");
+    cr_assert_str_eq(s.stack, "megatron-core");
     unlink(path);
     rmdir(dir);
 }

@@ -1,0 +1,204 @@
+/* spaces/stack.c: stack file loader (stack.h, spaces/README.md "Stack
+ * file"): every field required, an unknown one named with its file and
+ * line; the list fields (schedules, zero, framework) take an array, one
+ * value, or a comma list as --set gives it. */
+#include "spaces/stack.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const sched_names[STACK_SCHED_COUNT] = {
+    [STACK_SCHED_GPIPE] = "gpipe", [STACK_SCHED_1F1B] = "1f1b",
+    [STACK_SCHED_INTERLEAVED] = "interleaved",
+    [STACK_SCHED_ZERO_BUBBLE] = "zero-bubble",
+};
+static const char *const tpo_names[STACK_TPO_COUNT] = {
+    [STACK_TPO_NONE] = "none", [STACK_TPO_OFF] = "off", [STACK_TPO_ON] = "on",
+};
+static const char *const fw_names[STACK_FW_COUNT] = {
+    [STACK_FW_MEGATRON] = "megatron", [STACK_FW_NEMO] = "nemo",
+    [STACK_FW_TORCHTITAN] = "torchtitan",
+};
+static const char *const zero_names[STACK_MAX_ZERO + 1] = { "0", "1", "2", "3" };
+static const char *const attn_names[JOB_ATTN_COUNT] = { "flash", "unfused" };
+static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
+              STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2,
+              "update the stack's name tables");
+
+const char *stack_schedule_name(enum stack_schedule k) { return sched_names[k]; }
+const char *stack_tp_overlap_name(enum stack_tp_overlap k) { return tpo_names[k]; }
+const char *stack_framework_name(enum stack_framework f) { return fw_names[f]; }
+
+int stack_framework_parse(const char *name, enum stack_framework *out)
+{
+    for (int i = 0; i < STACK_FW_COUNT; i++)
+        if (!strcmp(name, fw_names[i])) {
+            *out = (enum stack_framework)i;
+            return 0;
+        }
+    return -1;
+}
+
+bool stack_has_framework(const struct stack *s, enum stack_framework f)
+{
+    return s->frameworks >> f & 1;
+}
+
+static const char *const stack_fields[] = {
+    "name", "description", "attention", "dropout", "overlap_grad_reduce",
+    "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
+    "framework", NULL,
+};
+static const char *const root_groups[] = { "stack", NULL };
+
+/* ---- list fields: an array or list, one scalar, or "a,b" ---- */
+
+struct names { const char *const *v; int n; };
+
+static int name_index(struct names nm, const char *tok, size_t len)
+{
+    for (int i = 0; i < nm.n; i++)
+        if (strlen(nm.v[i]) == len && !strncmp(nm.v[i], tok, len))
+            return i;
+    return -1;
+}
+
+/* Add each comma-separated name of 'text' to *bits; -1 on a stranger. */
+static int add_names(struct names nm, const char *text, uint32_t *bits)
+{
+    const char *p = text;
+    do {
+        size_t len = strcspn(p, ",");
+        int i = name_index(nm, p, len);
+        if (i < 0)
+            return -1;
+        *bits |= 1u << i;
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
+
+/* One element: a string of names, or an integer spelled as a name. */
+static int add_elem(struct names nm, const config_setting_t *e, uint32_t *bits)
+{
+    char num[24];
+    int t = config_setting_type(e);
+    if (t == CONFIG_TYPE_STRING)
+        return add_names(nm, config_setting_get_string(e), bits);
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return -1;
+    snprintf(num, sizeof num, "%lld", (long long)config_setting_get_int64(e));
+    return add_names(nm, num, bits);
+}
+
+/* "'1f1b', 'interleaved'" for a message. */
+static void names_list(struct names nm, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < nm.n && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s'%s'", i ? ", " : "",
+                                nm.v[i]);
+}
+
+static int read_set(const struct conf_group *g, const char *key,
+                    struct names nm, bool may_be_empty, uint32_t *bits,
+                    struct tpl_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g->s, key);
+    char where[200], must[160];
+    int n, bad = 0;
+    *bits = 0;
+    if (!s)
+        return conf_int(g, key, 0, 0, &(int64_t){0}, err);    /* "missing" */
+    n = config_setting_is_aggregate(s) ? config_setting_length(s) : 0;
+    if (config_setting_is_aggregate(s))
+        for (int i = 0; i < n && !bad; i++)
+            bad = add_elem(nm, config_setting_get_elem(s, (unsigned)i), bits);
+    else
+        bad = add_elem(nm, s, bits);
+    if (!bad && (*bits || may_be_empty))
+        return 0;
+    conf_where(g->c, s, where, sizeof where);
+    names_list(nm, must, sizeof must);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be a list of %s%s",
+                      where, key, must, may_be_empty ? " (may be empty)" : "");
+}
+
+/* ---- the file ---- */
+
+static int read_kinds(struct stack *s, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    int attn, tpo;
+    if (conf_str(g, "name", s->name, sizeof s->name, err) ||
+        conf_str(g, "description", s->description, sizeof s->description, err) ||
+        conf_enum(g, "attention", attn_names, JOB_ATTN_COUNT, &attn, err) ||
+        conf_bool(g, "dropout", &s->dropout, err) ||
+        conf_bool(g, "overlap_grad_reduce", &s->overlap_grad_reduce, err) ||
+        conf_bool(g, "overlap_param_gather", &s->overlap_param_gather, err) ||
+        conf_num(g, "host_us", 0, false, 1e6, &s->host_s, err) ||
+        conf_enum(g, "tp_comm_overlap", tpo_names, STACK_TPO_COUNT, &tpo, err))
+        return TPL_ECONFIG;
+    s->attention = (enum job_attention)attn;
+    s->tp_comm_overlap = (enum stack_tp_overlap)tpo;
+    s->host_s *= 1e-6;
+    return 0;
+}
+
+static int read_lists(struct stack *s, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    struct names sched = { sched_names, STACK_SCHED_COUNT };
+    struct names zero = { zero_names, STACK_MAX_ZERO + 1 };
+    struct names fw = { fw_names, STACK_FW_COUNT };
+    return read_set(g, "schedules", sched, false, &s->schedules, err) ||
+           read_set(g, "zero", zero, false, &s->zero, err) ||
+           read_set(g, "framework", fw, true, &s->frameworks, err)
+         ? TPL_ECONFIG : 0;
+}
+
+int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
+{
+    struct conf_group g;
+    memset(s, 0, sizeof *s);
+    if (conf_check_known(c, config_root_setting(&c->cfg), "a stack file",
+                         root_groups, err) ||
+        conf_group(c, "stack", &g, err) ||
+        conf_check_group_known(&g, stack_fields, err) ||
+        read_kinds(s, &g, err) || read_lists(s, &g, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
+int stack_load(struct stack *s, const char *name_or_path,
+               const char *const *sets, int n_sets, struct tpl_err *err)
+{
+    struct conf c;
+    int rc = conf_load_named(&c, name_or_path, stack_presets,
+                             stack_presets_count, "stack", err);
+    for (int i = 0; rc == 0 && i < n_sets; i++)
+        if (!strncmp(sets[i], "stack.", 6))
+            rc = conf_apply_set(&c, sets[i], err);
+    if (rc == 0)
+        rc = stack_read(s, &c, err);
+    conf_release(&c);
+    return rc;
+}
+
+void stack_apply(const struct stack *s, struct model *m, struct job *j)
+{
+    m->dropout = m->dropout && s->dropout;
+    j->attention = s->attention;
+    j->overlap_grad_reduce = s->overlap_grad_reduce;
+    j->overlap_param_gather = s->overlap_param_gather;
+    j->host_s = s->host_s;
+}
+
+void stack_limits(const struct stack *s, struct plan_limits *lim)
+{
+    lim->stack_zero = s->zero;
+    lim->stack_1f1b = s->schedules >> STACK_SCHED_1F1B & 1;
+    lim->stack_interleaved = s->schedules >> STACK_SCHED_INTERLEAVED & 1;
+}

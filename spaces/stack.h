@@ -1,0 +1,66 @@
+/* spaces/stack.h: a training stack, the software that runs a plan
+ * (spaces/README.md "Stack file"): its attention kernel, whether the
+ * model's dropout runs, which communication it overlaps, the host time per
+ * kernel, which pipeline schedules and optimizer-sharding modes exist, its
+ * TP communication overlap and which exporter writes its launch settings.
+ * The predictor never reads a stack: stack_apply folds it into the job's
+ * effective values and the model's dropout, stack_limits into the plan
+ * rules' limits. */
+#ifndef SPACE_STACK_H
+#define SPACE_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+#include "spaces/job.h"
+#include "spaces/model.h"
+#include "spaces/plan.h"
+
+enum stack_schedule { STACK_SCHED_GPIPE, STACK_SCHED_1F1B,
+                      STACK_SCHED_INTERLEAVED, STACK_SCHED_ZERO_BUBBLE,
+                      STACK_SCHED_COUNT };
+enum stack_tp_overlap { STACK_TPO_NONE, STACK_TPO_OFF, STACK_TPO_ON,
+                        STACK_TPO_COUNT };
+enum stack_framework { STACK_FW_MEGATRON, STACK_FW_NEMO, STACK_FW_TORCHTITAN,
+                       STACK_FW_COUNT };
+
+#define STACK_MAX_ZERO 3        /* ZeRO stages a file may name: 0..3 */
+#define STACK_DEFAULT "megatron-core"
+
+struct stack {                  /* a plain value */
+    char name[64];
+    char description[160];
+    enum job_attention attention;
+    bool dropout;               /* the model's dropout layers run */
+    bool overlap_grad_reduce, overlap_param_gather;
+    double host_s;              /* host time to issue one modelled kernel */
+    uint32_t schedules;         /* bit (1 << enum stack_schedule) each */
+    uint32_t zero;              /* bit (1 << stage) per sharding mode */
+    enum stack_tp_overlap tp_comm_overlap;
+    uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
+};
+
+extern const struct conf_preset stack_presets[];
+extern const size_t stack_presets_count;
+
+/* Load a preset name or a file path, apply the --set assignments of
+ * section "stack" and validate: 0, or TPL_ECONFIG / TPL_EIO with err. */
+int stack_load(struct stack *s, const char *name_or_path,
+               const char *const *sets, int n_sets, struct tpl_err *err);
+int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err);
+
+const char *stack_schedule_name(enum stack_schedule k);
+const char *stack_tp_overlap_name(enum stack_tp_overlap k);
+const char *stack_framework_name(enum stack_framework f);
+int stack_framework_parse(const char *name, enum stack_framework *out);
+bool stack_has_framework(const struct stack *s, enum stack_framework f);
+
+/* The job's effective attention, overlaps and host time from the stack;
+ * the model's dropout runs only where the stack runs it. */
+void stack_apply(const struct stack *s, struct model *m, struct job *j);
+/* What the plan rules stack-schedule and stack-zero need. */
+void stack_limits(const struct stack *s, struct plan_limits *lim);
+
+#endif /* SPACE_STACK_H */

@@ -1,0 +1,212 @@
+/* tests/unit/test_stack.c: spaces/stack.c, the stack loader, its effects
+ * on the job and the model, and the plan rules stack-schedule and
+ * stack-zero. Expected values are read off the preset files
+ * (spaces/stacks/) and the texts below by hand; the rules' cases are
+ * worked out from their definitions in spaces/plan.c. */
+#include "helpers.h"
+
+#include "common/conf.h"
+#include "spaces/stack.h"
+
+static struct stack load_stack(const char *name, const char *const *sets,
+                               int n)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(stack_load(&s, name, sets, n, &err), 0, "%s", err.msg);
+    return s;
+}
+
+/* Every preset loads and names itself; the default is among them. */
+Test(stack, presets_load)
+{
+    bool have_default = false;
+    cr_assert_eq(stack_presets_count, 5);
+    for (size_t i = 0; i < stack_presets_count; i++) {
+        struct stack s = load_stack(stack_presets[i].name, NULL, 0);
+        cr_assert_str_eq(s.name, stack_presets[i].name);
+        have_default |= !strcmp(s.name, STACK_DEFAULT);
+    }
+    cr_assert(have_default);
+}
+
+/* What RUNS.md "Stacks" says of each, field by field. */
+Test(stack, preset_fields)
+{
+    struct stack lm = load_stack("megatron-lm-2021", NULL, 0);
+    struct stack ds = load_stack("megatron-deepspeed", NULL, 0);
+    struct stack mc = load_stack("megatron-core", NULL, 0);
+    struct stack tt = load_stack("torchtitan", NULL, 0);
+    cr_assert_eq(lm.attention, JOB_ATTN_UNFUSED);
+    cr_assert(lm.dropout && !lm.overlap_grad_reduce && !lm.overlap_param_gather);
+    assert_rel(lm.host_s, 60e-6, 1e-12);
+    cr_assert_eq(lm.zero, 1u << 0);                     /* [0] */
+    cr_assert_eq(ds.schedules, 1u << STACK_SCHED_1F1B); /* no interleaved */
+    cr_assert_eq(ds.zero, (1u << 0) | (1u << 1));       /* [0, 1] */
+    cr_assert_eq(ds.frameworks, 0u);                    /* [] */
+    cr_assert_eq(mc.attention, JOB_ATTN_FLASH);
+    cr_assert(!mc.dropout && mc.overlap_grad_reduce && mc.overlap_param_gather);
+    cr_assert_eq(mc.host_s, 0.0);
+    cr_assert_eq(mc.tp_comm_overlap, STACK_TPO_OFF);
+    cr_assert(stack_has_framework(&mc, STACK_FW_MEGATRON) &&
+              stack_has_framework(&mc, STACK_FW_NEMO) &&
+              !stack_has_framework(&mc, STACK_FW_TORCHTITAN));
+    cr_assert_eq(tt.zero, (1u << 0) | (1u << 3));       /* DDP, FSDP */
+    cr_assert(tt.schedules >> STACK_SCHED_INTERLEAVED & 1);
+    cr_assert(stack_has_framework(&tt, STACK_FW_TORCHTITAN));
+}
+
+/* --set stack.FIELD: a scalar, a comma list for a list field. */
+Test(stack, overrides)
+{
+    const char *sets[] = { "stack.host_us=25", "stack.schedules=1f1b",
+                           "stack.zero=0,1", "stack.dropout=true",
+                           "model.layers=2" };
+    struct stack s = load_stack("megatron-core", sets, 5);
+    assert_rel(s.host_s, 25e-6, 1e-12);
+    cr_assert_eq(s.schedules, 1u << STACK_SCHED_1F1B);
+    cr_assert_eq(s.zero, 3u);
+    cr_assert(s.dropout);
+}
+
+static int read_text(struct stack *s, const char *text, struct tpl_err *err)
+{
+    struct conf c;
+    int rc;
+    cr_assert_eq(conf_load_string(&c, "k", text, err), 0, "%s", err->msg);
+    rc = stack_read(s, &c, err);
+    conf_release(&c);
+    return rc;
+}
+
+#define FIELDS_BUT_ZERO \
+    "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
+    "  dropout = false; overlap_grad_reduce = true;\n" \
+    "  overlap_param_gather = true; host_us = 0;\n" \
+    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\";\n" \
+    "  framework = [];\n"
+
+/* Bad fields name the file, the line and the field (exit code 3). */
+Test(stack, bad_fields_name_line)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };", &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n  bogus = 1; };",
+                           &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:7: unknown field 'bogus' in 'stack'");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1, 5]; };", &err),
+                 TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:6: 'zero' must be a list of '0', '1', '2', '3'");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = []; };", &err),
+                 TPL_ECONFIG);
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };\n", &err), 0);
+    cr_assert_eq(read_text(&s, "stack: { name = \"k\"; };", &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:1: missing field 'description' in 'stack'");
+}
+
+/* A schedule that does not exist, and an unknown stack name. */
+Test(stack, bad_schedule_and_name)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    const char *sets[] = { "stack.schedules=1f1b,zb" };
+    cr_assert_eq(stack_load(&s, "megatron-core", sets, 1, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "--set stack.schedules: 'schedules' must be a "
+                     "list of 'gpipe', '1f1b'") == err.msg, "%s", err.msg);
+    cr_assert_eq(stack_load(&s, "nosuch", NULL, 0, &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "unknown stack 'nosuch': not a preset (see "
+                     "'trainplan list stacks') nor a file");
+}
+
+/* The effective dropout is the model's and the stack's: a GPT-3 model
+ * (dropout 0.1) under Megatron-Core runs none, under Megatron-LM 2021 its
+ * own; a model without dropout gets none from any stack. The job takes
+ * the stack's kernel, overlaps and host time. */
+Test(stack, dropout_and_job)
+{
+    struct stack mc = load_stack("megatron-core", NULL, 0);
+    struct stack lm = load_stack("megatron-lm-2021", NULL, 0);
+    struct model gpt = load_model("gpt3-175b"), llama = load_model("llama3-8b");
+    struct model m;
+    struct job j = make_job(2048, 8);
+    cr_assert(gpt.dropout && !llama.dropout);
+    m = gpt;
+    stack_apply(&mc, &m, &j);
+    cr_assert(!m.dropout);
+    cr_assert_eq(j.attention, JOB_ATTN_FLASH);
+    cr_assert(j.overlap_grad_reduce && j.overlap_param_gather);
+    m = gpt;
+    stack_apply(&lm, &m, &j);
+    cr_assert(m.dropout);
+    cr_assert_eq(j.attention, JOB_ATTN_UNFUSED);
+    cr_assert(!j.overlap_grad_reduce && !j.overlap_param_gather);
+    assert_rel(j.host_s, 60e-6, 1e-12);
+    m = llama;
+    stack_apply(&lm, &m, &j);
+    cr_assert(!m.dropout);
+}
+
+/* Dropout off removes what Korthikanti et al. (2023) Table 2 counts for
+ * it outside attention: per layer the two dropout masks, one byte per
+ * element, 2sbh; and the embedding's dropout mask, sbh, on the first stage
+ * (predictor/mem.c). With flash attention nothing of the scores is kept
+ * either way, so at pp 1, tp 1, one micro-batch the difference is exactly
+ * 2sbh per layer plus sbh. */
+Test(stack, dropout_memory)
+{
+    struct stack mc = load_stack("megatron-core", NULL, 0);
+    struct model m = load_model("gpt3-1.7b");
+    struct hw_system h = load_system("dgx-a100");
+    struct job j = make_job(2048, 8);
+    struct plan p = make_plan(1, 1, 1, 1);
+    struct pred_ctx a, b;
+    struct pred_mem ma, mb;
+    double sbh = 2048.0 * 1 * (double)m.hidden;
+    pred_ctx_init(&a, &m, &h, &j, false);
+    stack_apply(&mc, &m, &j);
+    pred_ctx_init(&b, &m, &h, &j, false);
+    pred_memory(&a, &p, &ma);
+    pred_memory(&b, &p, &mb);
+    /* per layer 2sbh, on the first stage also the embedding's sbh mask */
+    assert_rel(ma.activations_bytes + ma.embed_logits_bytes -
+               mb.activations_bytes - mb.embed_logits_bytes,
+               2.0 * sbh * (double)m.layers + sbh, 1e-9);
+}
+
+/* The rules: a stack without interleaving refuses vpp > 1 (only once the
+ * plan is otherwise valid), one without 1F1B refuses pp > 1; a zero value
+ * outside the stack's modes is refused; the explanations name the rule. */
+Test(stack, plan_rules)
+{
+    struct stack ds = load_stack("megatron-deepspeed", NULL, 0);
+    struct stack tt = load_stack("torchtitan", NULL, 0);
+    struct model m = load_model("llama3-70b");          /* 80 layers */
+    struct job j = make_job(8192, 512);
+    struct plan_limits lim = { .tp_domain = 8 };
+    struct plan p = make_plan(8, 4, 8, 1);              /* 64 micro-batches */
+    char why[200];
+    stack_limits(&ds, &lim);
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.vpp = 2;                                          /* 80 % 8 = 0, 64 % 4 = 0 */
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_SCHEDULE);
+    plan_rule_explain(PLAN_RULE_STACK_SCHEDULE, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert(strstr(why, "stack-schedule: vpp (2)") == why, "%s", why);
+    p.vpp = 3;                                          /* 80 % 12 != 0 first */
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_LAYERS_PP);
+    p.vpp = 1;
+    lim.stack_1f1b = false;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_SCHEDULE);
+    p.pp = 1;
+    p.dp = 32;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);  /* no pipeline */
+    stack_limits(&tt, &lim);
+    p.zero = 1;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_ZERO);
+    plan_rule_explain(PLAN_RULE_STACK_ZERO, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert(strstr(why, "stack-zero: the stack cannot run zero 1") == why,
+              "%s", why);
+    p.zero = 0;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+}
