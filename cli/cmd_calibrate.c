@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "calibrate/calibrate.h"
+#include "fidelity/fidelity.h"
 
 static const char usage[] =
 "usage: trainplan calibrate SAMPLES_DIR --system NAME|FILE [-o FILE]\n"
 "                           [--report FILE] [--seed N]\n"
+"       trainplan calibrate --runs RUNS.csv\n"
 "\n"
 "Fit the system's kernel model (launch overhead, HBM and norm efficiency,\n"
 "GEMM efficiency and half-saturation size, gradient GEMMs, flash attention)\n"
@@ -20,17 +22,42 @@ static const char usage[] =
 "fields (-o, default standard output) and a report of every fitted value\n"
 "and the error per operator on a 20 % random hold-out (PCG, --seed) and an\n"
 "extrapolation hold-out (fit on hidden <= 6144, test above) beside the\n"
-"sample set's own error (--report, default standard error).\n";
+"sample set's own error (--report, default standard error).\n"
+"\n"
+"With --runs, fit the one constant taken from published runs rather than\n"
+"kernel samples: the host time per modelled kernel of the eager stacks\n"
+"(megatron-lm-2021, megatron-deepspeed: host_us), minimising the MAPE of\n"
+"their timed rows in RUNS.csv; prints the value and the stack-file line.\n"
+"'trainplan validate RUNS.csv --cv source' cross-validates it.\n";
 
-enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_SEED, OPT_HELP };
+enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_SEED, OPT_RUNS, OPT_HELP };
 
 static const struct option long_opts[] = {
     { "system", required_argument, NULL, OPT_SYSTEM },
     { "report", required_argument, NULL, OPT_REPORT },
     { "seed", required_argument, NULL, OPT_SEED },
+    { "runs", required_argument, NULL, OPT_RUNS },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
+
+/* calibrate --runs: the eager stacks' host time fitted on published runs. */
+static int calibrate_runs(const char *path, struct tpl_err *err)
+{
+    struct runs runs;
+    int n, rc = runs_load(&runs, path, err);
+    double host;
+    if (rc)
+        return rc;
+    host = fid_fit_host_us(&runs, NULL, &n);
+    runs_release(&runs);
+    if (n == 0)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: no timed row of an eager stack "
+                          "(megatron-lm-2021, megatron-deepspeed) to fit", path);
+    printf("host_us = %.1f;  # fitted on %d timed rows of eager stacks in %s: "
+           "trainplan calibrate --runs %s\n", host, n, path, path);
+    return 0;
+}
 
 int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
 {
@@ -47,6 +74,7 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
         case OPT_HELP:   fputs(usage, stdout); return 0;
         case OPT_SYSTEM: system = optarg; break;
         case OPT_REPORT: report = optarg; break;
+        case OPT_RUNS:   return calibrate_runs(optarg, err);
         case 'o':        out = optarg; break;
         case OPT_SEED:
             if (opt_int("--seed", optarg, 0, INT64_MAX, &seed, err))

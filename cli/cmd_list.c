@@ -87,7 +87,7 @@ static const char *zero_name(int i)
 static void stack_line(const struct stack *s)
 {
     char sched[64], zero[16], fw[48];
-    printf("%-18s %-8s %-7s %-9s %7.0f %-35s %-7s %-5s %s\n", s->name,
+    printf("%-18s %-8s %-7s %-9s %7g %-35s %-7s %-5s %s\n", s->name,
            job_attention_name(s->attention), s->dropout ? "yes" : "no",
            s->overlap_grad_reduce ? (s->overlap_param_gather ? "grad,param"
            : "grad") : "-", s->host_s * 1e6,

@@ -13,7 +13,7 @@
 static const char usage[] =
 "usage: trainplan validate RUNS.csv [--source NAME] [--format {formats}]\n"
 "                          [-o FILE] [--baseline FILE] [--tolerance POINTS]\n"
-"                          [--write-baseline FILE]\n"
+"                          [--write-baseline FILE] [--cv source]\n"
 "\n"
 "Predict every row of a runs file (the schema of ../shared/data/RUNS.md) on\n"
 "its system preset under its stack preset (the 'stack' column; 'other' and a\n"
@@ -32,10 +32,16 @@ static const char usage[] =
 "                         source is not in the data\n"
 "  --tolerance POINTS     how much the MAPE may worsen (default 0.5)\n"
 "  --write-baseline FILE  write the figures, with this command, as a baseline\n"
+"  --cv source            cross-validate the constant fitted on runs (the\n"
+"                         eager stacks' host_us): each source left out, the\n"
+"                         constant refitted on the others, the source\n"
+"                         predicted with it; prints in-sample and held-out\n"
+"                         MAPE and bias per source\n"
 "\n"
 "Exit status: 0 ok, 1 worse than the baseline, 2 usage, 3 bad input, 4 I/O.\n";
 
-enum { OPT_SOURCE = 256, OPT_FORMAT, OPT_BASELINE, OPT_TOL, OPT_WRITE, OPT_HELP };
+enum { OPT_SOURCE = 256, OPT_FORMAT, OPT_BASELINE, OPT_TOL, OPT_WRITE, OPT_CV,
+       OPT_HELP };
 
 static const struct option long_opts[] = {
     { "source", required_argument, NULL, OPT_SOURCE },
@@ -43,12 +49,14 @@ static const struct option long_opts[] = {
     { "baseline", required_argument, NULL, OPT_BASELINE },
     { "tolerance", required_argument, NULL, OPT_TOL },
     { "write-baseline", required_argument, NULL, OPT_WRITE },
+    { "cv", required_argument, NULL, OPT_CV },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
 
 struct validate_opts {
     const char *source, *out, *baseline, *write;
+    bool cv;                    /* --cv source */
     enum res_format fmt;
     struct fid_tolerance tol;
     char command[512];          /* as given, before getopt permutes argv */
@@ -77,6 +85,12 @@ static int parse_opt(struct validate_opts *o, int c, char **argv,
     case OPT_SOURCE:   o->source = optarg; return 0;
     case OPT_BASELINE: o->baseline = optarg; return 0;
     case OPT_WRITE:    o->write = optarg; return 0;
+    case OPT_CV:
+        if (strcmp(optarg, "source"))
+            return tpl_errorf(err, TPL_EUSAGE, "'--cv' must be 'source' (leave "
+                              "one source out), not '%s'", optarg);
+        o->cv = true;
+        return 0;
     case 'o':          o->out = optarg; return 0;
     case OPT_FORMAT:   return opt_format(optarg, &o->fmt, err) ? TPL_EUSAGE : 0;
     case OPT_TOL:
@@ -119,6 +133,17 @@ static int outputs(const struct validate_opts *o, struct validate_out *w,
 }
 
 /* Load, predict and write what was asked. */
+/* validate --cv source: the cross-validation report. */
+static int cross_validate(const struct validate_opts *o, const struct runs *runs,
+                          struct tpl_err *err)
+{
+    static struct fid_cv_row rows[64];
+    struct res_report rep = { .kind = RES_REPORT_CV, .fmt = o->fmt };
+    rep.u.cv.rows = rows;
+    rep.u.cv.n = fid_cv(runs, rows, 64);
+    return cmd_write_report(o->out, &rep, err);
+}
+
 static int validate_file(const struct validate_opts *o, const char *path,
                          struct tpl_err *err)
 {
@@ -128,6 +153,11 @@ static int validate_file(const struct validate_opts *o, const char *path,
     int rc;
     if ((rc = runs_load(&runs, path, err)))
         return rc;
+    if (o->cv) {
+        rc = cross_validate(o, &runs, err);
+        runs_release(&runs);
+        return rc;
+    }
     if (!runs.has_stack)
         tpl_log(TPL_LOG_WARN, "%s has no 'stack' column: every row is "
                 "predicted with the default stack, %s", path, STACK_DEFAULT);

@@ -25,6 +25,8 @@ struct fid_row {
     bool timed;                 /* has a measured time to compare */
     double pred_mem_gib;        /* peak per GPU, reserve included */
     bool pred_fits;
+    bool host_bound;            /* its stack issues kernels from an eager host
+                                   (stack host_us > 0): what the fit moves */
 };
 
 struct fid_stats {              /* absolute percentage errors of a set */
@@ -68,6 +70,11 @@ void fid_run_plan(const struct run_row *r, struct plan *p);
 /* Predict every row (of 'source' only, when non-NULL). Rows that cannot be
  * predicted are kept with their reason. The runs must outlive the report. */
 struct fid_report *fid_report_new(const struct runs *runs, const char *source);
+/* The same with the host time per kernel of every eager stack (preset
+ * host_us > 0) set to 'host_us' (< 0: each stack's own): what the run fit
+ * and the cross-validation vary (fidelity/cv.c). */
+struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
+                                       double host_us);
 void fid_report_free(struct fid_report *v);     /* NULL is fine */
 
 /* ---- statistics (fidelity/stats.c) ---- */
@@ -88,6 +95,28 @@ int fid_distinct(const struct fid_report *v, bool systems, const char **out,
 double fid_spearman(const double *a, const double *b, int n);
 /* The groups of comparable runs into v->groups (fid_report_new calls it). */
 void fid_groups_build(struct fid_report *v);
+
+/* ---- constants fitted on runs, and cross-validation (fidelity/cv.c) ---- */
+
+/* The one constant fitted on published runs rather than on kernel samples:
+ * the host time per modelled kernel of the eager stacks (megatron-lm-2021,
+ * megatron-deepspeed), chosen to minimise the MAPE of the timed, predicted
+ * rows of those stacks, leaving out the rows of 'exclude' (NULL: none).
+ * Golden-section search over [0, FID_HOST_MAX_US] us. *n_rows gets how many
+ * rows the fit saw (0: nothing to fit; the result is then -1). */
+#define FID_HOST_MAX_US 200.0
+double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows);
+
+struct fid_cv_row {             /* one source left out */
+    const char *source;         /* borrowed from the runs */
+    double host_us;             /* fitted without it (-1: nothing to fit) */
+    struct fid_stats in_sample; /* with the presets' constants */
+    struct fid_stats held_out;  /* with the constant fitted without it */
+};
+
+/* Leave-one-source-out: for each source with timed, predicted rows (at
+ * most 'cap'), refit without it and predict it. Returns how many. */
+int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap);
 
 /* ---- the gate (fidelity/gate.c) ---- */
 

@@ -147,7 +147,8 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
 
 /* The prediction of a row whose inputs are known. */
 static void predict_known(const struct run_row *r, const struct hw_system *hw,
-                          const struct stack *st, struct fid_row *o)
+                          const struct stack *st, double host_us,
+                          struct fid_row *o)
 {
     struct model m;
     struct job j;
@@ -157,6 +158,9 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
     row_model(r, &m);
     row_job(r, &j);
     stack_apply(st, &m, &j);
+    o->host_bound = st->host_s > 0;
+    if (o->host_bound && host_us >= 0)     /* the run fit's value */
+        j.host_s = host_us * 1e-6;
     stack_limits(st, &lim);
     pred_ctx_init(&c, &m, hw, &j, true);
     pred_ctx_set_stack(&c, st->name, &lim);
@@ -175,7 +179,7 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;
 }
 
-static void predict_row(struct systems *sys, struct fid_row *o)
+static void predict_row(struct systems *sys, double host_us, struct fid_row *o)
 {
     const struct hw_system *hw = NULL;
     const struct stack *st = NULL;
@@ -187,12 +191,18 @@ static void predict_row(struct systems *sys, struct fid_row *o)
     if (why)
         snprintf(o->reason, sizeof o->reason, "%s", why);
     else
-        predict_known(o->run, hw, st, o);
+        predict_known(o->run, hw, st, host_us, o);
 }
 
 /* ---- the report ---- */
 
 struct fid_report *fid_report_new(const struct runs *runs, const char *source)
+{
+    return fid_report_new_host(runs, source, -1);
+}
+
+struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
+                                       double host_us)
 {
     struct fid_report *v = xcalloc(1, sizeof *v);
     struct systems *sys = xcalloc(1, sizeof *sys);
@@ -202,7 +212,7 @@ struct fid_report *fid_report_new(const struct runs *runs, const char *source)
         if (source && strcmp(runs->rows[i].source, source))
             continue;
         v->rows[v->n].run = &runs->rows[i];
-        predict_row(sys, &v->rows[v->n++]);
+        predict_row(sys, host_us, &v->rows[v->n++]);
     }
     free(sys);
     fid_groups_build(v);

@@ -34,8 +34,9 @@ static res_writer *const writers[RES_REPORT_COUNT][RES_FMT_COUNT] = {
     [RES_REPORT_BASELINE] = ONE_FORM(baseline_file),
     [RES_REPORT_CALIBRATION] = ONE_FORM(calibration),
     [RES_REPORT_SYSTEM_FILE] = ONE_FORM(system_file),
+    [RES_REPORT_CV]       = { res_cv_table, res_cv_csv, res_cv_json },
 };
-static_assert(RES_REPORT_COUNT == 9 && RES_FMT_COUNT == 3,
+static_assert(RES_REPORT_COUNT == 10 && RES_FMT_COUNT == 3,
               "update the writers table");
 
 int res_report_write(FILE *fp, const struct res_report *rep, struct tpl_err *err)

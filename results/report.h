@@ -25,6 +25,7 @@ enum res_report_kind {
     RES_REPORT_BASELINE,        /* u.baseline: the fidelity gate's file (JSON) */
     RES_REPORT_CALIBRATION,     /* u.calib: what calibrate fitted (text) */
     RES_REPORT_SYSTEM_FILE,     /* u.calib: the fitted system file (libconfig) */
+    RES_REPORT_CV,              /* u.cv: validate --cv source */
     RES_REPORT_COUNT
 };
 
@@ -41,6 +42,7 @@ struct res_report {
         const struct compare *compare;
         const struct fid_report *validate;
         const struct fid_gate *baseline;
+        struct { const struct fid_cv_row *rows; int n; } cv;
         struct {
             const struct cal_report *rep;
             const char *system, *samples;   /* as given to calibrate */
@@ -59,5 +61,6 @@ res_writer res_search_table, res_search_csv, res_search_json;
 res_writer res_tradeoff_table, res_tradeoff_csv, res_tradeoff_json;
 res_writer res_compare_table, res_compare_csv, res_compare_json;
 res_writer res_validate_report;                 /* any format, by rep->fmt */
+res_writer res_cv_table, res_cv_csv, res_cv_json;
 
 #endif /* RES_REPORT_H */

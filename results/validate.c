@@ -264,3 +264,52 @@ int res_validate_report(FILE *fp, const struct res_report *rep, struct tpl_err *
 {
     return res_validate_write(fp, rep->fmt, rep->u.validate, err);
 }
+
+/* ---- cross-validation by source (validate --cv source) ---- */
+
+static const char cv_title[] =
+    "cross-validation: each source left out, the eager stacks' host_us refitted\n"
+    "on the others (trainplan calibrate --runs), the source predicted with it\n";
+
+int res_cv_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    (void)err;
+    fputs(cv_title, fp);
+    fprintf(fp, "  %-24s %5s %8s %9s %8s %9s %8s\n", "source", "rows", "host_us",
+            "in MAPE", "in bias", "out MAPE", "out bias");
+    for (int i = 0; i < rep->u.cv.n; i++) {
+        const struct fid_cv_row *c = &rep->u.cv.rows[i];
+        fprintf(fp, "  %-24s %5d %8.1f %8.2f%% %7.2f%% %8.2f%% %7.2f%%\n",
+                c->source, c->held_out.n, c->host_us, c->in_sample.mape,
+                c->in_sample.bias, c->held_out.mape, c->held_out.bias);
+    }
+    return 0;
+}
+
+int res_cv_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    (void)err;
+    fputs("source,rows,host_us,in_sample_mape_pct,in_sample_bias_pct,"
+          "held_out_mape_pct,held_out_bias_pct\n", fp);
+    for (int i = 0; i < rep->u.cv.n; i++) {
+        const struct fid_cv_row *c = &rep->u.cv.rows[i];
+        fprintf(fp, "%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g\n", c->source, c->held_out.n,
+                c->host_us, c->in_sample.mape, c->in_sample.bias,
+                c->held_out.mape, c->held_out.bias);
+    }
+    return 0;
+}
+
+int res_cv_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < rep->u.cv.n; i++) {
+        const struct fid_cv_row *c = &rep->u.cv.rows[i];
+        json_array_append_new(a, json_pack("{s:s, s:i, s:f, s:o, s:o}",
+            "source", c->source, "rows", c->held_out.n, "host_us", c->host_us,
+            "in_sample", stats_json(c->in_sample),
+            "held_out", stats_json(c->held_out)));
+    }
+    return res_json_emit(fp, json_pack("{s:o}", "cv", a), err);
+}
+

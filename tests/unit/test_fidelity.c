@@ -186,3 +186,50 @@ Test(fidelity, row_stack_decides)
     cr_assert_neq(pred[0], pred[1]);
     cr_assert_eq(pred[0], pred[2]);
 }
+
+/* MAPE of the host-bound timed rows with the eager host time h. */
+static double host_mape(const struct runs *runs, double h, int *n)
+{
+    struct fid_report *v = fid_report_new_host(runs, NULL, h);
+    double sum = 0;
+    *n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->rows[i].predicted && v->rows[i].timed && v->rows[i].host_bound) {
+            sum += fabs(v->rows[i].err_pct);
+            (*n)++;
+        }
+    fid_report_free(v);
+    return sum / *n;
+}
+
+/* The run fit (calibrate --runs) finds a minimum: its MAPE is no worse than
+ * at its neighbours 1 us away or at the ends of the range; leaving a source
+ * out that is not host-bound does not move it; with no eager row there is
+ * nothing to fit. */
+Test(fidelity, host_fit_is_a_minimum)
+{
+    const char *shared = getenv("TRAINPLAN_SHARED");
+    char path[600];
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    int n, m;
+    double h, at;
+    cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0, "%s", err.msg);
+    cr_assert_eq(fid_fit_host_us(&runs, NULL, &n), -1.0);
+    cr_assert_eq(n, 0);
+    runs_release(&runs);
+    snprintf(path, sizeof path, "%s/data/runs-dev.csv", shared ? shared : "../shared");
+    if (access(path, R_OK) != 0)
+        skip_without_shared("%s absent: host fit check skipped", path);
+    cr_assert_eq(runs_load(&runs, path, &err), 0, "%s", err.msg);
+    h = fid_fit_host_us(&runs, NULL, &n);
+    cr_assert(h > 0 && h < FID_HOST_MAX_US, "%g", h);
+    at = host_mape(&runs, h, &m);
+    cr_assert_eq(m, n);
+    cr_assert_leq(at, host_mape(&runs, h - 1, &m) + 1e-9);
+    cr_assert_leq(at, host_mape(&runs, h + 1, &m) + 1e-9);
+    cr_assert_lt(at, host_mape(&runs, 0, &m));
+    cr_assert_lt(at, host_mape(&runs, FID_HOST_MAX_US, &m));
+    assert_rel(fid_fit_host_us(&runs, "mlperf_gpt3", &m), h, 1e-9);
+    runs_release(&runs);
+}
