@@ -55,7 +55,8 @@ QUIET_GEN = @echo '   ' GEN $@;
 endif
 
 LIB_SRC   = $(wildcard common/*.c spaces/*.c hardware/*.c predictor/*.c \
-                       calibrate/*.c fidelity/*.c search/*.c results/*.c)
+                       calibrate/*.c fidelity/*.c search/*.c results/*.c \
+                       sweep/*.c)
 CLI_SRC   = $(wildcard cli/*.c)
 UNIT_SRC  = $(wildcard tests/unit/*.c)
 MODEL_CFG = $(sort $(wildcard spaces/models/*.cfg))
@@ -73,7 +74,7 @@ UNIT      = $(BUILD)/tests/unit-tests
 BENCH     = $(BUILD)/bench/bench-predict
 
 DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
-            libgsl-dev libcairo2-dev
+            libgsl-dev libcairo2-dev libopenmpi-dev openmpi-bin
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden \
@@ -91,6 +92,15 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Open MPI when mpicc is there (make deps installs it): only sweep/mpi.c
+# includes mpi.h; the same binary runs single-process without mpirun
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+$(BUILD)/sweep/mpi.o: ALL_CFLAGS += $(MPI_CFLAGS) -DTRAINPLAN_MPI
+LDLIBS += $(MPI_LIBS)
+endif
 
 # cairo's headers live in their own directory (pkg-config)
 $(BUILD)/results/chart.o: ALL_CFLAGS += $(CAIRO_CFLAGS)
@@ -216,7 +226,7 @@ validate-baseline: deps all
 FUZZ_NAMES   = model system scenario stack gpus set runs samples
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
-CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% \
+CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% $(BUILD)/sweep/% \
                  $(BUILD)/calibrate/% $(BUILD)/fidelity/%,$(LIB_OBJ)) \
                $(BUILD)/fidelity/runs.o $(BUILD)/calibrate/samples.o
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)

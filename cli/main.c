@@ -33,6 +33,8 @@ static const struct cmd {
       "time, GPU-hours, cost and energy to train, per GPU count" },
     { "compare", cmd_compare, CMD_SIGINT | CMD_PROGRESS,
       "the same job on several systems or variants" },
+    { "sweep", cmd_sweep, CMD_SIGINT | CMD_PROGRESS,
+      "co-design grid: models x system variants x GPU counts (MPI)" },
     { "predict", cmd_predict, 0, "memory, time and breakdown of one plan" },
     { "export", cmd_export, 0,
       "launch settings of a plan for Megatron, NeMo, torchtitan" },
