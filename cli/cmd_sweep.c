@@ -254,6 +254,8 @@ int cmd_sweep(int argc, char **argv, struct tpl_err *err)
         return rc;
     if (a.help) {
         cmd_usage_print(usage);
+        puts(sweep_mpi_built() ? "MPI: built in (Open MPI)"
+                               : "MPI: not built in (no mpicc at build time)");
         return 0;
     }
     sweep_mpi_init(NULL, NULL);

@@ -107,6 +107,7 @@ int sweep_add_vary(struct sweep *sw, const char *spec, const char *where,
     if (find_axis(sw, a->field, strlen(a->field)) >= 0)
         return tpl_errorf(err, TPL_ECONFIG, "%s: 'vary' names '%s' twice", where,
                           a->field);
+    snprintf(a->where, sizeof a->where, "%s", where);
     sw->n_axes++;
     return 0;
 }
@@ -131,6 +132,7 @@ int sweep_add_link(struct sweep *sw, const char *spec, const char *where,
                           "'%s' %d", where, l->field, l->n, sw->axes[axis].field,
                           sw->axes[axis].n);
     l->axis = axis;
+    snprintf(l->where, sizeof l->where, "%s", where);
     sw->n_links++;
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "common/conf.h"
 #include "hardware/hw.h"
+#include "spaces/gpus.h"
 #include "spaces/model.h"
 #include "spaces/scenario.h"
 
@@ -54,7 +55,9 @@ static int read_list(struct sweep *sw, const struct conf_group *g,
         return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be a list of strings",
                           where, key);
     for (int i = 0; i < n; i++) {
-        const char *v = config_setting_get_string_elem(s, (unsigned)i);
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *v = config_setting_get_string(e);
+        conf_where(g->c, e, where, sizeof where);     /* the element's line */
         if (!v || !*v)
             return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be a "
                               "non-empty string", where, key, i + 1);
@@ -110,12 +113,28 @@ static int nonempty(const struct conf_group *g, const char *key, int n,
                       where, key);
 }
 
+/* The GPU counts parse now, so a bad one is reported with its place. */
+static int check_gpus(const struct conf_group *g, const char *spec,
+                      struct tpl_err *err)
+{
+    char label[240];
+    struct gpu_list l;
+    conf_where(g->c, config_setting_get_member(g->s, "gpus"), label,
+               sizeof label - 8);
+    strcat(label, ": 'gpus'");
+    if (gpu_list_parse(&l, spec, label, err))
+        return err ? (err->code = TPL_ECONFIG) : TPL_ECONFIG;
+    gpu_list_release(&l);
+    return 0;
+}
+
 static int read_scalars(struct sweep *sw, const struct conf_group *g,
                         struct tpl_err *err)
 {
     int64_t max = 0;
     if (conf_str(g, "scenario", sw->scenario, sizeof sw->scenario, err) ||
         conf_str(g, "gpus", sw->gpus, sizeof sw->gpus, err) ||
+        check_gpus(g, sw->gpus, err) ||
         conf_num(g, "tokens", 0, false, 1e18, &sw->tokens, err))
         return TPL_ECONFIG;
     if (conf_has(g, "price") &&
@@ -172,18 +191,18 @@ static int load_with(const struct sweep *sw, const char *const *sets, int n,
 }
 
 /* A field of a model, system or scenario section. */
-static int known_section(const char *assignment, const char *what,
-                         struct tpl_err *err)
+static int known_section(const char *assignment, const char *where,
+                         const char *what, struct tpl_err *err)
 {
     char section[64] = "";
     if (conf_set_section(assignment, section, sizeof section, NULL))
-        return tpl_errorf(err, TPL_ECONFIG, "%s '%s': expected section.field",
-                          what, assignment);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' '%s': expected "
+                          "section.field=value", where, what, assignment);
     if (!strcmp(section, "model") || hw_is_section(section) ||
         scenario_is_section(section))
         return 0;
-    return tpl_errorf(err, TPL_ECONFIG, "%s '%s': unknown section '%s'", what,
-                      assignment, section);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' '%s': unknown section '%s'",
+                      where, what, assignment, section);
 }
 
 static int check_axis(const struct sweep *sw, const struct sweep_axis *a,
@@ -194,10 +213,11 @@ static int check_axis(const struct sweep *sw, const struct sweep_axis *a,
     struct tpl_err e = { 0 };
     for (int i = 0; i < a->n; i++) {
         snprintf(buf, sizeof buf, "%s=%s", a->field, a->v[i]);
-        if (known_section(buf, what, err))
+        if (known_section(buf, a->where, what, err))
             return TPL_ECONFIG;
         if (load_with(sw, &set, 1, &e))
-            return tpl_errorf(err, TPL_ECONFIG, "%s '%s': %s", what, buf, e.msg);
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' value '%s': %s",
+                              a->where, what, buf, e.msg);
     }
     return 0;
 }
@@ -209,7 +229,7 @@ static int check_names(const struct sweep *sw, const char *const *sets,
     static _Thread_local struct model m;
     static _Thread_local struct hw_system hw;
     for (int i = 0; i < sw->n_sets; i++)
-        if (known_section(sw->sets[i], "set", err))
+        if (known_section(sw->sets[i], "--set or 'set'", "set", err))
             return TPL_ECONFIG;
     for (int i = 0; i < sw->n_models; i++)
         if (model_load(&m, sw->models[i], sets, sw->n_sets, err))

@@ -38,6 +38,7 @@ void sweep_mpi_init(int *argc, char ***argv)
     started = true;
 }
 
+bool sweep_mpi_built(void) { return true; }
 int sweep_mpi_size(void) { return size; }
 int sweep_mpi_rank(void) { return rank; }
 
@@ -181,6 +182,7 @@ void sweep_mpi_init(int *argc, char ***argv)
     (void)argv;
 }
 
+bool sweep_mpi_built(void) { return false; }
 int sweep_mpi_size(void) { return 1; }
 int sweep_mpi_rank(void) { return 0; }
 void sweep_mpi_finalize(void) {}

@@ -26,6 +26,7 @@
 
 struct sweep_axis {                     /* a varied field, or a linked one */
     char field[SWEEP_FIELD_LEN];        /* "gpu.hbm_gib" */
+    char where[SWEEP_FIELD_LEN];        /* "sweep.cfg:7", "--vary": for messages */
     int axis;                           /* links: the axis it follows */
     int n;
     char v[SWEEP_MAX_VALUES][SWEEP_VALUE_LEN];
@@ -155,6 +156,7 @@ void sweep_ckpt_close(struct sweep_ckpt *c);
 /* ---- MPI (mpi.c; stubs unless built with TRAINPLAN_MPI) ---- */
 /* Start MPI when launched by mpirun or srun (else nothing); ranks then. */
 void sweep_mpi_init(int *argc, char ***argv);
+bool sweep_mpi_built(void);            /* built with TRAINPLAN_MPI */
 int sweep_mpi_size(void);
 int sweep_mpi_rank(void);
 void sweep_mpi_finalize(void);
