@@ -223,12 +223,13 @@ validate-baseline: deps all
 	echo "validate-baseline: $(BASELINE) written; commit it with the modelling change that moved it"
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
-FUZZ_NAMES   = model system scenario stack gpus set runs samples
+FUZZ_NAMES   = model system scenario stack gpus set runs samples sweep
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% $(BUILD)/sweep/% \
                  $(BUILD)/calibrate/% $(BUILD)/fidelity/%,$(LIB_OBJ)) \
-               $(BUILD)/fidelity/runs.o $(BUILD)/calibrate/samples.o
+               $(BUILD)/fidelity/runs.o $(BUILD)/calibrate/samples.o \
+               $(BUILD)/sweep/grid.o $(BUILD)/sweep/load.o
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)
@@ -248,6 +249,7 @@ fuzz: fuzz-deps
 	@cp hardware/systems/*.cfg tests/data/bad/system-*.cfg $(FUZZ_DIR)/corpus/system/
 	@cp spaces/scenarios/*.cfg tests/data/bad/scenario-*.cfg $(FUZZ_DIR)/corpus/scenario/
 	@cp spaces/stacks/*.cfg tests/data/bad/stack-*.cfg $(FUZZ_DIR)/corpus/stack/
+	@cp tests/data/bad/sweep-*.cfg $(FUZZ_DIR)/corpus/sweep/
 	@i=0; for g in 64 64..1024 8..16384:8 1,2,3 1..2:1 1048576; do i=$$((i+1)); \
 	    printf '%s' "$$g" > $(FUZZ_DIR)/corpus/gpus/seed$$i; done
 	@printf 'model.layers=40\ngpu.hbm_gib=96\n' > $(FUZZ_DIR)/corpus/set/seed1

@@ -148,7 +148,7 @@ static int read_scalars(struct sweep *sw, const struct conf_group *g,
     return 0;
 }
 
-static int read_sweep(struct sweep *sw, const struct conf *c, struct tpl_err *err)
+int sweep_read(struct sweep *sw, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
     if (conf_check_known(c, config_root_setting(&c->cfg), "a sweep file", roots,
@@ -171,7 +171,7 @@ int sweep_load(struct sweep *sw, const char *path, struct tpl_err *err)
     struct conf c;
     int rc = conf_load_named(&c, path, presets, 1, "sweep", err);
     if (rc == 0)
-        rc = read_sweep(sw, &c, err);
+        rc = sweep_read(sw, &c, err);
     conf_release(&c);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/conf.h"
 #include "common/err.h"
 #include "results/writer.h"
 
@@ -99,6 +100,8 @@ extern const char sweep_default_text[];        /* the embedded default */
  * checked, "FILE:LINE: 'field' ..." errors (TPL_ECONFIG), TPL_EIO when
  * unreadable. */
 int sweep_load(struct sweep *sw, const char *path, struct tpl_err *err);
+/* Validate an already parsed tree into sw (sweep_init'ed). */
+int sweep_read(struct sweep *sw, const struct conf *c, struct tpl_err *err);
 /* Load every varied and linked value once on the first model and system so
  * a bad value is reported before any work (TPL_ECONFIG). */
 int sweep_check(const struct sweep *sw, struct tpl_err *err);
