@@ -186,6 +186,7 @@ $(BENCH): $(BUILD)/bench/bench_predict.o $(LIB)
 bench: deps $(BENCH) $(PROG)
 	./$(BENCH)
 	TRAINPLAN=./$(PROG) sh bench/search.sh
+	TRAINPLAN=./$(PROG) sh bench/sweep.sh
 
 # ---- fidelity gate: validate against published runs (needs ../shared/data) ----
 RUNS     ?= $(TRAINPLAN_SHARED)/data/runs-dev.csv
