@@ -15,11 +15,14 @@
 #include "spaces/gpus.h"
 #include "spaces/model.h"
 #include "spaces/scenario.h"
+#include "spaces/stack.h"
 
 struct item_inputs {            /* large: allocated once per item */
     struct scenario scen;
     struct model model;
     struct hw_system hw;
+    struct stack stack;
+    struct plan_limits stack_limits;
     struct pred_ctx ctx;
     struct gpu_list gpus;
 };
@@ -50,13 +53,17 @@ static int load(const struct sweep *sw, uint64_t item, struct item_inputs *in,
     sweep_decode(sw, item, &m, &s, idx);
     if ((rc = scenario_load(&in->scen, sw->scenario, sets, n, err)) ||
         (rc = model_load(&in->model, sw->models[m], sets, n, err)) ||
-        (rc = hw_system_load(&in->hw, sw->systems[s], sets, n, err)))
+        (rc = hw_system_load(&in->hw, sw->systems[s], sets, n, err)) ||
+        (rc = stack_load(&in->stack, in->scen.stack, sets, n, err)))
         return rc;
+    stack_apply(&in->stack, &in->model, &in->scen.job);    /* as cmd_load_inputs */
+    stack_limits(&in->stack, &in->stack_limits);
     if (gpu_list_parse(&in->gpus, sw->gpus[0] ? sw->gpus : in->scen.space.gpus,
                        "'gpus'", err))
         return TPL_ECONFIG;
     pred_ctx_init(&in->ctx, &in->model, &in->hw, &in->scen.job,
                   in->scen.space.tp_cross_node);
+    pred_ctx_set_stack(&in->ctx, in->stack.name, &in->stack_limits);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "spaces/gpus.h"
 #include "spaces/model.h"
 #include "spaces/scenario.h"
+#include "spaces/stack.h"
 
 /* The default: two models on DGX H100 with 80 or 141 GiB of HBM (the price
  * follows: $2.50 and $3.00 per GPU-hour, illustrative) and a 400 or 800 Gb/s
@@ -185,9 +186,11 @@ static int load_with(const struct sweep *sw, const char *const *sets, int n,
     static _Thread_local struct scenario scen;
     static _Thread_local struct model m;
     static _Thread_local struct hw_system hw;
+    static _Thread_local struct stack st;
     return scenario_load(&scen, sw->scenario, sets, n, err) ||
            model_load(&m, sw->models[0], sets, n, err) ||
-           hw_system_load(&hw, sw->systems[0], sets, n, err) ? TPL_ECONFIG : 0;
+           hw_system_load(&hw, sw->systems[0], sets, n, err) ||
+           stack_load(&st, scen.stack, sets, n, err) ? TPL_ECONFIG : 0;
 }
 
 /* A field of a model, system or scenario section. */
@@ -198,8 +201,8 @@ static int known_section(const char *assignment, const char *where,
     if (conf_set_section(assignment, section, sizeof section, NULL))
         return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' '%s': expected "
                           "section.field=value", where, what, assignment);
-    if (!strcmp(section, "model") || hw_is_section(section) ||
-        scenario_is_section(section))
+    if (!strcmp(section, "model") || !strcmp(section, "stack") ||
+        hw_is_section(section) || scenario_is_section(section))
         return 0;
     return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' '%s': unknown section '%s'",
                       where, what, assignment, section);

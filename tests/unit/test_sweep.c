@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "search/search.h"
+#include "spaces/stack.h"
 #include "sweep/sweep.h"
 
 static void grid(struct sweep *sw)
@@ -198,7 +199,8 @@ Test(sweep, checkpoint_round_trip_and_torn_record)
 }
 
 /* An item is the plain search of its variant: item 5 of the grid is
- * llama3-8b with 141 GiB of HBM and a 400 Gb/s NIC. */
+ * llama3-8b with 141 GiB of HBM and a 400 Gb/s NIC, under the default
+ * scenario's stack (megatron-core), folded in as the commands do. */
 Test(sweep, item_equals_the_search_of_its_variant)
 {
     struct sweep sw;
@@ -214,6 +216,8 @@ Test(sweep, item_equals_the_search_of_its_variant)
                               .top_k = 1, .seed = 1 };
     struct search_result res;
     struct tpl_err err = { 0 };
+    struct stack st;
+    struct plan_limits lim;
     char key[96];
     grid(&sw);
     strcpy(sw.gpus, "64");
@@ -221,7 +225,11 @@ Test(sweep, item_equals_the_search_of_its_variant)
     cr_assert_eq(rows[0].status, 1, "%s", rows[0].key);
     cr_assert_eq(hw_system_load(&h, "dgx-h100", sets, 2, &err), 0, "%s", err.msg);
     j.tokens = 15e12;
+    cr_assert_eq(stack_load(&st, "megatron-core", NULL, 0, &err), 0, "%s", err.msg);
+    stack_apply(&st, &m, &j);
+    stack_limits(&st, &lim);
     pred_ctx_init(&c, &m, &h, &j, false);
+    pred_ctx_set_stack(&c, st.name, &lim);
     cr_assert_eq(search_run(&cfg, &res, &err), 0, "%s", err.msg);
     plan_key(&res.per_gpu[0].hits[0].plan, key, sizeof key);
     cr_assert_str_eq(rows[0].key, key);
