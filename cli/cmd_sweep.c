@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/outfile.h"
+#include "results/chart.h"
 #include "sweep/sweep.h"
 
 static const char usage[] =
@@ -19,6 +20,7 @@ static const char usage[] =
 "                       [--set K=V]... [--scenario FILE] [--gpus LIST]\n"
 "                       [--tokens N] [--price USD] [--max-items N]\n"
 "                       [--checkpoint FILE] [--format {formats}] [-o FILE]\n"
+"                       [--chart FILE.svg|.png] [--heatmap FILE.svg|.png]\n"
 "\n"
 "Search every item of a grid, models x systems x varied fields (each value\n"
 "applied as a --set), over the GPU counts, and report per item and GPU count\n"
@@ -37,6 +39,9 @@ static const char usage[] =
 "  --price USD          per GPU-hour (default: each system variant's)\n"
 "  --max-items N        refuse a larger grid (default 1e7)\n"
 "  --checkpoint FILE    keep finished items there; a rerun resumes\n"
+"  --chart FILE         Pareto scatter: days against cost, a colour per GPU count\n"
+"  --heatmap FILE       days over the first two varied fields (first model and\n"
+"                       system, other fields at their first value, most GPUs)\n"
 "\n"
 "Items run over OpenMP threads, or over the ranks of 'mpirun -np N'. The\n"
 "output is the same for any number of threads and ranks. Exit status: 0 ok,\n"
@@ -44,7 +49,7 @@ static const char usage[] =
 "(SIGINT or SIGTERM: the checkpoint holds the finished items).\n";
 
 enum { O_MODEL = 256, O_SYSTEM, O_VARY, O_LINK, O_SET, O_SCENARIO, O_GPUS,
-       O_TOKENS, O_PRICE, O_MAX, O_CKPT, O_FORMAT, O_HELP };
+       O_TOKENS, O_PRICE, O_MAX, O_CKPT, O_FORMAT, O_CHART, O_HEAT, O_HELP };
 
 static const struct option long_opts[] = {
     { "model", required_argument, NULL, O_MODEL },
@@ -59,6 +64,8 @@ static const struct option long_opts[] = {
     { "max-items", required_argument, NULL, O_MAX },
     { "checkpoint", required_argument, NULL, O_CKPT },
     { "format", required_argument, NULL, O_FORMAT },
+    { "chart", required_argument, NULL, O_CHART },
+    { "heatmap", required_argument, NULL, O_HEAT },
     { "output", required_argument, NULL, 'o' },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
@@ -66,7 +73,7 @@ static const struct option long_opts[] = {
 
 #define MAX_ARGS 64
 struct sweep_args {             /* the command line, applied after the file */
-    const char *file, *out, *checkpoint;
+    const char *file, *out, *checkpoint, *chart, *heatmap;
     const char *opt[MAX_ARGS];  /* options that change the sweep, in order */
     int code[MAX_ARGS], n;
     enum res_format fmt;
@@ -87,6 +94,8 @@ static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *er
             a->out = optarg;
         else if (c == O_CKPT)
             a->checkpoint = optarg;
+        else if (c == O_CHART || c == O_HEAT)
+            *(c == O_CHART ? &a->chart : &a->heatmap) = optarg;
         else if (c == O_FORMAT && opt_format(optarg, &a->fmt, err))
             return TPL_EUSAGE;
         else if (c != O_FORMAT && a->n >= MAX_ARGS)
@@ -100,6 +109,11 @@ static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *er
         return tpl_errorf(err, TPL_EUSAGE, "one sweep file at most, not '%s'",
                           argv[optind + 1]);
     a->file = optind < argc ? argv[optind] : "default";
+    if ((a->chart && !res_chart_path_ok(a->chart)) ||
+        (a->heatmap && !res_chart_path_ok(a->heatmap)))
+        return tpl_errorf(err, TPL_EUSAGE, "'%s': a chart's name must end in "
+                          ".svg or .png", a->chart && !res_chart_path_ok(a->chart)
+                          ? a->chart : a->heatmap);
     return 0;
 }
 
@@ -223,6 +237,10 @@ static int write_out(const struct sweep_args *a, const struct sweep *sw,
         return rc;
     }
     rc = tpl_outfile_commit(&o, err);
+    if (rc == 0 && a->chart)
+        rc = sweep_chart_pareto(a->chart, 960, 640, sw, r, err);
+    if (rc == 0 && a->heatmap)
+        rc = sweep_chart_heat(a->heatmap, 960, 640, sw, r, err);
     return rc ? rc : any_feasible(r) ? 0 : TPL_ENOPLAN;
 }
 
@@ -235,6 +253,8 @@ static int run(const struct sweep_args *a, struct sweep *sw, struct tpl_err *err
     if ((rc = sweep_load(sw, a->file, err)) || (rc = apply(sw, a, err)) ||
         (rc = sweep_count(sw, &(uint64_t){0}, err)) || (rc = sweep_check(sw, err)))
         return rc;
+    if (a->heatmap && sw->n_axes < 2)   /* before the work, not after */
+        return tpl_errorf(err, TPL_EUSAGE, "--heatmap needs two varied fields");
     signal(SIGTERM, on_signal);
     rc = sweep_run(sw, &cfg, &r, err);
     signal(SIGTERM, SIG_DFL);

@@ -1,4 +1,4 @@
-/* results/chart.c: line and stacked-bar charts with cairo (see chart.h).
+/* results/chart.c: line, stacked-bar and heat-map charts with cairo (see chart.h).
  * Log axes put ticks on powers of two (GPU counts) or ten; linear axes on
  * 1, 2 or 5 times a power of ten. */
 #include "results/chart.h"
@@ -355,7 +355,7 @@ static void x_mark(cairo_t *cr, const struct chart_lines *c,
 }
 
 static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
-                       const struct axis *ax, const struct area *r)
+                       const struct axis *ax, const struct area *r, bool lines)
 {
     const struct chart_panel *pn = &c->panels[p];
     int n = pn->n_series < 8 ? pn->n_series : 8;
@@ -371,7 +371,10 @@ static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
         const double *col = palette[s % 8];
         names[s] = pn->series[s].name;
         cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-        series_line(cr, &pn->series[s], &pl);
+        if (lines)
+            series_line(cr, &pn->series[s], &pl);
+        else
+            cairo_new_path(cr);         /* no stray line to the first marker */
         series_markers(cr, &pn->series[s], &pl, col);
     }
     if (c->mark_x > 0)
@@ -379,9 +382,9 @@ static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
     legend(cr, r->x1 + 18, r->y0 + 10, names, n, false);
 }
 
-static void draw_lines(cairo_t *cr, double w, double h, const void *arg)
+static void draw_chart(cairo_t *cr, double w, double h,
+                       const struct chart_lines *c, bool lines)
 {
-    const struct chart_lines *c = arg;
     double top = 48, bottom = h - 52, gap = 26, left = 84, right = w - 250;
     double ph = (bottom - top - gap * (c->n_panels - 1)) / c->n_panels;
     double xlo, xhi;
@@ -393,10 +396,20 @@ static void draw_lines(cairo_t *cr, double w, double h, const void *arg)
     for (int p = 0; p < c->n_panels; p++) {
         struct area r = { left, top + p * (ph + gap), right,
                           top + p * (ph + gap) + ph };
-        draw_panel(cr, c, p, &ax, &r);
+        draw_panel(cr, c, p, &ax, &r, lines);
     }
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, (left + right) / 2, h - 18, c->xlabel, 0.5, 0.5, 12, 0);
+}
+
+static void draw_lines(cairo_t *cr, double w, double h, const void *arg)
+{
+    draw_chart(cr, w, h, arg, true);
+}
+
+static void draw_points(cairo_t *cr, double w, double h, const void *arg)
+{
+    draw_chart(cr, w, h, arg, false);
 }
 
 /* "x: ...; y: ...; series: a, b" for the SVG description. */
@@ -413,8 +426,9 @@ static void describe(char *buf, size_t n, const char *x, const char *const *ys,
                                 series[i]);
 }
 
-int res_chart_lines_write(const char *path, int width, int height,
-                          const struct chart_lines *c, struct tpl_err *err)
+static int lines_or_points(const char *path, int width, int height,
+                           const struct chart_lines *c, bool lines,
+                           struct tpl_err *err)
 {
     const char *ys[8], *series[16];
     char desc[1024];
@@ -425,7 +439,20 @@ int res_chart_lines_write(const char *path, int width, int height,
             series[ns++] = c->panels[p].series[s].name;
     }
     describe(desc, sizeof desc, c->xlabel, ys, ny, series, ns);
-    return render(path, width, height, draw_lines, c, c->title, desc, err);
+    return render(path, width, height, lines ? draw_lines : draw_points, c,
+                  c->title, desc, err);
+}
+
+int res_chart_lines_write(const char *path, int width, int height,
+                          const struct chart_lines *c, struct tpl_err *err)
+{
+    return lines_or_points(path, width, height, c, true, err);
+}
+
+int res_chart_scatter_write(const char *path, int width, int height,
+                            const struct chart_lines *c, struct tpl_err *err)
+{
+    return lines_or_points(path, width, height, c, false, err);
 }
 
 /* ---- stacked bars ---- */
@@ -485,4 +512,73 @@ int res_chart_bars_write(const char *path, int width, int height,
     char desc[2048];
     describe(desc, sizeof desc, "bars", &c->ylabel, 1, c->stacks, c->n_stacks);
     return render(path, width, height, draw_bars, c, c->title, desc, err);
+}
+
+/* ---- heat maps ---- */
+
+static void heat_range(const struct chart_heat *c, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < c->nx * c->ny; i++)
+        if (c->values[i] > 0) {
+            *lo = fmin(*lo, c->values[i]);
+            *hi = fmax(*hi, c->values[i]);
+        }
+    if (!isfinite(*lo))
+        *lo = 0, *hi = 1;
+}
+
+/* Cell (i, j): light (low) to dark blue (high), its value written in. */
+static void heat_cell(cairo_t *cr, const struct chart_heat *c, int i, int j,
+                      const struct area *r, double lo, double hi)
+{
+    double cw = (r->x1 - r->x0) / c->nx, ch = (r->y1 - r->y0) / c->ny;
+    double v = c->values[j * c->nx + i], t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    double x = r->x0 + cw * i, y = r->y1 - ch * (j + 1);
+    char buf[32];
+    if (v <= 0)
+        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+    else
+        cairo_set_source_rgb(cr, 1 - 0.9 * t, 1 - 0.75 * t, 0.85 - 0.35 * t);
+    cairo_rectangle(cr, x, y, cw, ch);
+    cairo_fill(cr);
+    snprintf(buf, sizeof buf, v > 0 ? "%.3g" : "-", v);
+    cairo_set_source_rgb(cr, t > 0.55 && v > 0 ? 1 : 0.1, t > 0.55 && v > 0 ? 1 : 0.1,
+                         t > 0.55 && v > 0 ? 1 : 0.1);
+    text(cr, x + cw / 2, y + ch / 2, buf, 0.5, 0.5, 11, 0);
+}
+
+static void draw_heat(cairo_t *cr, double w, double h, const void *arg)
+{
+    const struct chart_heat *c = arg;
+    struct area r = { 110, 48, w - 200, h - 70 };
+    double lo, hi;
+    char scale[96];
+    heat_range(c, &lo, &hi);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
+    for (int j = 0; j < c->ny; j++)
+        for (int i = 0; i < c->nx; i++)
+            heat_cell(cr, c, i, j, &r, lo, hi);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    for (int i = 0; i < c->nx; i++)
+        text(cr, r.x0 + (r.x1 - r.x0) * (i + 0.5) / c->nx, r.y1 + 12, c->xs[i],
+             0.5, 0.5, 11, 0);
+    for (int j = 0; j < c->ny; j++)
+        text(cr, r.x0 - 8, r.y1 - (r.y1 - r.y0) * (j + 0.5) / c->ny, c->ys[j],
+             1.0, 0.5, 11, 0);
+    frame(cr, &r);
+    text(cr, (r.x0 + r.x1) / 2, h - 18, c->xlabel, 0.5, 0.5, 12, 0);
+    text(cr, 22, (r.y0 + r.y1) / 2, c->ylabel, 0.5, 0.5, 12, -PI / 2);
+    snprintf(scale, sizeof scale, "%s: light %.3g, dark %.3g", c->unit, lo, hi);
+    text(cr, r.x1 + 14, r.y0 + 10, scale, 0.0, 0.5, 11, 0);
+}
+
+int res_chart_heat_write(const char *path, int width, int height,
+                         const struct chart_heat *c, struct tpl_err *err)
+{
+    char desc[512];
+    describe(desc, sizeof desc, c->xlabel, &c->ylabel, 1, &c->unit, 1);
+    return render(path, width, height, draw_heat, c, c->title, desc, err);
 }

@@ -40,12 +40,26 @@ struct chart_bars {
     const double *values;       /* n_bars x n_stacks, bar-major */
 };
 
+struct chart_heat {             /* a grid of coloured cells with their values */
+    const char *title, *xlabel, *ylabel, *unit;
+    const char *const *xs;      /* nx column labels, left to right */
+    int nx;
+    const char *const *ys;      /* ny row labels, bottom to top */
+    int ny;
+    const double *values;       /* ny x nx, row-major from the bottom; <= 0: none */
+};
+
 /* Write a chart to 'path' (".svg" or ".png"; width x height pixels).
  * TPL_EUSAGE for another extension, TPL_EIO when it cannot be written. */
 int res_chart_lines_write(const char *path, int width, int height,
                           const struct chart_lines *c, struct tpl_err *err);
 int res_chart_bars_write(const char *path, int width, int height,
                          const struct chart_bars *c, struct tpl_err *err);
+/* The same chart as points only (a scatter): markers, no lines. */
+int res_chart_scatter_write(const char *path, int width, int height,
+                            const struct chart_lines *c, struct tpl_err *err);
+int res_chart_heat_write(const char *path, int width, int height,
+                         const struct chart_heat *c, struct tpl_err *err);
 /* Is 'path' a chart file name trainplan can write? */
 bool res_chart_path_ok(const char *path);
 

@@ -47,6 +47,17 @@ void sweep_pareto(const struct sweep_row *rows, const int *group, size_t n,
     free(pt);
 }
 
+void sweep_frontier(const struct sweep *sw, const struct sweep_result *r,
+                    bool *frontier)
+{
+    size_t n = r->n_items * r->n_gpus;
+    int *model = xmalloc((n + 1) * sizeof *model);
+    for (size_t i = 0; i < n; i++)      /* a frontier per model */
+        model[i] = (int)(r->rows[i].item / (r->n_items / (uint64_t)sw->n_models));
+    sweep_pareto(r->rows, model, n, frontier);
+    free(model);
+}
+
 /* ---- what every writer needs ---- */
 
 struct view {
@@ -224,13 +235,9 @@ int sweep_report_write(FILE *fp, enum res_format fmt, const struct sweep *sw,
     int rc;
     if (fmt >= RES_FMT_COUNT)
         TPL_BUG("bad format %d", (int)fmt);
-    int *model = xmalloc((v.n + 1) * sizeof *model);
     v.frontier = xcalloc(v.n + 1, sizeof *v.frontier);
-    for (size_t i = 0; i < v.n; i++)    /* a frontier per model */
-        model[i] = (int)(r->rows[i].item / (r->n_items / (uint64_t)sw->n_models));
-    sweep_pareto(r->rows, model, v.n, v.frontier);
+    sweep_frontier(sw, r, v.frontier);
     rc = writers[fmt](fp, &v, err);
     free(v.frontier);
-    free(model);
     return rc ? rc : res_stream_done(fp, err);
 }

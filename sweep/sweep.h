@@ -176,6 +176,17 @@ int sweep_mpi_run(const struct sweep *sw, const uint64_t *todo, size_t n_todo,
 /* Write the rows in 'fmt' with the Pareto summary (days vs cost). */
 int sweep_report_write(FILE *fp, enum res_format fmt, const struct sweep *sw,
                        const struct sweep_result *r, struct tpl_err *err);
+/* Mark the rows (n_items x n_gpus) on their model's frontier. */
+void sweep_frontier(const struct sweep *sw, const struct sweep_result *r,
+                    bool *frontier);
+/* ---- charts (charts.c): ".svg" or ".png"; TPL_EUSAGE, TPL_EIO ---- */
+/* Days against cost, a colour per GPU count (the first 8), Pareto filled. */
+int sweep_chart_pareto(const char *path, int w, int h, const struct sweep *sw,
+                       const struct sweep_result *r, struct tpl_err *err);
+/* Days over the first two varied fields (model 0, system 0, the other
+ * fields at their first value, the largest GPU count). */
+int sweep_chart_heat(const char *path, int w, int h, const struct sweep *sw,
+                     const struct sweep_result *r, struct tpl_err *err);
 /* Mark the rows on the time-vs-cost frontier of their group (feasible rows
  * only; group NULL: one group): no row of the group is as fast and as
  * cheap and better in one. Ties: the lower row index. */

@@ -114,3 +114,13 @@ else
     expect sweep-mpi-resume exit=0 stderr= 'cmp -s "$T_OUT" "$T_TMP/ref.csv"' \
         '[ "$(wc -l <"$T_TMP/ck-mpi")" = 19 ]'
 fi
+
+# ---- charts: the Pareto scatter and the heat map, in SVG ----
+rm -f "$T_TMP/p.svg" "$T_TMP/h.svg"
+run_tp sweep --chart "$T_TMP/p.svg" --heatmap "$T_TMP/h.svg"
+expect sweep-charts exit=0 stderr= 'grep -q "<svg" "$T_TMP/p.svg"' \
+    'grep -q "<title>llama3-8b on dgx-h100, 256 GPUs: days to train</title>" "$T_TMP/h.svg"'
+check sweep-chart-name 2 "trainplan: error: 'p.txt': a chart's name must end in .svg or .png" \
+    -- sweep --chart p.txt
+check sweep-heatmap-axes 2 "trainplan: error: --heatmap needs two varied fields" \
+    -- sweep --vary gpu.hbm_gib=80,141 --heatmap "$T_TMP/h1.svg"
