@@ -2,7 +2,7 @@
 # bench/sweep.sh: sweep throughput (issue 12's benchmark). A co-design grid
 # of 3 models x 1,000 system variants of DGX H100 (10 HBM sizes x 10 NIC
 # speeds x 10 NVLink bandwidths) x GPU counts 64..16384 (9 counts), run
-# single-process on 1 thread, then under mpirun on 1 and 2 ranks (1 thread
+# single-process on 1 and 2 threads, then under mpirun on 1 and 2 ranks (1 thread
 # each, rank 0 computing between requests), and with RANKS=N on N ranks;
 # prints items/s and the parallel efficiency against 1 rank, and checks
 # that every run wrote the same bytes. Figures only: nothing is asserted.
@@ -22,16 +22,18 @@ run() {     # name launcher...: time one run, print items/s
     name=$1; shift
     t0=$(now)
     # shellcheck disable=SC2086
-    OMP_NUM_THREADS=1 "$@" "$T" sweep $GRID -o "$tmp/$name.csv" || [ $? = 1 ]
+    OMP_NUM_THREADS=${THREADS:-1} "$@" "$T" sweep $GRID -o "$tmp/$name.csv" || [ $? = 1 ]
     t1=$(now)
     awk -v a="$t0" -v b="$t1" -v n="$items" -v w="$name" \
         'BEGIN { printf "%-12s %7.2f s  %8.1f items/s\n", w, b - a, n / (b - a) }' >&2
     awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
 }
 
-mpi="mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -np"
+mpi="mpirun --oversubscribe --allow-run-as-root --bind-to none -x OMP_NUM_THREADS=1 -np"
 echo "== sweep: 3 models x 1000 variants x 9 GPU counts ($items items), $(nproc) cores" >&2
 s0=$(run single)
+st=$(THREADS=2 run threads2)
+awk -v a="$s0" -v b="$st" 'BEGIN { printf "2 threads: speed-up %.2f (what the machine gives now)\n", a / b }' >&2
 s1=$(run np1 $mpi 1)
 s2=$(run np2 $mpi 2)
 awk -v a="$s1" -v b="$s2" 'BEGIN { printf "2 ranks: speed-up %.2f, parallel efficiency %.0f %%\n", a / b, 50 * a / b }' >&2
