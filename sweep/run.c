@@ -151,8 +151,11 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_cfg *cfg,
         return rc;
     result_init(out, root ? n : 0, ng);
     if (use_ck && (rc = sweep_ckpt_open(&ck, cfg->checkpoint, sweep_hash(sw),
-                                        out, err)))
+                                        out, err))) {
+        if (sweep_mpi_size() > 1)       /* the other ranks wait for word */
+            sweep_mpi_run(sw, NULL, 0, ng, NULL, NULL, NULL);
         return rc;
+    }
     rc = run_todo(sw, cfg, out, use_ck ? &ck : NULL, err);
     if (use_ck)
         sweep_ckpt_close(&ck);

@@ -91,7 +91,8 @@ s_mpi()
     s_np=$1
     shift
     T_CMD="mpirun -np $s_np trainplan $*"
-    mpirun --oversubscribe --allow-run-as-root -np "$s_np" \
+    # a rank left waiting would hang the suite: 120 s at most (exit 124)
+    timeout 120 mpirun --oversubscribe --allow-run-as-root -np "$s_np" \
         -x ASAN_OPTIONS=detect_leaks=0 -x OMP_NUM_THREADS=1 \
         "$TRAINPLAN" "$@" >"$T_OUT" 2>"$T_ERR"
     T_RC=$?
@@ -124,3 +125,13 @@ check sweep-chart-name 2 "trainplan: error: 'p.txt': a chart's name must end in 
     -- sweep --chart p.txt
 check sweep-heatmap-axes 2 "trainplan: error: --heatmap needs two varied fields" \
     -- sweep --vary gpu.hbm_gib=80,141 --heatmap "$T_TMP/h1.svg"
+
+# under MPI, a refused checkpoint ends every rank (no rank left waiting)
+if [ -n "$s_mpi_why" ]; then
+    skip sweep-mpi-bad-checkpoint "$s_mpi_why"
+else
+    printf 'not a checkpoint\n' >"$T_TMP/ck-bad"
+    s_mpi 2 sweep --checkpoint "$T_TMP/ck-bad"
+    expect sweep-mpi-bad-checkpoint exit=3 stdout= \
+        "stderr~^trainplan: error: $T_TMP/ck-bad:1: checkpoint of another sweep"
+fi
