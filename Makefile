@@ -11,7 +11,7 @@
 #   make bench            predictor and search benchmarks (figures, no asserts)
 #   make fuzz             libFuzzer on every parser, FUZZ_SECONDS each (60);
 #                         make fuzz-smoke: 4 s each (CI)
-#   make memcheck         valgrind memcheck on predict, search and an error
+#   make memcheck         valgrind memcheck on predict, search, sweep, validate and errors
 #   make validate         the fidelity gate: ../shared/data/runs-dev.csv against
 #                         bench/validate-baseline.json (fails when worse;
 #                         skipped without the data, failed when CI=true)

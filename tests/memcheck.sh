@@ -28,6 +28,13 @@ vg search 0 search --gpus 64,128 --format json
 OMP_NUM_THREADS=2 vg search-2-threads 0 search --gpus 64..256 --top 3
 vg search-sampled 0 search --gpus 64..1024 --budget 3000 --format csv
 vg list 0 list
+vg list-stacks 0 list stacks
+vg predict-stack 0 predict --tp 8 --pp 4 --dp 8 --sp --stack torchtitan --headroom 10%
+vg sweep 0 sweep --format json
+OMP_NUM_THREADS=2 vg sweep-2-threads 0 sweep --format csv
+vg sweep-chart 0 sweep --chart /tmp/trainplan-memcheck-sweep.png
+vg validate-cv 0 validate tests/data/runs/small.csv --cv source
+vg calibrate-runs 3 calibrate --runs tests/data/runs/small.csv
 vg tradeoff-chart 0 tradeoff --gpus 64..256 --chart /tmp/trainplan-memcheck.svg
 vg compare-chart 0 compare --systems dgx-a100,dgx-h100 --gpus 64 --chart /tmp/trainplan-memcheck.png
 vg export 0 export --gpus 64 --framework torchtitan
