@@ -8,6 +8,7 @@
 
 #include "calibrate/calibrate.h"
 #include "fidelity/fidelity.h"
+#include "spaces/stack.h"
 
 static const char usage[] =
 "usage: trainplan calibrate SAMPLES_DIR --system NAME|FILE [-o FILE]\n"
@@ -28,7 +29,12 @@ static const char usage[] =
 "kernel samples: the host time per modelled kernel of the eager stacks\n"
 "(megatron-lm-2021, megatron-deepspeed: host_us), minimising the MAPE of\n"
 "their timed rows in RUNS.csv; prints the value and the stack-file line.\n"
-"'trainplan validate RUNS.csv --cv source' cross-validates it.\n";
+"'trainplan validate RUNS.csv --cv source' cross-validates it. Then each\n"
+"stack preset's error band (band_low_pct, band_high_pct): the 10th and\n"
+"90th percentiles of the signed error predicted / measured - 1 of its\n"
+"timed rows, each source predicted with the host time fitted without it;\n"
+"a stack with fewer than 20 such rows gets the band of all rows, its\n"
+"width scaled by 1.5 about its centre.\n";
 
 enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_SEED, OPT_RUNS, OPT_HELP };
 
@@ -41,7 +47,40 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* calibrate --runs: the eager stacks' host time fitted on published runs. */
+/* One stack's band as stack-file lines. */
+static void print_band(const struct fid_band *b, int n_all, const char *path)
+{
+    printf("%s: band_low_pct = %.1f; band_high_pct = %.1f;  # ", b->stack,
+           b->low_pct, b->high_pct);
+    if (b->pooled)
+        printf("%d held-out rows (< %d): the band of all %d rows, width x %.1f",
+               b->n, FID_BAND_MIN_ROWS, n_all, FID_BAND_WIDEN);
+    else
+        printf("p10 / p90 of %d held-out rows", b->n);
+    printf(": trainplan calibrate --runs %s\n", path);
+}
+
+/* Every stack preset's error band from the leave-one-source-out errors. */
+static int calibrate_bands(const struct runs *runs, const char *path)
+{
+    const char *names[16], **stack = malloc((runs->n + 1) * sizeof *stack);
+    double *e = malloc((runs->n + 1) * sizeof *e);
+    struct fid_band bands[16];
+    int n_st = 0, n = 0, ok;
+    for (size_t i = 0; i < stack_presets_count && n_st < 16; i++)
+        names[n_st++] = stack_presets[i].name;
+    if (stack && e)
+        n = fid_cv_errors(runs, e, stack, (int)runs->n);
+    ok = n > 0 && fid_bands_of(e, stack, n, names, n_st, bands) == 0;
+    for (int s = 0; ok && s < n_st; s++)
+        print_band(&bands[s], n, path);
+    free(stack);
+    free(e);
+    return ok ? 0 : -1;
+}
+
+/* calibrate --runs: the eager stacks' host time fitted on published runs,
+ * and each stack's error band. */
 static int calibrate_runs(const char *path, struct tpl_err *err)
 {
     struct runs runs;
@@ -50,13 +89,17 @@ static int calibrate_runs(const char *path, struct tpl_err *err)
     if (rc)
         return rc;
     host = fid_fit_host_us(&runs, NULL, &n);
-    runs_release(&runs);
     if (n == 0)
-        return tpl_errorf(err, TPL_ECONFIG, "%s: no timed row of an eager stack "
-                          "(megatron-lm-2021, megatron-deepspeed) to fit", path);
-    printf("host_us = %.1f;  # fitted on %d timed rows of eager stacks in %s: "
-           "trainplan calibrate --runs %s\n", host, n, path, path);
-    return 0;
+        rc = tpl_errorf(err, TPL_ECONFIG, "%s: no timed row of an eager stack "
+                        "(megatron-lm-2021, megatron-deepspeed) to fit", path);
+    else
+        printf("host_us = %.1f;  # fitted on %d timed rows of eager stacks in "
+               "%s: trainplan calibrate --runs %s\n", host, n, path, path);
+    if (rc == 0 && calibrate_bands(&runs, path))
+        rc = tpl_errorf(err, TPL_ECONFIG, "%s: no timed, predicted row for "
+                        "the error band", path);
+    runs_release(&runs);
+    return rc;
 }
 
 int cmd_calibrate(int argc, char **argv, struct tpl_err *err)

@@ -44,7 +44,9 @@ void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
                   bool tp_cross_node)
 {
     pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job, tp_cross_node);
-    pred_ctx_set_stack(ctx, in->stack.name, &in->stack_limits);
+    pred_ctx_set_stack(ctx, in->stack.name, &in->stack_limits,
+                       (struct pred_band){ in->stack.band_lo,
+                                          in->stack.band_hi });
 }
 
 /* Keep the file when the writer succeeded, else drop it. */

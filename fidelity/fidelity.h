@@ -27,6 +27,8 @@ struct fid_row {
     bool pred_fits;
     bool host_bound;            /* its stack issues kernels from an eager host
                                    (stack host_us > 0): what the fit moves */
+    const char *stack;          /* the stack preset it is predicted with
+                                   (static or borrowed from the runs) */
 };
 
 struct fid_stats {              /* absolute percentage errors of a set */
@@ -117,6 +119,39 @@ struct fid_cv_row {             /* one source left out */
 /* Leave-one-source-out: for each source with timed, predicted rows (at
  * most 'cap'), refit without it and predict it. Returns how many. */
 int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap);
+
+/* ---- the error band of each stack (fidelity/band.c) ---- */
+
+/* The q-quantile (0 <= q <= 1) of x[0..n-1], n >= 1, sorted in place:
+ * linear interpolation between order statistics, x(h) with h = (n-1) q
+ * (Hyndman & Fan 1996, definition 7; numpy's and GSL's default). */
+double fid_quantile(double *x, int n, double q);
+
+/* Leave-one-source-out signed errors (pred / measured - 1, in %): for each
+ * source, its timed, predicted rows predicted with the host time fitted
+ * without it (fid_fit_host_us), as fid_cv's held-out figures. At most
+ * 'cap' into err[] and their stacks into stack[]; returns how many. */
+int fid_cv_errors(const struct runs *runs, double *err, const char **stack,
+                  int cap);
+
+#define FID_BAND_LOW_Q 0.10     /* the band: 10th ... */
+#define FID_BAND_HIGH_Q 0.90    /* ... to 90th percentile of signed error */
+#define FID_BAND_MIN_ROWS 20    /* fewer rows of a stack: pooled */
+#define FID_BAND_WIDEN 1.5      /* a pooled band's width is scaled by this
+                                   about its centre */
+
+struct fid_band {
+    const char *stack;          /* a preset name (static) */
+    int n;                      /* its held-out errors */
+    bool pooled;                /* n < FID_BAND_MIN_ROWS: the quantiles of
+                                   every stack's errors, widened */
+    double low_pct, high_pct;
+};
+
+/* The band of each of the 'n_stacks' named stacks from n errors (as
+ * fid_cv_errors gives them; both left alone). Returns 0, or -1 when n is 0. */
+int fid_bands_of(double *err, const char **stack, int n,
+                 const char *const *stacks, int n_stacks, struct fid_band *out);
 
 /* ---- the gate (fidelity/gate.c) ---- */
 

@@ -163,7 +163,8 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
         j.host_s = host_us * 1e-6;
     stack_limits(st, &lim);
     pred_ctx_init(&c, &m, hw, &j, true);
-    pred_ctx_set_stack(&c, st->name, &lim);
+    pred_ctx_set_stack(&c, st->name, &lim,
+                       (struct pred_band){ st->band_lo, st->band_hi });
     pred_plan(&c, &o->plan, &res);
     if (res.rule != PLAN_OK)
         plan_rule_explain(res.rule, &o->plan, &m, &j, &c.limits, o->reason,
@@ -192,6 +193,7 @@ static void predict_row(struct systems *sys, double host_us, struct fid_row *o)
         snprintf(o->reason, sizeof o->reason, "%s", why);
     else
         predict_known(o->run, hw, st, host_us, o);
+    o->stack = stack_name_of(o->run);
 }
 
 /* ---- the report ---- */

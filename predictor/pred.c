@@ -53,12 +53,19 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
 }
 
 void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
-                        const struct plan_limits *stack)
+                        const struct plan_limits *stack, struct pred_band band)
 {
     snprintf(c->stack, sizeof c->stack, "%s", name);
+    c->band = band;
     c->limits.stack_zero = stack->stack_zero;
     c->limits.stack_1f1b = stack->stack_1f1b;
     c->limits.stack_interleaved = stack->stack_interleaved;
+}
+
+void pred_band_apply(struct pred_band b, double t, double *low, double *high)
+{
+    *low = t / (1 + b.hi);
+    *high = t / (1 + b.lo);
 }
 
 /* ---- one layer ---- */

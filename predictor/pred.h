@@ -105,6 +105,8 @@ struct pred_mem {
 
 struct pred_result {            /* a plain value */
     double iteration_s, tokens_per_s, mfu, hfu;
+    double iteration_s_low, iteration_s_high;   /* the stack's error band
+                                                   around it (pred_band) */
     double model_flops, hw_flops;       /* per iteration, whole job */
     double part_s[PRED_PART_COUNT];     /* sums to iteration_s */
     double stage_fwd_s, stage_bwd_s;    /* slowest stage, one micro-batch */
@@ -113,6 +115,13 @@ struct pred_result {            /* a plain value */
     struct pred_layer layer;
     enum plan_rule rule;                /* PLAN_OK or the first broken rule */
 };
+
+/* A stack's error band (spaces/stack.h band_low_pct / band_high_pct):
+ * the 10th and 90th percentiles of the cross-validated signed error
+ * e = predicted / measured - 1 of its rows, as fractions (lo <= hi, both
+ * > -1). For a predicted time t the measured time is expected in
+ * [t / (1 + hi), t / (1 + lo)]. Both 0: no band (low = high = t). */
+struct pred_band { double lo, hi; };
 
 struct pred_ctx {               /* caller-owned; read-only after init */
     struct model model;
@@ -125,6 +134,7 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     struct plan_limits limits;
     double headroom_bytes;      /* memory kept free: pred_ctx_headroom */
     char stack[64];             /* the stack's name, for reports ("" none) */
+    struct pred_band band;      /* the stack's error band ({0, 0} none) */
 };
 
 /* Time of one pipeline stage's share for one micro-batch: what the layers,
@@ -147,11 +157,14 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node);
 /* Name the stack and take its limits (the stack-* fields of 'stack', as
- * stack_limits fills them); pred_ctx_init leaves every schedule and
- * sharding mode allowed and no name. The model and job given to
- * pred_ctx_init already carry the stack's effects (stack_apply). */
+ * stack_limits fills them) and its error band; pred_ctx_init leaves every
+ * schedule and sharding mode allowed, no name and no band. The model and
+ * job given to pred_ctx_init already carry the stack's effects
+ * (stack_apply). */
 void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
-                        const struct plan_limits *stack);
+                        const struct plan_limits *stack, struct pred_band band);
+/* The range [t / (1 + hi), t / (1 + lo)] of a predicted time t. */
+void pred_band_apply(struct pred_band b, double t, double *low, double *high);
 
 /* Memory a plan must leave free beyond the system's reserve (--headroom):
  * 'value' GiB, or with 'pct' that percentage of the GPU's HBM capacity. A

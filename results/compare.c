@@ -174,7 +174,7 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
     pred_ctx_init(&cs->ctx, job->model, &hw, job->job, job->space->tp_cross_node);
     pred_ctx_headroom(&cs->ctx, job->headroom);
     if (job->stack_limits)              /* else: any stack, unnamed */
-        pred_ctx_set_stack(&cs->ctx, job->stack, job->stack_limits);
+        pred_ctx_set_stack(&cs->ctx, job->stack, job->stack_limits, job->band);
     cfg = (struct search_cfg){ .ctx = &cs->ctx, .space = job->space,
         .gpus = job->gpus, .n_gpus = job->n_gpus, .top_k = 1,
         .stop = job->stop, .progress = job->progress,

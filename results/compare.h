@@ -34,6 +34,7 @@ struct compare_job {            /* what runs on every entry: borrowed */
     const char *stack;          /* the stack's name */
     const struct plan_limits *stack_limits;     /* its stack-* limits; NULL:
                                                    any stack, no name */
+    struct pred_band band;      /* its error band (with stack_limits) */
     const struct space *space;  /* allowed values, tp_cross_node */
     const int64_t *gpus;        /* sorted, unique */
     size_t n_gpus;

@@ -76,14 +76,14 @@ static void table_gpu(FILE *fp, const struct search_gpu *g)
         why_none(g, why, sizeof why);
         fprintf(fp, "  no feasible plan: %s\n", why);
     } else
-        fprintf(fp, "  %3s  %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
+        fprintf(fp, "  %3s   %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
                 "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
     for (int i = 0; i < g->n_hits; i++) {
         const struct pred_result *r = &g->results[i];
         plan_key(&g->hits[i].plan, key, sizeof key);
         largest_parts(r, parts, sizeof parts);
-        fprintf(fp, "  %3d  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n", i + 1,
-                key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
+        fprintf(fp, "  %3d%c  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n",
+                i + 1, search_tied_with_best(g, i) ? '~' : ' ', key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
                 r->mem.total_bytes / RES_GIB, r->mem.margin_bytes / RES_GIB, parts);
     }
     rejected_line(fp, g);
@@ -101,6 +101,14 @@ static void spare_line(FILE *fp, const struct pred_ctx *c)
             PRED_MEM_ERROR_PCT, PRED_MEM_ERROR_RUNS);
 }
 
+/* What '~' marks, and the band behind it. */
+static void band_line(FILE *fp, const struct pred_ctx *c)
+{
+    fprintf(fp, "~ = tied with the best: its range overlaps the best plan's; "
+            "range t / (1 + hi) .. t / (1 + lo), stack error band lo %+.1f %%, "
+            "hi %+.1f %%\n", 100 * c->band.lo, 100 * c->band.hi);
+}
+
 static void table_write(FILE *fp, const struct pred_ctx *c,
                         const struct search_result *s, bool work)
 {
@@ -111,6 +119,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), s->top_k);
     spare_line(fp, c);
+    band_line(fp, c);
     for (size_t i = 0; i < s->n; i++)
         table_gpu(fp, &s->per_gpu[i]);
     if (st->partial)
@@ -166,9 +175,12 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
 {
     json_t *plans = json_array();
     char why[320] = "";
-    for (int k = 0; k < g->n_hits; k++)
-        json_array_append_new(plans, res_plan_json(c, &g->hits[k].plan,
-                                                   &g->results[k]));
+    for (int k = 0; k < g->n_hits; k++) {
+        json_t *p = res_plan_json(c, &g->hits[k].plan, &g->results[k]);
+        json_object_set_new(p, "tied_with_best",
+                            json_boolean(search_tied_with_best(g, k)));
+        json_array_append_new(plans, p);
+    }
     if (g->n_hits == 0)
         why_none(g, why, sizeof why);
     return json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:s}",

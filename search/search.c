@@ -508,6 +508,12 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
     return 0;
 }
 
+bool search_tied_with_best(const struct search_gpu *g, int k)
+{
+    return k > 0 && k < g->n_hits &&
+           g->results[k].iteration_s_low <= g->results[0].iteration_s_high;
+}
+
 void search_result_release(struct search_result *r)
 {
     if (r->per_gpu)

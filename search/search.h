@@ -81,4 +81,9 @@ int search_run(const struct search_cfg *cfg, struct search_result *out,
                struct tpl_err *err);
 void search_result_release(struct search_result *r);
 
+/* Whether hit k of a finished GPU count is tied with its best (hit 0)
+ * within the predictor's error: its band (iteration_s_low ..
+ * iteration_s_high) overlaps the best plan's. The best itself: false. */
+bool search_tied_with_best(const struct search_gpu *g, int k);
+
 #endif /* SEARCH_H */

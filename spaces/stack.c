@@ -48,7 +48,7 @@ bool stack_has_framework(const struct stack *s, enum stack_framework f)
 static const char *const stack_fields[] = {
     "name", "description", "attention", "dropout", "overlap_grad_reduce",
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
-    "framework", NULL,
+    "framework", "band_low_pct", "band_high_pct", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -147,6 +147,28 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* band_low_pct <= band_high_pct, each in range; kept as fractions. */
+static int read_band(struct stack *s, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    char where[200];
+    if (conf_num(g, "band_low_pct", STACK_BAND_MIN_PCT, false,
+                 STACK_BAND_MAX_PCT, &s->band_lo, err) ||
+        conf_num(g, "band_high_pct", STACK_BAND_MIN_PCT, false,
+                 STACK_BAND_MAX_PCT, &s->band_hi, err))
+        return TPL_ECONFIG;
+    if (s->band_lo > s->band_hi) {
+        conf_where(g->c, config_setting_get_member(g->s, "band_high_pct"),
+                   where, sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'band_high_pct' (%g) must "
+                          "not be below 'band_low_pct' (%g)", where,
+                          s->band_hi, s->band_lo);
+    }
+    s->band_lo /= 100;
+    s->band_hi /= 100;
+    return 0;
+}
+
 static int read_lists(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
@@ -167,7 +189,8 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
                          root_groups, err) ||
         conf_group(c, "stack", &g, err) ||
         conf_check_group_known(&g, stack_fields, err) ||
-        read_kinds(s, &g, err) || read_lists(s, &g, err))
+        read_kinds(s, &g, err) || read_lists(s, &g, err) ||
+        read_band(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }

@@ -40,7 +40,15 @@ struct stack {                  /* a plain value */
     uint32_t zero;              /* bit (1 << stage) per sharding mode */
     enum stack_tp_overlap tp_comm_overlap;
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
+    double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
+                                   as fractions (predictor/pred.h
+                                   struct pred_band) */
 };
+
+/* The band's limits, in percent of signed error (pred / measured - 1):
+ * each in [STACK_BAND_MIN_PCT, STACK_BAND_MAX_PCT], low <= high. */
+#define STACK_BAND_MIN_PCT -90.0
+#define STACK_BAND_MAX_PCT 900.0
 
 extern const struct conf_preset stack_presets[];
 extern const size_t stack_presets_count;

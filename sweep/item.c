@@ -63,7 +63,9 @@ static int load(const struct sweep *sw, uint64_t item, struct item_inputs *in,
         return TPL_ECONFIG;
     pred_ctx_init(&in->ctx, &in->model, &in->hw, &in->scen.job,
                   in->scen.space.tp_cross_node);
-    pred_ctx_set_stack(&in->ctx, in->stack.name, &in->stack_limits);
+    pred_ctx_set_stack(&in->ctx, in->stack.name, &in->stack_limits,
+                       (struct pred_band){ in->stack.band_lo,
+                                          in->stack.band_hi });
     return 0;
 }
 

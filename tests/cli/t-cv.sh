@@ -19,6 +19,20 @@ if need_shared cv-shared runs-dev.csv; then
     # the value in the stack presets is the fit's: refitting gives it again
     run_tp calibrate --runs "$T_SHARED/data/runs-dev.csv"
     expect cv-calibrate-runs-dev 'exit=0' 'stdout~^host_us = 67\.5;'
+    # and each stack preset's error band is the fit's too: values and rows
+    cp "$T_OUT" "$T_TMP/bands"
+    for f in spaces/stacks/*.cfg; do
+        b_name=$(basename "$f" .cfg)
+        b_lo=$(sed -n 's/^ *band_low_pct *= *\([-0-9.]*\);.*/\1/p' "$f")
+        b_hi=$(sed -n 's/^ *band_high_pct *= *\([-0-9.]*\);.*/\1/p' "$f")
+        b_rows=$(sed -n 's/^ *#.*[( ]\([0-9]* held-out rows\).*/\1/p' "$f")
+        if grep -q "^$b_name: band_low_pct = $b_lo; band_high_pct = $b_hi;  # .*$b_rows" \
+            "$T_TMP/bands" && [ -n "$b_rows" ]; then
+            pass "cv-band-$b_name"
+        else
+            fail "cv-band-$b_name" "preset band $b_lo .. $b_hi ($b_rows) is not what calibrate --runs prints: $(grep "^$b_name:" "$T_TMP/bands")"
+        fi
+    done
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
     expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,'
 fi

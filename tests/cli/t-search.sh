@@ -47,7 +47,7 @@ same_output headroom-zero search $SMALL vs search $SMALL --headroom 0
 # shellcheck disable=SC2086
 run_tp search $SMALL --headroom 20% --format csv
 expect headroom-prunes exit=0 'stdout~^1,' \
-    'awk -F, "NR > 1 && (\$21 > 61.0 || \$21 + \$22 > 61.001 || \$22 < 0) { bad = 1 } END { exit bad }" "$T_OUT"'
+    'awk -F, "NR > 1 && (\$23 > 61.0 || \$23 + \$24 > 61.001 || \$24 < 0) { bad = 1 } END { exit bad }" "$T_OUT"'
 # shellcheck disable=SC2086
 run_tp search $SMALL --headroom 16
 expect headroom-gib-table exit=0 'stdout~^spare = 77.00 GiB usable less 16.00 GiB headroom - mem; memory model error \+-15.5 %'

@@ -63,7 +63,8 @@ static inline void fuzz_predict_stack(const struct model *m0,
     stack_apply(s, &m, &j);
     stack_limits(s, &lim);
     pred_ctx_init(&c, &m, h, &j, false);
-    pred_ctx_set_stack(&c, s->name, &lim);
+    pred_ctx_set_stack(&c, s->name, &lim,
+                       (struct pred_band){ s->band_lo, s->band_hi });
     fuzz_check(&c);
 }
 

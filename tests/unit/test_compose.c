@@ -125,6 +125,33 @@ Test(compose, one_f_one_b)
     cr_assert_leq(pred_time_bound(&c, &p, &x), o.iteration_s);
 }
 
+/* The error band by hand: signed errors from -20 % to +25 % of
+ * pred / measured - 1 put a predicted 10 s between 10 / 1.25 = 8 s and
+ * 10 / 0.8 = 12.5 s; no band: both ends the time itself. In compose, the
+ * 1F1B case above with that band: its time / 1.25 and / 0.8, the time
+ * itself unchanged. */
+Test(compose, error_band)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct plan_limits any = { .tp_domain = 8, PLAN_ANY_STACK };
+    struct pred_result o, plain;
+    double low, high;
+    pred_band_apply((struct pred_band){ -0.20, 0.25 }, 10, &low, &high);
+    assert_rel(low, 8.0, 1e-12);
+    assert_rel(high, 12.5, 1e-12);
+    setup(&c, false, true);
+    plain = compose(&c, &p, &x);
+    cr_assert_eq(plain.iteration_s_low, plain.iteration_s);
+    cr_assert_eq(plain.iteration_s_high, plain.iteration_s);
+    pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25 });
+    o = compose(&c, &p, &x);
+    cr_assert_eq(o.iteration_s, plain.iteration_s);
+    assert_rel(o.iteration_s_low, plain.iteration_s / 1.25, 1e-12);
+    assert_rel(o.iteration_s_high, plain.iteration_s / 0.8, 1e-12);
+}
+
 /* Interleaving (sec. 2.2.2) with vpp 2: the bubble halves, (pp - 1)/vpp x
  * 12 ms = 6 ms, and the sends grow to 2 (m vpp + pp - 1) = 34; the stage
  * times and compute stay. */

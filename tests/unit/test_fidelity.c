@@ -233,3 +233,43 @@ Test(fidelity, host_fit_is_a_minimum)
     assert_rel(fid_fit_host_us(&runs, "mlperf_gpt3", &m), h, 1e-9);
     runs_release(&runs);
 }
+
+/* Quantiles by Hyndman & Fan's definition 7, by hand: {1, 2, 3, 4, 5}
+ * (given unsorted), q 0.1: h = 0.4, 1 + 0.4 (2 - 1) = 1.4; q 0.9:
+ * h = 3.6, 4 + 0.6 (5 - 4) = 4.6; q 0 and 1: the ends; one value: itself. */
+Test(fidelity, quantile_by_hand)
+{
+    double x[5] = { 3, 1, 5, 2, 4 }, one[1] = { -7 };
+    assert_rel(fid_quantile(x, 5, 0.1), 1.4, 1e-12);
+    assert_rel(fid_quantile(x, 5, 0.9), 4.6, 1e-12);
+    cr_assert_eq(fid_quantile(x, 5, 0.0), 1.0);
+    cr_assert_eq(fid_quantile(x, 5, 1.0), 5.0);
+    cr_assert_eq(fid_quantile(one, 1, 0.9), -7.0);
+}
+
+/* Bands by hand. Stack "a": errors 1 .. 20 (20 rows, its own band):
+ * q 0.1: h = 1.9, 2 + 0.9 = 2.9; q 0.9: h = 17.1, 18 + 0.1 = 18.1.
+ * Stack "b": -100 and 100 (2 rows: pooled). All 22 sorted: -100, 1 .. 20,
+ * 100; q 0.1: h = 2.1, x[2] = 2 + 0.1 = 2.1; q 0.9: h = 18.9, x[18] = 18
+ * + 0.9 = 18.9; centre 10.5, half-width 8.4 x 1.5 = 12.6: -2.1 .. 23.1.
+ * Stack "c": no rows, pooled the same. */
+Test(fidelity, bands_by_hand)
+{
+    double err[22];
+    const char *stack[22], *names[3] = { "a", "b", "c" };
+    struct fid_band b[3];
+    for (int i = 0; i < 20; i++)
+        err[i] = 20 - i, stack[i] = "a";        /* given in reverse */
+    err[20] = 100, err[21] = -100, stack[20] = stack[21] = "b";
+    cr_assert_eq(fid_bands_of(err, stack, 22, names, 3, b), 0);
+    cr_assert(!b[0].pooled && b[0].n == 20);
+    assert_rel(b[0].low_pct, 2.9, 1e-12);
+    assert_rel(b[0].high_pct, 18.1, 1e-12);
+    cr_assert(b[1].pooled && b[1].n == 2 && b[2].pooled && b[2].n == 0);
+    assert_rel(b[1].low_pct, -2.1, 1e-12);
+    assert_rel(b[1].high_pct, 23.1, 1e-12);
+    cr_assert_eq(b[2].low_pct, b[1].low_pct);
+    cr_assert_eq(b[2].high_pct, b[1].high_pct);
+    cr_assert_eq(err[0], 20.0);                 /* left alone */
+    cr_assert_eq(fid_bands_of(err, stack, 0, names, 3, b), -1);
+}

@@ -282,3 +282,22 @@ Test(gpus, bad_forms_are_usage_errors)
         cr_assert(strstr(err.msg, "--gpus"), "%s", err.msg);
     }
 }
+
+/* Ties with the best by hand: the best's band reaches up to 10 s; a plan
+ * whose band starts at 9.9 s overlaps it (tied), one from 10.1 s does not,
+ * one starting exactly at 10 s touches it (tied); the best is not "tied". */
+Test(search, tied_with_best_by_hand)
+{
+    struct pred_result r[4] = {
+        { .iteration_s = 8, .iteration_s_low = 7, .iteration_s_high = 10 },
+        { .iteration_s = 11, .iteration_s_low = 9.9, .iteration_s_high = 13 },
+        { .iteration_s = 12, .iteration_s_low = 10.1, .iteration_s_high = 14 },
+        { .iteration_s = 12, .iteration_s_low = 10, .iteration_s_high = 14 },
+    };
+    struct search_gpu g = { .n_hits = 4, .results = r };
+    cr_assert(!search_tied_with_best(&g, 0));
+    cr_assert(search_tied_with_best(&g, 1));
+    cr_assert(!search_tied_with_best(&g, 2));
+    cr_assert(search_tied_with_best(&g, 3));
+    cr_assert(!search_tied_with_best(&g, 4));   /* past the hits */
+}

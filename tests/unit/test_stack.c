@@ -40,6 +40,10 @@ Test(stack, preset_fields)
     cr_assert_eq(lm.attention, JOB_ATTN_UNFUSED);
     cr_assert(lm.dropout && !lm.overlap_grad_reduce && !lm.overlap_param_gather);
     assert_rel(lm.host_s, 67.5e-6, 1e-12);     /* fitted: calibrate --runs */
+    assert_rel(ds.band_lo, -0.560, 1e-12);     /* fitted: calibrate --runs */
+    assert_rel(ds.band_hi, 0.004, 1e-12);
+    assert_rel(mc.band_lo, -0.373, 1e-12);
+    assert_rel(mc.band_hi, 0.076, 1e-12);
     cr_assert_eq(lm.zero, 1u << 0);                     /* [0] */
     cr_assert_eq(ds.schedules, 1u << STACK_SCHED_1F1B); /* no interleaved */
     cr_assert_eq(ds.zero, (1u << 0) | (1u << 1));       /* [0, 1] */
@@ -84,7 +88,13 @@ static int read_text(struct stack *s, const char *text, struct tpl_err *err)
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
     "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\";\n" \
-    "  framework = [];\n"
+    "  framework = []; band_low_pct = -20; band_high_pct = 25;\n"
+#define FIELDS_BUT_ZERO_BAND \
+    "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
+    "  dropout = false; overlap_grad_reduce = true;\n" \
+    "  overlap_param_gather = true; host_us = 0;\n" \
+    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\";\n" \
+    "  framework = []; zero = [1];\n"
 
 /* Bad fields name the file, the line and the field (exit code 3). */
 Test(stack, bad_fields_name_line)
@@ -104,6 +114,29 @@ Test(stack, bad_fields_name_line)
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };\n", &err), 0);
     cr_assert_eq(read_text(&s, "stack: { name = \"k\"; };", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "k:1: missing field 'description' in 'stack'");
+}
+
+/* The error band: both fields required, each in [-90, 900] %, low not
+ * above high; kept as fractions. */
+Test(stack, band_fields)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };", &err), 0,
+                 "%s", err.msg);
+    assert_rel(s.band_lo, -0.20, 1e-12);
+    assert_rel(s.band_hi, 0.25, 1e-12);
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = -20;\n"
+                           "  band_high_pct = -30; };", &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:7: 'band_high_pct' (-30) must not be below "
+                     "'band_low_pct' (-20)");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = -95;"
+                           " band_high_pct = 0; };", &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "k:6: 'band_low_pct' must be a number in "
+                     "[-90, 900]"), "%s", err.msg);
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = 0; };",
+                           &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:1: missing field 'band_high_pct' in 'stack'");
 }
 
 /* A schedule that does not exist, and an unknown stack name. */

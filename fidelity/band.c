@@ -1,0 +1,92 @@
+/* fidelity/band.c: the error band of each stack (fidelity.h): the 10th and
+ * 90th percentiles of the signed error its rows show when predicted by a
+ * fit that never saw their source. A stack with few such rows borrows the
+ * quantiles of all rows, widened by FID_BAND_WIDEN about their centre: the
+ * band of an unvalidated stack should be no narrower than the predictor's
+ * overall error, and wider because nothing checks it. */
+#include "fidelity/fidelity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double fid_quantile(double *x, int n, double q)
+{
+    double h = (n - 1) * q;
+    int i = (int)floor(h);
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    if (i >= n - 1)
+        return x[n - 1];
+    return x[i] + (h - i) * (x[i + 1] - x[i]);
+}
+
+/* Append the held-out errors of one source; returns the new count. */
+static int source_errors(const struct runs *runs, const char *source,
+                         double *err, const char **stack, int n, int cap)
+{
+    int seen;
+    double host = fid_fit_host_us(runs, source, &seen);
+    struct fid_report *v = fid_report_new_host(runs, source, host);
+    for (size_t i = 0; i < v->n && n < cap; i++) {
+        const struct fid_row *r = &v->rows[i];
+        if (!r->predicted || !r->timed)
+            continue;
+        err[n] = r->err_pct;
+        stack[n++] = r->stack;
+    }
+    fid_report_free(v);
+    return n;
+}
+
+int fid_cv_errors(const struct runs *runs, double *err, const char **stack,
+                  int cap)
+{
+    const char *sources[64];
+    struct fid_report *all = fid_report_new(runs, NULL);
+    int n_src = fid_distinct(all, false, sources, 64), n = 0;
+    for (int i = 0; i < n_src; i++)
+        n = source_errors(runs, sources[i], err, stack, n, cap);
+    fid_report_free(all);
+    return n;
+}
+
+/* The errors of one stack gathered at the front of 'buf'; returns how many. */
+static int stack_errors(const double *err, const char **stack, int n,
+                        const char *name, double *buf)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(stack[i], name))
+            buf[k++] = err[i];
+    return k;
+}
+
+int fid_bands_of(double *err, const char **stack, int n,
+                 const char *const *stacks, int n_stacks, struct fid_band *out)
+{
+    double *buf, all_lo, all_hi, mid;
+    if (n <= 0 || !(buf = malloc((size_t)n * sizeof *buf)))
+        return -1;
+    memcpy(buf, err, (size_t)n * sizeof *buf);
+    all_lo = fid_quantile(buf, n, FID_BAND_LOW_Q);
+    all_hi = fid_quantile(buf, n, FID_BAND_HIGH_Q);
+    mid = (all_lo + all_hi) / 2;
+    for (int s = 0; s < n_stacks; s++) {
+        struct fid_band *b = &out[s];
+        b->stack = stacks[s];
+        b->n = stack_errors(err, stack, n, stacks[s], buf);
+        b->pooled = b->n < FID_BAND_MIN_ROWS;
+        b->low_pct = b->pooled ? mid - FID_BAND_WIDEN * (mid - all_lo)
+                               : fid_quantile(buf, b->n, FID_BAND_LOW_Q);
+        b->high_pct = b->pooled ? mid + FID_BAND_WIDEN * (all_hi - mid)
+                                : fid_quantile(buf, b->n, FID_BAND_HIGH_Q);
+    }
+    free(buf);
+    return 0;
+}
