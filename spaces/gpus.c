@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/conf.h"
 
 struct where { const char *label, *spec; };
 
@@ -108,4 +109,18 @@ void gpu_list_release(struct gpu_list *l)
     free(l->v);
     l->v = NULL;
     l->n = 0;
+}
+
+int gpu_list_check_conf(const struct conf_group *g, const char *spec,
+                        struct tpl_err *err)
+{
+    char label[240];
+    struct gpu_list l;
+    conf_where(g->c, config_setting_get_member(g->s, "gpus"), label,
+               sizeof label - 8);
+    strcat(label, ": 'gpus'");
+    if (gpu_list_parse(&l, spec, label, err))
+        return err ? (err->code = TPL_ECONFIG) : TPL_ECONFIG;
+    gpu_list_release(&l);
+    return 0;
 }

@@ -25,4 +25,11 @@ int gpu_list_parse(struct gpu_list *out, const char *spec, const char *label,
                    struct tpl_err *err);
 void gpu_list_release(struct gpu_list *l);
 
+struct conf_group;
+/* Check the GPU counts a file gives in its group's 'gpus' field now, so a
+ * bad one is reported with its place ("FILE:LINE: 'gpus' 'SPEC': ...");
+ * TPL_ECONFIG when it does not parse. */
+int gpu_list_check_conf(const struct conf_group *g, const char *spec,
+                        struct tpl_err *err);
+
 #endif /* SPACE_GPUS_H */

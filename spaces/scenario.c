@@ -113,21 +113,6 @@ static int read_switch(const struct conf_group *g, enum plan_dim d,
     return 0;
 }
 
-/* The GPU counts must parse now, so a bad one is reported with its place. */
-static int check_gpus(const struct conf_group *g, const char *spec,
-                      struct tpl_err *err)
-{
-    char label[240];
-    struct gpu_list l;
-    conf_where(g->c, config_setting_get_member(g->s, "gpus"), label,
-               sizeof label - 8);
-    strcat(label, ": 'gpus'");
-    if (gpu_list_parse(&l, spec, label, err))
-        return err ? (err->code = TPL_ECONFIG) : TPL_ECONFIG;
-    gpu_list_release(&l);
-    return 0;
-}
-
 static int read_dims(struct space *sp, const struct conf_group *g,
                      struct tpl_err *err)
 {
@@ -152,7 +137,7 @@ static int read_space(struct space *sp, const struct conf *c, struct tpl_err *er
         read_dims(sp, &g, err) ||
         conf_bool(&g, "tp_cross_node", &sp->tp_cross_node, err))
         return TPL_ECONFIG;
-    return check_gpus(&g, sp->gpus, err);
+    return gpu_list_check_conf(&g, sp->gpus, err);
 }
 
 int scenario_read(struct scenario *s, const struct conf *c, struct tpl_err *err)

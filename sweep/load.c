@@ -114,28 +114,13 @@ static int nonempty(const struct conf_group *g, const char *key, int n,
                       where, key);
 }
 
-/* The GPU counts parse now, so a bad one is reported with its place. */
-static int check_gpus(const struct conf_group *g, const char *spec,
-                      struct tpl_err *err)
-{
-    char label[240];
-    struct gpu_list l;
-    conf_where(g->c, config_setting_get_member(g->s, "gpus"), label,
-               sizeof label - 8);
-    strcat(label, ": 'gpus'");
-    if (gpu_list_parse(&l, spec, label, err))
-        return err ? (err->code = TPL_ECONFIG) : TPL_ECONFIG;
-    gpu_list_release(&l);
-    return 0;
-}
-
 static int read_scalars(struct sweep *sw, const struct conf_group *g,
                         struct tpl_err *err)
 {
     int64_t max = 0;
     if (conf_str(g, "scenario", sw->scenario, sizeof sw->scenario, err) ||
         conf_str(g, "gpus", sw->gpus, sizeof sw->gpus, err) ||
-        check_gpus(g, sw->gpus, err) ||
+        gpu_list_check_conf(g, sw->gpus, err) ||
         conf_num(g, "tokens", 0, false, 1e18, &sw->tokens, err))
         return TPL_ECONFIG;
     if (conf_has(g, "price") &&

@@ -22,10 +22,16 @@ static double table2(const struct model *m, double s, double b, double t,
     }
 }
 
-Test(memory, korthikanti_table2_every_combination)
+typedef double expected_fn(const struct model *m, double s, double b, double t,
+                          bool sp, enum plan_recompute recompute);
+
+/* Every shape, tp 1..8, with and without sp, every recompute mode, at
+ * s 2048, b 1, unfused softmax: the model against 'expect'. */
+static void every_combination(enum job_precision prec, expected_fn *expect)
 {
     struct job j = make_job(2048, 512);
     j.attention = JOB_ATTN_UNFUSED;
+    j.precision = prec;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         struct model m = load_model(shapes[i]);
         for (int t = 1; t <= 8; t *= 2)
@@ -35,9 +41,14 @@ Test(memory, korthikanti_table2_every_combination)
                     p.sp = sp;
                     p.recompute = (enum plan_recompute)r;
                     assert_rel(pred_act_layer_bytes(&m, &j, &p),
-                               table2(&m, 2048, 1, t, sp, p.recompute), 1e-12);
+                               expect(&m, 2048, 1, t, sp, p.recompute), 1e-12);
                 }
     }
+}
+
+Test(memory, korthikanti_table2_every_combination)
+{
+    every_combination(JOB_PREC_BF16, table2);
 }
 
 /* No parallelism: sbh (34 + 5as/h), Korthikanti eq. 1. */
@@ -219,22 +230,7 @@ static double table2_fp8(const struct model *m, double s, double b, double t,
 
 Test(memory, fp8_korthikanti_inventory_every_combination)
 {
-    struct job j = make_job(2048, 512);
-    j.attention = JOB_ATTN_UNFUSED;
-    j.precision = JOB_PREC_FP8;
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        struct model m = load_model(shapes[i]);
-        for (int t = 1; t <= 8; t *= 2)
-            for (int sp = 0; sp <= (t > 1); sp++)
-                for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++) {
-                    struct plan p = make_plan(t, 1, 1, 1);
-                    p.sp = sp;
-                    p.recompute = (enum plan_recompute)r;
-                    assert_rel(pred_act_layer_bytes(&m, &j, &p),
-                               table2_fp8(&m, 2048, 1, t, sp, p.recompute),
-                               1e-12);
-                }
-    }
+    every_combination(JOB_PREC_FP8, table2_fp8);
 }
 
 /* FP8 with flash attention, Llama 3 70B, tp 8, sp, s 8192, b 1, no
