@@ -95,8 +95,8 @@ int res_predict_table(FILE *fp, const struct res_report *rep, struct tpl_err *er
 int res_predict_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    res_csv_header(fp, false);
-    res_csv_row(fp, 0, rep->ctx, rep->u.plan.plan, rep->u.plan.r);
+    res_csv_header(fp);
+    res_csv_row(fp, rep->ctx, rep->u.plan.plan, rep->u.plan.r);
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * the breakdown, what was rejected and why; table, CSV or JSON. */
 #include "results/report.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
@@ -86,6 +87,10 @@ static void table_gpu(FILE *fp, const struct search_gpu *g)
                 i + 1, search_tied_with_best(g, i) ? '~' : ' ', key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
                 r->mem.total_bytes / RES_GIB, r->mem.margin_bytes / RES_GIB, parts);
     }
+    if (g->n_hits > 1)
+        fprintf(fp, "  top plan first in %.1f %% of %d draws inside the "
+                "ranges%s\n", 100 * g->top_first, SEARCH_STABILITY_DRAWS,
+                g->top_first < 1 ? "" : " (decisive: no plan tied)");
     rejected_line(fp, g);
 }
 
@@ -106,7 +111,9 @@ static void band_line(FILE *fp, const struct pred_ctx *c)
 {
     fprintf(fp, "~ = tied with the best: its range overlaps the best plan's; "
             "range t / (1 + hi) .. t / (1 + lo), stack error band lo %+.1f %%, "
-            "hi %+.1f %%\n", 100 * c->band.lo, 100 * c->band.hi);
+            "hi %+.1f %%; top plan first: how often it stays the fastest "
+            "when each time is drawn inside its range (PCG, fixed seed)\n",
+            100 * c->band.lo, 100 * c->band.hi);
 }
 
 static void table_write(FILE *fp, const struct pred_ctx *c,
@@ -152,11 +159,17 @@ static void csv_write(FILE *fp, const struct pred_ctx *c,
 {
     if (s->stats.partial)               /* a comment line a reader can skip */
         fputs("# partial: interrupted before the search finished\n", fp);
-    res_csv_header(fp, true);
-    for (size_t i = 0; i < s->n; i++)
-        for (int k = 0; k < s->per_gpu[i].n_hits; k++)
-            res_csv_row(fp, k + 1, c, &s->per_gpu[i].hits[k].plan,
-                        &s->per_gpu[i].results[k]);
+    fputs("rank,tied_with_best,top_first_pct,", fp);
+    res_csv_header(fp);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct search_gpu *g = &s->per_gpu[i];
+        for (int k = 0; k < g->n_hits; k++) {
+            fprintf(fp, "%d,%s,%.1f,", k + 1,
+                    search_tied_with_best(g, k) ? "true" : "false",
+                    100 * g->top_first);
+            res_csv_row(fp, c, &g->hits[k].plan, &g->results[k]);
+        }
+    }
 }
 
 /* ---- JSON ---- */
@@ -183,8 +196,9 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
     }
     if (g->n_hits == 0)
         why_none(g, why, sizeof why);
-    return json_pack("{s:I, s:o, s:I, s:I, s:I, s:o, s:s}",
+    return json_pack("{s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
                      "gpus", (json_int_t)g->gpus, "plans", plans,
+                     "top_first_pct", round(1000 * g->top_first) / 10,
                      "enumerated", (json_int_t)g->enumerated,
                      "valid", (json_int_t)g->valid,
                      "feasible", (json_int_t)g->feasible,

@@ -195,10 +195,8 @@ int res_stream_done(FILE *fp, struct tpl_err *err)
 
 /* ---- CSV ---- */
 
-void res_csv_header(FILE *fp, bool ranked)
+void res_csv_header(FILE *fp)
 {
-    if (ranked)
-        fputs("rank,", fp);
     fputs("key,model,system,stack,gpus", fp);
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         fprintf(fp, ",%s", plan_dims[d].name);
@@ -210,12 +208,10 @@ void res_csv_header(FILE *fp, bool ranked)
     fputs(",reason\n", fp);
 }
 
-void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
-                 const struct plan *p, const struct pred_result *r)
+void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
+                 const struct pred_result *r)
 {
     char key[96], reason[256];
-    if (rank > 0)
-        fprintf(fp, "%d,", rank);
     plan_key(p, key, sizeof key);
     res_plan_reason(c, p, r, reason, sizeof reason);
     for (char *q = reason; *q; q++)         /* keep the row one CSV field */

@@ -37,11 +37,11 @@ void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                       const struct pred_result *r);
 
-/* CSV: the header (with a leading "rank" column when ranked) and one row
- * per plan (rank 0: no rank column). */
-void res_csv_header(FILE *fp, bool ranked);
-void res_csv_row(FILE *fp, int rank, const struct pred_ctx *c,
-                 const struct plan *p, const struct pred_result *r);
+/* CSV: the header and one row per plan (a search writes its own ranking
+ * columns in front of both). */
+void res_csv_header(FILE *fp);
+void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
+                 const struct pred_result *r);
 
 /* Dump a JSON value with the project's settings (insertion order, 2-space
  * indent, 10 significant digits), newline-terminated, and release it. */

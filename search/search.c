@@ -402,6 +402,7 @@ static void finish(const struct search_cfg *cfg, struct search_result *out)
             pred_plan(cfg->ctx, &g->nearest, &r[cfg->top_k]);
             g->nearest_result = &r[cfg->top_k];
         }
+        g->top_first = search_top_first(g);
     }
 }
 
@@ -512,6 +513,31 @@ bool search_tied_with_best(const struct search_gpu *g, int k)
 {
     return k > 0 && k < g->n_hits &&
            g->results[k].iteration_s_low <= g->results[0].iteration_s_high;
+}
+
+static double draw_in_band(struct tpl_rng *rng, const struct pred_result *r)
+{
+    return r->iteration_s_low +
+           tpl_rng_unit(rng) * (r->iteration_s_high - r->iteration_s_low);
+}
+
+double search_top_first(const struct search_gpu *g)
+{
+    struct tpl_rng rng;
+    int tied = 0, first = 0;
+    for (int k = 1; k < g->n_hits; k++)
+        tied += search_tied_with_best(g, k);
+    if (!tied)
+        return 1.0;
+    tpl_rng_seed(&rng, SEARCH_STABILITY_SEED, (uint64_t)g->gpus);
+    for (int d = 0; d < SEARCH_STABILITY_DRAWS; d++) {
+        double best = draw_in_band(&rng, &g->results[0]);
+        int wins = 1;
+        for (int k = 1; k < g->n_hits; k++)
+            wins &= draw_in_band(&rng, &g->results[k]) >= best;
+        first += wins;
+    }
+    return (double)first / SEARCH_STABILITY_DRAWS;
 }
 
 void search_result_release(struct search_result *r)

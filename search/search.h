@@ -53,6 +53,9 @@ struct search_gpu {                     /* per GPU count */
      * nearest miss when there was one (else NULL): writers only format. */
     const struct pred_result *results;
     const struct pred_result *nearest_result;
+    /* How often hit 0 stays the fastest when every hit's time is drawn
+     * inside its error band (search_top_first): 1 when no hit is tied. */
+    double top_first;
 };
 
 struct search_stats {
@@ -85,5 +88,19 @@ void search_result_release(struct search_result *r);
  * within the predictor's error: its band (iteration_s_low ..
  * iteration_s_high) overlaps the best plan's. The best itself: false. */
 bool search_tied_with_best(const struct search_gpu *g, int k);
+
+/* Draws behind search_gpu.top_first, and the PCG seed (one stream per GPU
+ * count, so the figure does not depend on the thread count). */
+#define SEARCH_STABILITY_DRAWS 1000
+#define SEARCH_STABILITY_SEED  UINT64_C(0x7472616e706c616e)   /* "tranplan" */
+
+/* The share of SEARCH_STABILITY_DRAWS draws in which hit 0 is the fastest
+ * when each hit k's time is drawn uniformly in [iteration_s_low,
+ * iteration_s_high] (its band: the 10th..90th percentile range of the
+ * stack's cross-validated error), independently of the others. Independent
+ * draws ignore that plans on one stack and system share part of their
+ * error, so the figure is a floor on how decisive the ranking is. 1 when no
+ * hit is tied with the best (then hit 0 can never lose a draw). */
+double search_top_first(const struct search_gpu *g);
 
 #endif /* SEARCH_H */

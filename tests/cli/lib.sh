@@ -160,6 +160,20 @@ t_line()
     sed -n "${2}p" "$1"
 }
 
+# t_cols FILE NAME...: the named columns of a CSV file with a header (lines
+# starting '#' skipped), comma-separated, one line per row: tests name
+# columns instead of counting them, so a new column breaks nothing.
+t_cols()
+{
+    t_f=$1
+    shift
+    awk -F, -v want="$*" '
+        /^#/ { next }
+        !head { n = split(want, w, " "); for (i = 1; i <= NF; i++) col[$i] = i
+                head = 1; next }
+        { for (i = 1; i <= n; i++) printf "%s%s", $(col[w[i]]), i < n ? "," : "\n" }' "$t_f"
+}
+
 t_lines()
 {
     wc -l <"$1" | tr -d ' '

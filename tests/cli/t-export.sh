@@ -41,7 +41,7 @@ done
 
 # --gpus N: the best plan of a search on N GPUs
 run_tp search --gpus 256 --top 1 --format csv
-e_key=$(sed -n 2p "$T_OUT" | cut -d, -f2)
+e_key=$(t_cols "$T_OUT" key | sed -n 1p)
 run_tp export --gpus 256
 expect export-best-of-search exit=0 '[ -n "$e_key" ]' "stdout~GPUs: $e_key\$"
 

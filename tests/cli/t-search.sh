@@ -47,7 +47,7 @@ same_output headroom-zero search $SMALL vs search $SMALL --headroom 0
 # shellcheck disable=SC2086
 run_tp search $SMALL --headroom 20% --format csv
 expect headroom-prunes exit=0 'stdout~^1,' \
-    'awk -F, "NR > 1 && (\$23 > 61.0 || \$23 + \$24 > 61.001 || \$24 < 0) { bad = 1 } END { exit bad }" "$T_OUT"'
+    't_cols "$T_OUT" memory_gib margin_gib | awk -F, "\$1 > 61.0 || \$1 + \$2 > 61.001 || \$2 < 0 { bad = 1 } END { exit bad }"'
 # shellcheck disable=SC2086
 run_tp search $SMALL --headroom 16
 expect headroom-gib-table exit=0 'stdout~^spare = 77.00 GiB usable less 16.00 GiB headroom - mem; memory model error \+-15.5 %'
@@ -146,15 +146,22 @@ expect search-predict-rows exit=0 '[ "$(t_lines "$T_TMP/agree.csv")" = 7 ]'
 a_head=$(sed -n 1p "$T_TMP/agree.csv")
 sed 1d "$T_TMP/agree.csv" >"$T_TMP/agree.rows"
 while IFS= read -r a_line; do
-    a_row=${a_line#*,}
-    # rank,key,model,system,stack,gpus,tp,pp,dp,mbs,vpp,sp,recompute,zero,...
-    a_plan=$(echo "$a_line" | awk -F, '{ printf "--tp %s --pp %s --dp %s --mbs %s --vpp %s%s --recompute %s --zero %s",
-        $7, $8, $9, $10, $11, $12 == "y" ? " --sp" : "", $13, $14 }')
-    a_key=$(echo "$a_line" | cut -d, -f2)
+    a_row=$(echo "$a_line" | cut -d, -f4-)
+    # the plan columns sit between "gpus" and "gbs" (one per plan
+    # dimension, spaces/dims.c): "--NAME VALUE", a y/n switch "--NAME"
+    a_plan=$(printf '%s\n%s\n' "$a_head" "$a_line" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
+        { on = 0
+          for (i = 1; i <= NF; i++) {
+              if (name[i] == "gbs") on = 0
+              if (on && $i == "y") printf " --%s", name[i]
+              else if (on && $i != "n") printf " --%s %s", name[i], $i
+              if (name[i] == "gpus") on = 1 } }')
+    a_key=$(echo "$a_line" | cut -d, -f4)
     # shellcheck disable=SC2086
     run_tp predict $A_JOB $a_plan --format csv
     expect "search-predict-csv-$a_key" exit=0 \
-        '[ "rank,$(t_line "$T_OUT" 1)" = "$a_head" ]' \
+        '[ "rank,tied_with_best,top_first_pct,$(t_line "$T_OUT" 1)" = "$a_head" ]' \
         '[ "$(t_line "$T_OUT" 2)" = "$a_row" ]'
     # shellcheck disable=SC2086
     run_tp predict $A_JOB $a_plan --format json

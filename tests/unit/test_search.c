@@ -301,3 +301,32 @@ Test(search, tied_with_best_by_hand)
     cr_assert(search_tied_with_best(&g, 3));
     cr_assert(!search_tied_with_best(&g, 4));   /* past the hits */
 }
+
+/* Top-plan stability by hand. Best ~ U[1, 3], runner-up ~ U[2, 4]: the
+ * runner-up is faster when Y < X, which needs both in [2, 3] with y < x:
+ * P = (1/2 * 1 * 1) / (2 * 2) = 0.125, so the best stays first with
+ * P = 0.875 (binomial sd over 1000 draws 0.0105: 4 sd allowed). A runner-up
+ * whose band starts above the best's never wins: exactly 1. The same GPU
+ * count draws the same numbers (PCG stream per count); another count
+ * other ones. */
+Test(search, top_first_by_hand)
+{
+    struct pred_result r[3] = {
+        { .iteration_s = 2, .iteration_s_low = 1, .iteration_s_high = 3 },
+        { .iteration_s = 3, .iteration_s_low = 2, .iteration_s_high = 4 },
+        { .iteration_s = 5, .iteration_s_low = 3.5, .iteration_s_high = 6 },
+    };
+    struct search_gpu g = { .gpus = 64, .n_hits = 2, .results = r };
+    double p = search_top_first(&g), q;
+    cr_assert(fabs(p - 0.875) < 4 * 0.0105, "top first %.3f, expected 0.875", p);
+    cr_assert(search_top_first(&g) == p, "same draws for the same count");
+    g.gpus = 128;
+    q = search_top_first(&g);
+    cr_assert(fabs(q - 0.875) < 4 * 0.0105 && q != p, "count 128: %.3f", q);
+    g.results = r + 1;                  /* best U[2, 4], next from 3.5: tied */
+    cr_assert(search_top_first(&g) < 1);
+    r[2].iteration_s_low = 4.01;        /* no longer overlaps U[2, 4] */
+    cr_assert(search_top_first(&g) == 1.0);
+    g.n_hits = 1;
+    cr_assert(search_top_first(&g) == 1.0, "one plan is always first");
+}
