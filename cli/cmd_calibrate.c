@@ -50,8 +50,12 @@ static const struct option long_opts[] = {
 /* One stack's band as stack-file lines. */
 static void print_band(const struct fid_band *b, int n_all, const char *path)
 {
-    printf("%s: band_low_pct = %.1f; band_high_pct = %.1f;  # ", b->stack,
-           b->low_pct, b->high_pct);
+    const struct stack_region *r = &b->region;
+    printf("%s: band_low_pct = %.1f; band_high_pct = %.1f; "
+           "validated_gpus_min = %.0f; validated_gpus_max = %.0f; "
+           "validated_params_b_min = %.3g; validated_params_b_max = %.4g;  # ",
+           b->stack, b->low_pct, b->high_pct, r->gpus_lo, r->gpus_hi,
+           r->params_b_lo, r->params_b_hi);
     if (b->pooled)
         printf("%d held-out rows (< %d): the band of all %d rows, width x %.1f",
                b->n, FID_BAND_MIN_ROWS, n_all, FID_BAND_WIDEN);
@@ -63,18 +67,17 @@ static void print_band(const struct fid_band *b, int n_all, const char *path)
 /* Every stack preset's error band from the leave-one-source-out errors. */
 static int calibrate_bands(const struct runs *runs, const char *path)
 {
-    const char *names[16], **stack = malloc((runs->n + 1) * sizeof *stack);
-    double *e = malloc((runs->n + 1) * sizeof *e);
+    const char *names[16];
+    struct fid_cv_err *e = malloc((runs->n + 1) * sizeof *e);
     struct fid_band bands[16];
     int n_st = 0, n = 0, ok;
     for (size_t i = 0; i < stack_presets_count && n_st < 16; i++)
         names[n_st++] = stack_presets[i].name;
-    if (stack && e)
-        n = fid_cv_errors(runs, e, stack, (int)runs->n);
-    ok = n > 0 && fid_bands_of(e, stack, n, names, n_st, bands) == 0;
+    if (e)
+        n = fid_cv_errors(runs, e, (int)runs->n);
+    ok = n > 0 && fid_bands_of(e, n, names, n_st, bands) == 0;
     for (int s = 0; ok && s < n_st; s++)
         print_band(&bands[s], n, path);
-    free(stack);
     free(e);
     return ok ? 0 : -1;
 }

@@ -78,7 +78,7 @@ static int job_of(struct compare_job *job, const struct cmd_opts *o,
     cmd_opts_apply_job(o, &in->scen.job);
     *job = (struct compare_job){ .model = &in->model, .job = &in->scen.job,
         .stack = in->stack.name, .stack_limits = &in->stack_limits,
-        .band = { in->stack.band_lo, in->stack.band_hi },
+        .band = { in->stack.band_lo, in->stack.band_hi, in->stack.region },
         .space = &in->scen.space, .stop = &cmd_interrupted,
         .tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens,
         .headroom = o->headroom,

@@ -46,7 +46,7 @@ void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
     pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job, tp_cross_node);
     pred_ctx_set_stack(ctx, in->stack.name, &in->stack_limits,
                        (struct pred_band){ in->stack.band_lo,
-                                          in->stack.band_hi });
+                                          in->stack.band_hi, in->stack.region });
 }
 
 /* Keep the file when the writer succeeded, else drop it. */

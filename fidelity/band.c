@@ -28,7 +28,7 @@ double fid_quantile(double *x, int n, double q)
 
 /* Append the held-out errors of one source; returns the new count. */
 static int source_errors(const struct runs *runs, const char *source,
-                         double *err, const char **stack, int n, int cap)
+                         struct fid_cv_err *out, int n, int cap)
 {
     int seen;
     double host = fid_fit_host_us(runs, source, &seen);
@@ -37,51 +37,61 @@ static int source_errors(const struct runs *runs, const char *source,
         const struct fid_row *r = &v->rows[i];
         if (!r->predicted || !r->timed)
             continue;
-        err[n] = r->err_pct;
-        stack[n++] = r->stack;
+        out[n++] = (struct fid_cv_err){ r->err_pct, r->stack,
+                                        (double)r->run->num_gpus, r->params_b };
     }
     fid_report_free(v);
     return n;
 }
 
-int fid_cv_errors(const struct runs *runs, double *err, const char **stack,
-                  int cap)
+int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap)
 {
     const char *sources[64];
     struct fid_report *all = fid_report_new(runs, NULL);
     int n_src = fid_distinct(all, false, sources, 64), n = 0;
     for (int i = 0; i < n_src; i++)
-        n = source_errors(runs, sources[i], err, stack, n, cap);
+        n = source_errors(runs, sources[i], out, n, cap);
     fid_report_free(all);
     return n;
 }
 
-/* The errors of one stack gathered at the front of 'buf'; returns how many. */
-static int stack_errors(const double *err, const char **stack, int n,
-                        const char *name, double *buf)
+/* The errors of one stack (every stack: NULL) gathered at the front of
+ * 'buf', the range of their GPU counts and sizes into *r; returns how many. */
+static int stack_errors(const struct fid_cv_err *e, int n, const char *name,
+                        double *buf, struct stack_region *r)
 {
     int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!strcmp(stack[i], name))
-            buf[k++] = err[i];
+    *r = (struct stack_region){ INFINITY, 0, INFINITY, 0 };
+    for (int i = 0; i < n; i++) {
+        if (name && strcmp(e[i].stack, name))
+            continue;
+        buf[k++] = e[i].err_pct;
+        r->gpus_lo = fmin(r->gpus_lo, e[i].gpus);
+        r->gpus_hi = fmax(r->gpus_hi, e[i].gpus);
+        r->params_b_lo = fmin(r->params_b_lo, e[i].params_b);
+        r->params_b_hi = fmax(r->params_b_hi, e[i].params_b);
+    }
     return k;
 }
 
-int fid_bands_of(double *err, const char **stack, int n,
-                 const char *const *stacks, int n_stacks, struct fid_band *out)
+int fid_bands_of(const struct fid_cv_err *e, int n, const char *const *stacks,
+                 int n_stacks, struct fid_band *out)
 {
     double *buf, all_lo, all_hi, mid;
+    struct stack_region all;
     if (n <= 0 || !(buf = malloc((size_t)n * sizeof *buf)))
         return -1;
-    memcpy(buf, err, (size_t)n * sizeof *buf);
+    stack_errors(e, n, NULL, buf, &all);
     all_lo = fid_quantile(buf, n, FID_BAND_LOW_Q);
     all_hi = fid_quantile(buf, n, FID_BAND_HIGH_Q);
     mid = (all_lo + all_hi) / 2;
     for (int s = 0; s < n_stacks; s++) {
         struct fid_band *b = &out[s];
         b->stack = stacks[s];
-        b->n = stack_errors(err, stack, n, stacks[s], buf);
+        b->n = stack_errors(e, n, stacks[s], buf, &b->region);
         b->pooled = b->n < FID_BAND_MIN_ROWS;
+        if (b->pooled)
+            b->region = all;
         b->low_pct = b->pooled ? mid - FID_BAND_WIDEN * (mid - all_lo)
                                : fid_quantile(buf, b->n, FID_BAND_LOW_Q);
         b->high_pct = b->pooled ? mid + FID_BAND_WIDEN * (all_hi - mid)

@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "fidelity/runs.h"
+#include "predictor/pred.h"
 #include "spaces/plan.h"
 
 struct fid_row {
@@ -25,6 +26,7 @@ struct fid_row {
     bool timed;                 /* has a measured time to compare */
     double pred_mem_gib;        /* peak per GPU, reserve included */
     bool pred_fits;
+    double params_b;            /* the run's model size, billions */
     bool host_bound;            /* its stack issues kernels from an eager host
                                    (stack host_us > 0): what the fit moves */
     const char *stack;          /* the stack preset it is predicted with
@@ -129,15 +131,20 @@ double fid_quantile(double *x, int n, double q);
 
 /* Leave-one-source-out signed errors (pred / measured - 1, in %): for each
  * source, its timed, predicted rows predicted with the host time fitted
- * without it (fid_fit_host_us), as fid_cv's held-out figures. At most
- * 'cap' into err[] and their stacks into stack[]; returns how many. */
-int fid_cv_errors(const struct runs *runs, double *err, const char **stack,
-                  int cap);
+ * without it (fid_fit_host_us), as fid_cv's held-out figures, with where
+ * each row sits (its stack, GPU count and model size). At most 'cap' into
+ * out[]; returns how many. */
+struct fid_cv_err {
+    double err_pct;
+    const char *stack;          /* borrowed from the runs */
+    double gpus, params_b;      /* parameters in billions */
+};
+int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap);
 
 #define FID_BAND_LOW_Q 0.10     /* the band: 10th ... */
 #define FID_BAND_HIGH_Q 0.90    /* ... to 90th percentile of signed error */
 #define FID_BAND_MIN_ROWS 20    /* fewer rows of a stack: pooled */
-#define FID_BAND_WIDEN 1.5      /* a pooled band's width is scaled by this
+#define FID_BAND_WIDEN PRED_BAND_WIDEN /* a pooled band's width is scaled by this
                                    about its centre */
 
 struct fid_band {
@@ -146,12 +153,14 @@ struct fid_band {
     bool pooled;                /* n < FID_BAND_MIN_ROWS: the quantiles of
                                    every stack's errors, widened */
     double low_pct, high_pct;
+    struct stack_region region; /* GPU counts and sizes of the rows behind
+                                   it (all rows when pooled) */
 };
 
 /* The band of each of the 'n_stacks' named stacks from n errors (as
- * fid_cv_errors gives them; both left alone). Returns 0, or -1 when n is 0. */
-int fid_bands_of(double *err, const char **stack, int n,
-                 const char *const *stacks, int n_stacks, struct fid_band *out);
+ * fid_cv_errors gives them; left alone). Returns 0, or -1 when n is 0. */
+int fid_bands_of(const struct fid_cv_err *e, int n, const char *const *stacks,
+                 int n_stacks, struct fid_band *out);
 
 /* ---- the gate (fidelity/gate.c) ---- */
 

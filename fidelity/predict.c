@@ -159,12 +159,13 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
     row_job(r, &j);
     stack_apply(st, &m, &j);
     o->host_bound = st->host_s > 0;
+    o->params_b = (double)model_params(&m) / 1e9;
     if (o->host_bound && host_us >= 0)     /* the run fit's value */
         j.host_s = host_us * 1e-6;
     stack_limits(st, &lim);
     pred_ctx_init(&c, &m, hw, &j, true);
     pred_ctx_set_stack(&c, st->name, &lim,
-                       (struct pred_band){ st->band_lo, st->band_hi });
+                       (struct pred_band){ st->band_lo, st->band_hi, st->region });
     pred_plan(&c, &o->plan, &res);
     if (res.rule != PLAN_OK)
         plan_rule_explain(res.rule, &o->plan, &m, &j, &c.limits, o->reason,

@@ -45,6 +45,7 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                                  ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
     c->peak_flops = job_peak_flops(hw, j->precision);
     c->model_flops = pred_model_flops(m, j);
+    c->params = (double)model_params(m);
     for (int r = 0; r < PLAN_RECOMPUTE_COUNT; r++)
         c->hw_flops[r] = pred_hw_flops(m, j, (enum plan_recompute)r);
     c->limits = (struct plan_limits){ .tp_domain = hw->nvlink_domain,
@@ -66,6 +67,40 @@ void pred_band_apply(struct pred_band b, double t, double *low, double *high)
 {
     *low = t / (1 + b.hi);
     *high = t / (1 + b.lo);
+}
+
+static bool beyond(double v, double lo, double hi)
+{
+    return v * PRED_BAND_REACH < lo || v > hi * PRED_BAND_REACH;
+}
+
+bool pred_band_outside(const struct pred_band *b, double gpus, double params,
+                       char *why, size_t n)
+{
+    const struct stack_region *r = &b->region;
+    double pb = params / 1e9;
+    bool none = r->gpus_hi <= 0, far_g, far_p;
+    far_g = !none && beyond(gpus, r->gpus_lo, r->gpus_hi);
+    far_p = !none && beyond(pb, r->params_b_lo, r->params_b_hi);
+    if (why && none)
+        snprintf(why, n, "the stack has no validated region");
+    else if (why && (far_g || far_p))
+        snprintf(why, n, "outside the validated region (%.0f-%.0f GPUs, "
+                 "%.3g-%.4g B parameters, x%.0f either way): %.0f GPUs, "
+                 "%.4g B; range widened x%.1f", r->gpus_lo, r->gpus_hi,
+                 r->params_b_lo, r->params_b_hi, PRED_BAND_REACH, gpus, pb,
+                 PRED_BAND_WIDEN);
+    else if (why && n)
+        why[0] = '\0';
+    return none || far_g || far_p;
+}
+
+struct pred_band pred_band_widen(struct pred_band b)
+{
+    double mid = (b.lo + b.hi) / 2;
+    b.lo = fmax(mid - PRED_BAND_WIDEN * (mid - b.lo), -0.9);
+    b.hi = mid + PRED_BAND_WIDEN * (b.hi - mid);
+    return b;
 }
 
 /* ---- one layer ---- */

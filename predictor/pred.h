@@ -15,6 +15,7 @@
 #include "predictor/kernel.h"
 #include "spaces/model.h"
 #include "spaces/plan.h"
+#include "spaces/stack.h"
 
 /* ---- parts of an iteration's time, and the classes they fold into ---- */
 enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
@@ -107,6 +108,7 @@ struct pred_result {            /* a plain value */
     double iteration_s, tokens_per_s, mfu, hfu;
     double iteration_s_low, iteration_s_high;   /* the stack's error band
                                                    around it (pred_band) */
+    bool band_outside;          /* outside the band's validated region */
     double model_flops, hw_flops;       /* per iteration, whole job */
     double part_s[PRED_PART_COUNT];     /* sums to iteration_s */
     double stage_fwd_s, stage_bwd_s;    /* slowest stage, one micro-batch */
@@ -121,7 +123,20 @@ struct pred_result {            /* a plain value */
  * e = predicted / measured - 1 of its rows, as fractions (lo <= hi, both
  * > -1). For a predicted time t the measured time is expected in
  * [t / (1 + hi), t / (1 + lo)]. Both 0: no band (low = high = t). */
-struct pred_band { double lo, hi; };
+struct pred_band {
+    double lo, hi;
+    struct stack_region region; /* where lo and hi were validated */
+};
+
+/* A prediction is outside the validated region when its GPU count or model
+ * size lies more than PRED_BAND_REACH times beyond the region's range (a
+ * factor-of-two neighbourhood: "similar scale"), or the stack has no
+ * region. Outside a region that exists, the band is widened about its
+ * centre by PRED_BAND_WIDEN, the factor calibrate --runs applies to a stack
+ * with too few rows of its own (fidelity/band.c): a prediction nothing
+ * checked gets the width of a stack nothing checked. */
+#define PRED_BAND_REACH 2.0
+#define PRED_BAND_WIDEN 1.5
 
 struct pred_ctx {               /* caller-owned; read-only after init */
     struct model model;
@@ -130,6 +145,7 @@ struct pred_ctx {               /* caller-owned; read-only after init */
     struct pred_kernels k;
     double peak_flops;          /* MFU denominator: dense peak at job precision */
     double model_flops;         /* per iteration */
+    double params;              /* model_params of the model */
     double hw_flops[PLAN_RECOMPUTE_COUNT];
     struct plan_limits limits;
     double headroom_bytes;      /* memory kept free: pred_ctx_headroom */
@@ -165,6 +181,12 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
                         const struct plan_limits *stack, struct pred_band band);
 /* The range [t / (1 + hi), t / (1 + lo)] of a predicted time t. */
 void pred_band_apply(struct pred_band b, double t, double *low, double *high);
+/* Whether a plan on 'gpus' GPUs of a model of 'params' parameters lies
+ * outside the band's validated region; with 'why', one line saying how. */
+bool pred_band_outside(const struct pred_band *b, double gpus, double params,
+                       char *why, size_t n);
+/* The band widened about its centre by PRED_BAND_WIDEN (lo kept > -0.9). */
+struct pred_band pred_band_widen(struct pred_band b);
 
 /* Memory a plan must leave free beyond the system's reserve (--headroom):
  * 'value' GiB, or with 'pct' that percentage of the GPU's HBM capacity. A

@@ -11,8 +11,11 @@ static void table_time(FILE *fp, const struct pred_ctx *c, const struct plan *p,
 {
     double gpus = (double)plan_gpus(p);
     fprintf(fp, "\ntime\n");
+    char why[256];
     fprintf(fp, "  %-22s %12.3f s (%.3f-%.3f)\n", "iteration", r->iteration_s,
             r->iteration_s_low, r->iteration_s_high);
+    if (pred_band_outside(&c->band, gpus, c->params, why, sizeof why))
+        fprintf(fp, "  %-22s %s\n", "", why);
     fprintf(fp, "  %-22s %12.0f  (%.0f per GPU)\n", "tokens/s", r->tokens_per_s,
             r->tokens_per_s / gpus);
     fprintf(fp, "  %-22s %12.1f %%  (HFU %.1f %%, %.0f model TFLOP/s per GPU)\n",

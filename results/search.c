@@ -69,7 +69,8 @@ static void rejected_line(FILE *fp, const struct search_gpu *g)
     fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
 }
 
-static void table_gpu(FILE *fp, const struct search_gpu *g)
+static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
+                      const struct search_gpu *g)
 {
     char key[96], parts[128], why[320];
     fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
@@ -86,6 +87,11 @@ static void table_gpu(FILE *fp, const struct search_gpu *g)
         fprintf(fp, "  %3d%c  %-34s %9.3f %11.0f %5.1f%% %8.2f %7.2f  %s\n",
                 i + 1, search_tied_with_best(g, i) ? '~' : ' ', key, r->iteration_s, r->tokens_per_s, 100 * r->mfu,
                 r->mem.total_bytes / RES_GIB, r->mem.margin_bytes / RES_GIB, parts);
+    }
+    if (g->n_hits > 0 && g->results[0].band_outside) {
+        pred_band_outside(&ctx->band, (double)g->gpus, ctx->params, why,
+                          sizeof why);
+        fprintf(fp, "  %s\n", why);
     }
     if (g->n_hits > 1)
         fprintf(fp, "  top plan first in %.1f %% of %d draws inside the "
@@ -128,7 +134,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
     spare_line(fp, c);
     band_line(fp, c);
     for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, &s->per_gpu[i]);
+        table_gpu(fp, c, &s->per_gpu[i]);
     if (st->partial)
         fprintf(fp, "\npartial: interrupted; these are the best plans found "
                 "before the stop\n");

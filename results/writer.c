@@ -161,12 +161,13 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
     char reason[256];
     json_t *o;
     res_plan_reason(c, p, r, reason, sizeof reason);
-    o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, "
-                  "s:s, s:o, s:o, s:o}",
+    o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, "
+                  "s:b, s:s, s:o, s:o, s:o}",
                   "plan", plan_obj(c, p),
                   "iteration_s", num(r->iteration_s),
                   "iteration_s_low", num(r->iteration_s_low),
                   "iteration_s_high", num(r->iteration_s_high),
+                  "outside_validated_region", r->band_outside,
                   "tokens_per_s", num(r->tokens_per_s),
                   "mfu", num(r->mfu), "hfu", num(r->hfu),
                   "model_flops", num(r->model_flops),
@@ -201,7 +202,7 @@ void res_csv_header(FILE *fp)
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         fprintf(fp, ",%s", plan_dims[d].name);
     fputs(",gbs,seq,precision,iteration_s,iteration_s_low,iteration_s_high,"
-          "tokens_per_s,mfu,hfu,memory_gib,"
+          "outside_validated_region,tokens_per_s,mfu,hfu,memory_gib,"
           "margin_gib,fits", fp);
     for (int i = 0; i < PRED_PART_COUNT; i++)
         fprintf(fp, ",%s_s", pred_part_name((enum pred_part)i));
@@ -227,10 +228,12 @@ void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
         else
             fprintf(fp, ",%d", (int)plan_dim_get(p, (enum plan_dim)d));
     }
-    fprintf(fp, ",%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.3f,%.3f,%s",
+    fprintf(fp, ",%lld,%lld,%s,%.6g,%.6g,%.6g,%s,%.6g,%.4f,%.4f,%.3f,%.3f,%s",
             (long long)c->job.gbs, (long long)c->job.seq,
             job_precision_name(c->job.precision), r->iteration_s,
-            r->iteration_s_low, r->iteration_s_high, r->tokens_per_s, r->mfu, r->hfu, r->mem.total_bytes / RES_GIB,
+            r->iteration_s_low, r->iteration_s_high,
+            r->band_outside ? "y" : "n", r->tokens_per_s, r->mfu, r->hfu,
+            r->mem.total_bytes / RES_GIB,
             r->mem.margin_bytes / RES_GIB,
             r->rule == PLAN_OK && r->mem.fits ? "y" : "n");
     for (int i = 0; i < PRED_PART_COUNT; i++)

@@ -48,7 +48,9 @@ bool stack_has_framework(const struct stack *s, enum stack_framework f)
 static const char *const stack_fields[] = {
     "name", "description", "attention", "dropout", "overlap_grad_reduce",
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
-    "framework", "band_low_pct", "band_high_pct", NULL,
+    "framework", "band_low_pct", "band_high_pct", "validated_gpus_min",
+    "validated_gpus_max", "validated_params_b_min", "validated_params_b_max",
+    NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -169,6 +171,37 @@ static int read_band(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* The validated region: all four fields or none; each min <= its max. */
+static const char *const region_fields[] = {
+    "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
+    "validated_params_b_max",
+};
+
+static int read_region(struct stack *s, const struct conf_group *g,
+                       struct tpl_err *err)
+{
+    double *v = &s->region.gpus_lo;     /* the four, in field order */
+    int have = 0;
+    char where[200];
+    for (int i = 0; i < 4; i++)
+        have += conf_has(g, region_fields[i]);
+    if (have == 0)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (conf_num(g, region_fields[i], 0, true, i < 2 ? 1e9 : 1e6,
+                     &v[i], err))
+            return TPL_ECONFIG;
+    for (int i = 0; i < 4; i += 2)
+        if (v[i] > v[i + 1]) {
+            conf_where(g->c, config_setting_get_member(g->s, region_fields[i + 1]),
+                       where, sizeof where);
+            return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' (%g) must not be "
+                              "below '%s' (%g)", where, region_fields[i + 1],
+                              v[i + 1], region_fields[i], v[i]);
+        }
+    return 0;
+}
+
 static int read_lists(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
@@ -190,7 +223,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_group(c, "stack", &g, err) ||
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
-        read_band(s, &g, err))
+        read_band(s, &g, err) || read_region(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }

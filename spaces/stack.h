@@ -29,6 +29,13 @@ enum stack_framework { STACK_FW_MEGATRON, STACK_FW_NEMO, STACK_FW_TORCHTITAN,
 #define STACK_MAX_ZERO 3        /* ZeRO stages a file may name: 0..3 */
 #define STACK_DEFAULT "megatron-core"
 
+/* Where a stack's band was validated: the GPU counts and model sizes
+ * (parameters, billions) of the held-out rows behind it (calibrate --runs
+ * writes them). All 0: none (a stack file without the fields). */
+struct stack_region {
+    double gpus_lo, gpus_hi, params_b_lo, params_b_hi;
+};
+
 struct stack {                  /* a plain value */
     char name[64];
     char description[160];
@@ -43,6 +50,7 @@ struct stack {                  /* a plain value */
     double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
                                    as fractions (predictor/pred.h
                                    struct pred_band) */
+    struct stack_region region; /* validated_gpus_min .. validated_params_b_max */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):

@@ -65,7 +65,7 @@ static int load(const struct sweep *sw, uint64_t item, struct item_inputs *in,
                   in->scen.space.tp_cross_node);
     pred_ctx_set_stack(&in->ctx, in->stack.name, &in->stack_limits,
                        (struct pred_band){ in->stack.band_lo,
-                                          in->stack.band_hi });
+                                          in->stack.band_hi, in->stack.region });
     return 0;
 }
 

@@ -26,7 +26,12 @@ if need_shared cv-shared runs-dev.csv; then
         b_lo=$(sed -n 's/^ *band_low_pct *= *\([-0-9.]*\);.*/\1/p' "$f")
         b_hi=$(sed -n 's/^ *band_high_pct *= *\([-0-9.]*\);.*/\1/p' "$f")
         b_rows=$(sed -n 's/^ *#.*[( ]\([0-9]* held-out rows\).*/\1/p' "$f")
-        if grep -q "^$b_name: band_low_pct = $b_lo; band_high_pct = $b_hi;  # .*$b_rows" \
+        b_reg=""
+        for b_f in validated_gpus_min validated_gpus_max \
+                   validated_params_b_min validated_params_b_max; do
+            b_reg="$b_reg $b_f = $(sed -n "s/^ *$b_f *= *\([0-9.]*\);.*/\1/p" "$f");"
+        done
+        if grep -q "^$b_name: band_low_pct = $b_lo; band_high_pct = $b_hi;$b_reg  # .*$b_rows" \
             "$T_TMP/bands" && [ -n "$b_rows" ]; then
             pass "cv-band-$b_name"
         else

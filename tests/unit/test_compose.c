@@ -138,18 +138,28 @@ Test(compose, error_band)
     struct plan_limits any = { .tp_domain = 8, PLAN_ANY_STACK };
     struct pred_result o, plain;
     double low, high;
-    pred_band_apply((struct pred_band){ -0.20, 0.25 }, 10, &low, &high);
+    pred_band_apply((struct pred_band){ -0.20, 0.25, { 0, 0, 0, 0 } }, 10, &low, &high);
     assert_rel(low, 8.0, 1e-12);
     assert_rel(high, 12.5, 1e-12);
     setup(&c, false, true);
     plain = compose(&c, &p, &x);
     cr_assert_eq(plain.iteration_s_low, plain.iteration_s);
     cr_assert_eq(plain.iteration_s_high, plain.iteration_s);
-    pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25 });
+    pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25,
+                       { 1, 8, 1e-9, 1e9 } });
     o = compose(&c, &p, &x);
     cr_assert_eq(o.iteration_s, plain.iteration_s);
+    cr_assert(!o.band_outside, "2 GPUs inside 1..8");
     assert_rel(o.iteration_s_low, plain.iteration_s / 1.25, 1e-12);
     assert_rel(o.iteration_s_high, plain.iteration_s / 0.8, 1e-12);
+    /* a region of 1000..2000 GPUs: 2 GPUs lie outside; the band widens
+     * x1.5 about its centre 0.025: -0.3125 .. 0.3625 */
+    pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25,
+                       { 1000, 2000, 1e-9, 1e9 } });
+    o = compose(&c, &p, &x);
+    cr_assert(o.band_outside);
+    assert_rel(o.iteration_s_low, plain.iteration_s / 1.3625, 1e-12);
+    assert_rel(o.iteration_s_high, plain.iteration_s / 0.6875, 1e-12);
 }
 
 /* Interleaving (sec. 2.2.2) with vpp 2: the bubble halves, (pp - 1)/vpp x

@@ -255,13 +255,14 @@ Test(fidelity, quantile_by_hand)
  * Stack "c": no rows, pooled the same. */
 Test(fidelity, bands_by_hand)
 {
-    double err[22];
-    const char *stack[22], *names[3] = { "a", "b", "c" };
+    struct fid_cv_err e[22];
+    const char *names[3] = { "a", "b", "c" };
     struct fid_band b[3];
-    for (int i = 0; i < 20; i++)
-        err[i] = 20 - i, stack[i] = "a";        /* given in reverse */
-    err[20] = 100, err[21] = -100, stack[20] = stack[21] = "b";
-    cr_assert_eq(fid_bands_of(err, stack, 22, names, 3, b), 0);
+    for (int i = 0; i < 20; i++)                /* given in reverse */
+        e[i] = (struct fid_cv_err){ 20 - i, "a", 8 << (i % 4), 1 + i };
+    e[20] = (struct fid_cv_err){ 100, "b", 4096, 175 };
+    e[21] = (struct fid_cv_err){ -100, "b", 2, 0.5 };
+    cr_assert_eq(fid_bands_of(e, 22, names, 3, b), 0);
     cr_assert(!b[0].pooled && b[0].n == 20);
     assert_rel(b[0].low_pct, 2.9, 1e-12);
     assert_rel(b[0].high_pct, 18.1, 1e-12);
@@ -270,6 +271,11 @@ Test(fidelity, bands_by_hand)
     assert_rel(b[1].high_pct, 23.1, 1e-12);
     cr_assert_eq(b[2].low_pct, b[1].low_pct);
     cr_assert_eq(b[2].high_pct, b[1].high_pct);
-    cr_assert_eq(err[0], 20.0);                 /* left alone */
-    cr_assert_eq(fid_bands_of(err, stack, 0, names, 3, b), -1);
+    cr_assert_eq(e[0].err_pct, 20.0);           /* left alone */
+    /* regions: a's own rows (8..64 GPUs, 1..20 B); pooled: every row's */
+    cr_assert(b[0].region.gpus_lo == 8 && b[0].region.gpus_hi == 64);
+    cr_assert(b[0].region.params_b_lo == 1 && b[0].region.params_b_hi == 20);
+    cr_assert(b[1].region.gpus_lo == 2 && b[1].region.gpus_hi == 4096);
+    cr_assert(b[2].region.params_b_lo == 0.5 && b[2].region.params_b_hi == 175);
+    cr_assert_eq(fid_bands_of(e, 0, names, 3, b), -1);
 }

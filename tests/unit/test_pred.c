@@ -9,6 +9,7 @@
  * tp 2: T = 1024 tokens, a/t = 4 heads, kv/t = 128, f/t = 2048. */
 #include "helpers.h"
 
+#include <math.h>
 #include <string.h>
 
 static struct model small(bool dropout, int64_t hidden)
@@ -195,4 +196,30 @@ Test(pred, recompute_costs_by_mode)
     cr_assert_eq(sel.recompute_comm_s, 0.0);
     assert_rel(full.recompute_s, none.fwd_total_s, 1e-12);
     assert_rel(full.recompute_comm_s, 45.94304e-6, 1e-12);
+}
+
+/* The validated region by hand: 8..1024 GPUs and 1..100 B parameters
+ * reach a factor 2 either way (4..2048 GPUs, 0.5..200 B); no region is
+ * always outside. Widening x1.5 about the centre: lo -0.2, hi 0.1 (centre
+ * -0.05, half-widths 0.15) become -0.275 and 0.175; lo is kept at -0.9
+ * (-0.8 and 0, centre -0.4, would give -1.0 and 0.2). */
+Test(pred, band_region_by_hand)
+{
+    struct pred_band b = { -0.2, 0.1, { 8, 1024, 1, 100 } }, w;
+    char why[256];
+    cr_assert(!pred_band_outside(&b, 2048, 200e9, NULL, 0));
+    cr_assert(!pred_band_outside(&b, 4, 0.5e9, why, sizeof why));
+    cr_assert_str_eq(why, "");
+    cr_assert(pred_band_outside(&b, 2049, 1e9, why, sizeof why));
+    cr_assert(strstr(why, "outside the validated region (8-1024 GPUs"), "%s", why);
+    cr_assert(pred_band_outside(&b, 3, 1e9, NULL, 0));
+    cr_assert(pred_band_outside(&b, 64, 201e9, NULL, 0));
+    cr_assert(pred_band_outside(&b, 64, 0.49e9, NULL, 0));
+    b.region = (struct stack_region){ 0, 0, 0, 0 };
+    cr_assert(pred_band_outside(&b, 64, 1e9, why, sizeof why));
+    cr_assert_str_eq(why, "the stack has no validated region");
+    w = pred_band_widen(b);
+    cr_assert(fabs(w.lo + 0.275) < 1e-12 && fabs(w.hi - 0.175) < 1e-12);
+    w = pred_band_widen((struct pred_band){ -0.8, 0, { 0, 0, 0, 0 } });
+    cr_assert(w.lo == -0.9 && fabs(w.hi - 0.2) < 1e-12);
 }

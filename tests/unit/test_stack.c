@@ -243,3 +243,28 @@ Test(stack, plan_rules)
     p.zero = 0;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
 }
+
+/* The validated region: optional as a whole, all four once one is there,
+ * each minimum not above its maximum; kept as written. */
+Test(stack, validated_region)
+{
+    struct stack s;
+    struct tpl_err err;
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };", &err), 0);
+    cr_assert(s.region.gpus_hi == 0, "no fields: no region");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  validated_gpus_min = 8; validated_gpus_max = 1024;\n"
+                           "  validated_params_b_min = 1.5;"
+                           " validated_params_b_max = 70; };", &err), 0);
+    cr_assert(s.region.gpus_lo == 8 && s.region.gpus_hi == 1024 &&
+              s.region.params_b_lo == 1.5 && s.region.params_b_hi == 70);
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  validated_gpus_min = 8; };", &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:1: missing field 'validated_gpus_max' in 'stack'");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  validated_gpus_min = 8; validated_gpus_max = 4;\n"
+                           "  validated_params_b_min = 1;"
+                           " validated_params_b_max = 2; };", &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:7: 'validated_gpus_max' (4) must not be "
+                     "below 'validated_gpus_min' (8)");
+}

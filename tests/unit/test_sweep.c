@@ -230,7 +230,7 @@ Test(sweep, item_equals_the_search_of_its_variant)
     stack_limits(&st, &lim);
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_ctx_set_stack(&c, st.name, &lim,
-                       (struct pred_band){ st.band_lo, st.band_hi });
+                       (struct pred_band){ st.band_lo, st.band_hi, st.region });
     cr_assert_eq(search_run(&cfg, &res, &err), 0, "%s", err.msg);
     plan_key(&res.per_gpu[0].hits[0].plan, key, sizeof key);
     cr_assert_str_eq(rows[0].key, key);
