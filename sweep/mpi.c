@@ -4,7 +4,17 @@
  * few itself between requests, and receives every row; the rows travel as
  * bytes (one binary on a homogeneous job). Without TRAINPLAN_MPI (no mpicc
  * at build time) or without a launcher, there is one rank and this file
- * does nothing. */
+ * does nothing.
+ *
+ * A rank that dies: MPI cannot go on without it (Open MPI's mpirun then
+ * sends SIGTERM to the others and SIGKILL a little later). Rank 0 therefore
+ * never blocks in MPI: it polls, sees the stop flag the SIGTERM sets,
+ * waits SWEEP_MPI_GRACE_S for the live ranks' last rows, and returns so the
+ * caller can name the items not done (the checkpoint has the rest); it then
+ * skips MPI_Finalize, which would wait for the dead rank.
+ *
+ * Fault injection for the tests: TRAINPLAN_SWEEP_KILL=R:K makes rank R
+ * (R >= 1) kill itself with SIGKILL when its K-th chunk of work arrives. */
 #include "sweep/sweep.h"
 
 #include <stdlib.h>
@@ -12,13 +22,19 @@
 #ifdef TRAINPLAN_MPI
 #include <mpi.h>
 #include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "common/alloc.h"
 
 enum { TAG_WORK = 1, TAG_ROWS = 2 };
 
+#define SWEEP_MPI_GRACE_S 0.3   /* after a stop, for the live ranks' rows (mpirun sends SIGKILL about 1 s after SIGTERM) */
+#define SWEEP_MPI_POLL_NS 200000L   /* 0.2 ms between polls of rank 0 */
+
 static int size = 1, rank;
-static bool started;
+static bool started, lost;          /* lost: a rank did not answer a stop */
 
 /* Launched by mpirun or srun: the launchers' environment says so. */
 static bool launched(void)
@@ -39,14 +55,23 @@ void sweep_mpi_init(int *argc, char ***argv)
 }
 
 bool sweep_mpi_built(void) { return true; }
+bool sweep_mpi_lost(void) { return lost; }
 int sweep_mpi_size(void) { return size; }
 int sweep_mpi_rank(void) { return rank; }
 
 void sweep_mpi_finalize(void)
 {
-    if (started)
+    if (started && !lost)
         MPI_Finalize();
     started = false;
+}
+
+/* TRAINPLAN_SWEEP_KILL=R:K: whether this rank dies at its chunk 'k'. */
+static bool fault_due(int k)
+{
+    const char *s = getenv("TRAINPLAN_SWEEP_KILL");
+    int r, at;
+    return s && sscanf(s, "%d:%d", &r, &at) == 2 && r == rank && at == k;
 }
 
 /* ---- the ranks that compute ---- */
@@ -59,13 +84,15 @@ static void worker(const struct sweep *sw, size_t ng,
     int n = 0, done = 0;
     MPI_Status st;
     MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_ROWS, MPI_COMM_WORLD);
-    for (;;) {
+    for (int chunk = 1;; chunk++) {
         MPI_Probe(0, TAG_WORK, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_UINT64_T, &n);
         items = xrealloc(items, ((size_t)n + 1) * sizeof *items);
         MPI_Recv(items, n, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
         if (n == 0)
             break;
+        if (fault_due(chunk))
+            raise(SIGKILL);
         rows = xrealloc(rows, (size_t)n * ng * sizeof *rows);
         sweep_items_compute(sw, items, (size_t)n, ng, rows, stop, NULL);
         for (done = 0; done < n && rows[(size_t)done * ng].item != UINT64_MAX;)
@@ -86,6 +113,7 @@ struct master {
     int active;                         /* workers not yet told to stop */
     int *given;                         /* items handed to each rank */
     bool stopped;
+    double stop_seen;                   /* when rank 0 saw the stop; 0 not yet */
     const struct sweep_sink *sink;
     const volatile sig_atomic_t *stop;
     struct sweep_row *buf;
@@ -122,14 +150,30 @@ static void serve(struct master *m, const MPI_Status *probed)
     give(m, src);
 }
 
+/* Whether rank 0 gives up on the ranks still out: a stop was seen
+ * SWEEP_MPI_GRACE_S ago and they have not answered (one of them died). */
+static bool given_up(struct master *m)
+{
+    double now = MPI_Wtime();
+    if (!*m->stop)
+        return false;
+    if (m->stop_seen == 0)
+        m->stop_seen = now;
+    return now - m->stop_seen > SWEEP_MPI_GRACE_S;
+}
+
+/* Take every rank's rows that have come; with 'block', wait (polling, so a
+ * stop is seen) until some came or rank 0 gives up. */
 static void serve_pending(struct master *m, bool block)
 {
+    const struct timespec pause = { 0, SWEEP_MPI_POLL_NS };
     MPI_Status st;
-    int flag = 1;
-    if (block)
-        MPI_Probe(MPI_ANY_SOURCE, TAG_ROWS, MPI_COMM_WORLD, &st);
-    else
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROWS, MPI_COMM_WORLD, &flag, &st);
+    while (block && !flag && !(lost = given_up(m))) {
+        nanosleep(&pause, NULL);
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROWS, MPI_COMM_WORLD, &flag, &st);
+    }
     while (flag) {
         serve(m, &st);
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROWS, MPI_COMM_WORLD, &flag, &st);
@@ -141,7 +185,8 @@ static void master(struct master *m)
 {
     size_t own = (size_t)omp_get_max_threads();
     struct sweep_row *rows = xmalloc(own * m->ng * sizeof *rows);
-    while (m->active > 0 || (m->next < m->n && !m->stopped && !*m->stop)) {
+    while (!lost &&
+           (m->active > 0 || (m->next < m->n && !m->stopped && !*m->stop))) {
         serve_pending(m, false);
         if (m->next < m->n && !m->stopped && !*m->stop) {
             size_t k = m->n - m->next < own ? m->n - m->next : own;
@@ -183,6 +228,7 @@ void sweep_mpi_init(int *argc, char ***argv)
 }
 
 bool sweep_mpi_built(void) { return false; }
+bool sweep_mpi_lost(void) { return false; }
 int sweep_mpi_size(void) { return 1; }
 int sweep_mpi_rank(void) { return 0; }
 void sweep_mpi_finalize(void) {}

@@ -92,21 +92,52 @@ void sweep_result_release(struct sweep_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The first item that failed, or whether all were done. */
-static int outcome(const struct sweep_result *r, struct tpl_err *err)
+/* The items not done as ranges, "3-7, 12, 40-63", at most 8 ranges then
+ * "(+N more)". */
+static void undone_ranges(const struct sweep_result *r, char *buf, size_t n)
 {
+    size_t len = 0;
+    int ranges = 0;
+    buf[0] = '\0';
+    for (uint64_t i = 0, j; i < r->n_items; i = j + 1) {
+        for (j = i; j < r->n_items && r->done[j]; j++)
+            ;
+        if (j == r->n_items)
+            break;
+        for (i = j; j + 1 < r->n_items && !r->done[j + 1]; j++)
+            ;
+        if (ranges++ < 8 && len < n)
+            len += (size_t)(j > i
+                ? snprintf(buf + len, n - len, "%s%llu-%llu", len ? ", " : "",
+                           (unsigned long long)i, (unsigned long long)j)
+                : snprintf(buf + len, n - len, "%s%llu", len ? ", " : "",
+                           (unsigned long long)i));
+    }
+    if (ranges > 8 && len < n)
+        snprintf(buf + len, n - len, " (+%d more ranges)", ranges - 8);
+}
+
+/* The first item that failed, or whether all were done. */
+static int outcome(const struct sweep_result *r, bool ckpt, struct tpl_err *err)
+{
+    char undone[256];
     for (uint64_t i = 0; i < r->n_items; i++) {
         const struct sweep_row *row = &r->rows[i * r->n_gpus];
         if (r->done[i] && row->status < 0)
             return tpl_errorf(err, TPL_ECONFIG, "item %llu: %s",
                               (unsigned long long)i, row->key);
     }
-    if (r->n_done < r->n_items)
-        return tpl_errorf(err, TPL_EINTR, "%llu of %llu items done; the "
-                          "checkpoint holds them: rerun with the same arguments",
-                          (unsigned long long)r->n_done,
-                          (unsigned long long)r->n_items);
-    return 0;
+    if (r->n_done == r->n_items)
+        return 0;
+    undone_ranges(r, undone, sizeof undone);
+    return tpl_errorf(err, TPL_EINTR, "%s%llu of %llu items done, not done: "
+                      "items %s; %s", sweep_mpi_lost() ? "a rank stopped "
+                      "answering (it died or was killed): " : "",
+                      (unsigned long long)r->n_done,
+                      (unsigned long long)r->n_items, undone, ckpt
+                      ? "the checkpoint holds the rest: rerun with the same "
+                        "arguments to finish them"
+                      : "rerun with --checkpoint FILE to keep finished items");
 }
 
 static uint64_t *todo_list(const struct sweep_result *r, size_t *n)
@@ -159,5 +190,5 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_cfg *cfg,
     rc = run_todo(sw, cfg, out, use_ck ? &ck : NULL, err);
     if (use_ck)
         sweep_ckpt_close(&ck);
-    return rc || !root ? rc : outcome(out, err);
+    return rc || !root ? rc : outcome(out, use_ck, err);
 }

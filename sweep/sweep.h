@@ -160,6 +160,8 @@ void sweep_ckpt_close(struct sweep_ckpt *c);
 /* Start MPI when launched by mpirun or srun (else nothing); ranks then. */
 void sweep_mpi_init(int *argc, char ***argv);
 bool sweep_mpi_built(void);            /* built with TRAINPLAN_MPI */
+bool sweep_mpi_lost(void);             /* rank 0 gave up on a rank that did
+                                          not answer a stop (it died) */
 int sweep_mpi_size(void);
 int sweep_mpi_rank(void);
 void sweep_mpi_finalize(void);
