@@ -20,6 +20,7 @@ static const char usage[] =
 "                       [--set K=V]... [--scenario FILE] [--gpus LIST]\n"
 "                       [--tokens N] [--price USD] [--max-items N]\n"
 "                       [--checkpoint FILE] [--format {formats}] [-o FILE]\n"
+"                       [--stream]\n"
 "                       [--chart FILE.svg|.png] [--heatmap FILE.svg|.png]\n"
 "\n"
 "Search every item of a grid, models x systems x varied fields (each value\n"
@@ -39,6 +40,9 @@ static const char usage[] =
 "  --price USD          per GPU-hour (default: each system variant's)\n"
 "  --max-items N        refuse a larger grid (default 1e7)\n"
 "  --checkpoint FILE    keep finished items there; a rerun resumes\n"
+"  --stream             with -o FILE: each item's rows on stdout as CSV as\n"
+"                       soon as it finishes (pareto empty); FILE gets the\n"
+"                       ordered output at the end\n"
 "  --chart FILE         Pareto scatter: days against cost, a colour per GPU count\n"
 "  --heatmap FILE       days over the first two varied fields (first model and\n"
 "                       system, other fields at their first value, most GPUs)\n"
@@ -49,7 +53,8 @@ static const char usage[] =
 "(SIGINT or SIGTERM: the checkpoint holds the finished items).\n";
 
 enum { O_MODEL = 256, O_SYSTEM, O_VARY, O_LINK, O_SET, O_SCENARIO, O_GPUS,
-       O_TOKENS, O_PRICE, O_MAX, O_CKPT, O_FORMAT, O_CHART, O_HEAT, O_HELP };
+       O_TOKENS, O_PRICE, O_MAX, O_CKPT, O_FORMAT, O_CHART, O_HEAT, O_STREAM,
+       O_HELP };
 
 static const struct option long_opts[] = {
     { "model", required_argument, NULL, O_MODEL },
@@ -66,6 +71,7 @@ static const struct option long_opts[] = {
     { "format", required_argument, NULL, O_FORMAT },
     { "chart", required_argument, NULL, O_CHART },
     { "heatmap", required_argument, NULL, O_HEAT },
+    { "stream", no_argument, NULL, O_STREAM },
     { "output", required_argument, NULL, 'o' },
     { "help", no_argument, NULL, O_HELP },
     { NULL, 0, NULL, 0 },
@@ -77,7 +83,7 @@ struct sweep_args {             /* the command line, applied after the file */
     const char *opt[MAX_ARGS];  /* options that change the sweep, in order */
     int code[MAX_ARGS], n;
     enum res_format fmt;
-    bool help;
+    bool help, stream;
 };
 
 static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *err)
@@ -88,8 +94,8 @@ static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *er
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         if (c == ':' || c == '?')
             return cmd_option_error(c, argv, err);
-        if (c == O_HELP)
-            a->help = true;
+        if (c == O_HELP || c == O_STREAM)
+            *(c == O_HELP ? &a->help : &a->stream) = true;
         else if (c == 'o')
             a->out = optarg;
         else if (c == O_CKPT)
@@ -109,6 +115,9 @@ static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *er
         return tpl_errorf(err, TPL_EUSAGE, "one sweep file at most, not '%s'",
                           argv[optind + 1]);
     a->file = optind < argc ? argv[optind] : "default";
+    if (a->stream && (!a->out || !strcmp(a->out, "-")))
+        return tpl_errorf(err, TPL_EUSAGE, "--stream needs -o FILE: the rows "
+                          "stream to stdout, the ordered output goes to FILE");
     if ((a->chart && !res_chart_path_ok(a->chart)) ||
         (a->heatmap && !res_chart_path_ok(a->heatmap)))
         return tpl_errorf(err, TPL_EUSAGE, "'%s': a chart's name must end in "
@@ -247,7 +256,8 @@ static int write_out(const struct sweep_args *a, const struct sweep *sw,
 static int run(const struct sweep_args *a, struct sweep *sw, struct tpl_err *err)
 {
     struct sweep_run_cfg cfg = { .checkpoint = a->checkpoint,
-        .stop = &cmd_interrupted, .progress = tpl_progress_shown() };
+        .stop = &cmd_interrupted, .progress = tpl_progress_shown(),
+        .stream = a->stream ? stdout : NULL };
     struct sweep_result r;
     int rc;
     if ((rc = sweep_load(sw, a->file, err)) || (rc = apply(sw, a, err)) ||

@@ -68,17 +68,18 @@ struct view {
 };
 
 /* The model, system and each varied and linked value of a row's item. */
-static void item_values(const struct view *v, uint64_t item, const char **model,
-                        const char **system, const char *vals[])
+static void item_values(const struct sweep *sw, uint64_t item,
+                        const char **model, const char **system,
+                        const char *vals[])
 {
     int m, s, idx[SWEEP_MAX_AXES];
-    sweep_decode(v->sw, item, &m, &s, idx);
-    *model = v->sw->models[m];
-    *system = v->sw->systems[s];
-    for (int a = 0; a < v->sw->n_axes; a++)
-        vals[a] = v->sw->axes[a].v[idx[a]];
-    for (int l = 0; l < v->sw->n_links; l++)
-        vals[v->sw->n_axes + l] = v->sw->links[l].v[idx[v->sw->links[l].axis]];
+    sweep_decode(sw, item, &m, &s, idx);
+    *model = sw->models[m];
+    *system = sw->systems[s];
+    for (int a = 0; a < sw->n_axes; a++)
+        vals[a] = sw->axes[a].v[idx[a]];
+    for (int l = 0; l < sw->n_links; l++)
+        vals[sw->n_axes + l] = sw->links[l].v[idx[sw->links[l].axis]];
 }
 
 static const char *field_name(const struct sweep *sw, int k)
@@ -102,7 +103,7 @@ static void table_row(FILE *fp, const struct view *v, size_t i)
 {
     const struct sweep_row *w = &v->r->rows[i];
     const char *model, *system, *vals[SWEEP_MAX_AXES + SWEEP_MAX_LINKS];
-    item_values(v, w->item, &model, &system, vals);
+    item_values(v->sw, w->item, &model, &system, vals);
     fprintf(fp, "%6llu  %-12s %-12s", (unsigned long long)w->item, model, system);
     for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
         fprintf(fp, " %12s", vals[k]);
@@ -141,28 +142,52 @@ static void table(FILE *fp, const struct view *v)
 
 /* ---- CSV ---- */
 
-static void csv(FILE *fp, const struct view *v)
+static void csv_head(FILE *fp, const struct sweep *sw)
 {
     fputs("item,model,system", fp);
-    for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
-        fprintf(fp, ",%s", field_name(v->sw, k));
+    for (int k = 0; k < sw->n_axes + sw->n_links; k++)
+        fprintf(fp, ",%s", field_name(sw, k));
     fputs(",gpus,feasible,key,iteration_s,days,gpu_hours,cost_usd,energy_kwh,"
           "mfu,margin_gib,pareto\n", fp);
-    for (size_t i = 0; i < v->n; i++) {
-        const struct sweep_row *w = &v->r->rows[i];
-        const char *model, *system, *vals[SWEEP_MAX_AXES + SWEEP_MAX_LINKS];
-        item_values(v, w->item, &model, &system, vals);
-        fprintf(fp, "%llu,%s,%s", (unsigned long long)w->item, model, system);
-        for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
-            fprintf(fp, ",%s", vals[k]);
-        if (w->status != 1)
-            fprintf(fp, ",%lld,n,,,,,,,,%.4g,n\n", (long long)w->gpus, w->margin_gib);
-        else
-            fprintf(fp, ",%lld,y,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4g,%s\n",
-                    (long long)w->gpus, w->key, w->iteration_s, w->days,
-                    w->gpu_hours, w->cost_usd, w->energy_kwh, w->mfu,
-                    w->margin_gib, v->frontier[i] ? "y" : "n");
-    }
+}
+
+/* One row; 'pareto' is "y", "n", or "" where not yet known (streamed). */
+static void csv_row(FILE *fp, const struct sweep *sw, const struct sweep_row *w,
+                    const char *pareto)
+{
+    const char *model, *system, *vals[SWEEP_MAX_AXES + SWEEP_MAX_LINKS];
+    item_values(sw, w->item, &model, &system, vals);
+    fprintf(fp, "%llu,%s,%s", (unsigned long long)w->item, model, system);
+    for (int k = 0; k < sw->n_axes + sw->n_links; k++)
+        fprintf(fp, ",%s", vals[k]);
+    if (w->status != 1)
+        fprintf(fp, ",%lld,n,,,,,,,,%.4g,n\n", (long long)w->gpus, w->margin_gib);
+    else
+        fprintf(fp, ",%lld,y,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4g,%s\n",
+                (long long)w->gpus, w->key, w->iteration_s, w->days,
+                w->gpu_hours, w->cost_usd, w->energy_kwh, w->mfu,
+                w->margin_gib, pareto);
+}
+
+static void csv(FILE *fp, const struct view *v)
+{
+    csv_head(fp, v->sw);
+    for (size_t i = 0; i < v->n; i++)
+        csv_row(fp, v->sw, &v->r->rows[i], v->frontier[i] ? "y" : "n");
+}
+
+void sweep_stream_head(FILE *fp, const struct sweep *sw)
+{
+    csv_head(fp, sw);
+    fflush(fp);
+}
+
+void sweep_stream_rows(FILE *fp, const struct sweep *sw,
+                       const struct sweep_row *rows, size_t n_gpus)
+{
+    for (size_t g = 0; g < n_gpus; g++)
+        csv_row(fp, sw, &rows[g], "");
+    fflush(fp);
 }
 
 /* ---- JSON ---- */
@@ -172,7 +197,7 @@ static json_t *row_json(const struct view *v, size_t i)
     const struct sweep_row *w = &v->r->rows[i];
     const char *model, *system, *vals[SWEEP_MAX_AXES + SWEEP_MAX_LINKS];
     json_t *values = json_object(), *o;
-    item_values(v, w->item, &model, &system, vals);
+    item_values(v->sw, w->item, &model, &system, vals);
     for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
         json_object_set_new(values, field_name(v->sw, k), json_string(vals[k]));
     o = json_pack("{s:I, s:s, s:s, s:o, s:I, s:b, s:f}", "item",

@@ -15,6 +15,8 @@
 /* ---- progress: items done, rate, ETA ---- */
 
 struct local_sink {
+    const struct sweep *sw;
+    FILE *stream;                       /* NULL: none (cfg->stream) */
     struct sweep_result *r;
     struct sweep_ckpt *ck;              /* NULL: none */
     int rc;                             /* the first checkpoint failure */
@@ -56,6 +58,8 @@ static void keep(void *arg, const struct sweep_row *rows, size_t n_gpus)
     s->done++;
     if (s->ck && rows[0].status >= 0 && s->rc == 0)
         s->rc = sweep_ckpt_append(s->ck, rows, n_gpus, &s->err);
+    if (s->stream && rows[0].status >= 0)
+        sweep_stream_rows(s->stream, s->sw, rows, n_gpus);
     if (s->progress)
         draw(s);
 }
@@ -156,8 +160,15 @@ static int run_todo(const struct sweep *sw, const struct sweep_run_cfg *cfg,
 {
     size_t n = 0;
     uint64_t *todo = sweep_mpi_rank() == 0 ? todo_list(r, &n) : NULL;
-    struct local_sink s = { .r = r, .ck = ck, .progress = cfg->progress,
-                            .todo = n, .t0 = now_s() };
+    struct local_sink s = { .sw = sw, .stream = cfg->stream, .r = r, .ck = ck,
+                            .progress = cfg->progress, .todo = n, .t0 = now_s() };
+    if (s.stream && sweep_mpi_rank() == 0) {  /* the checkpoint's first */
+        sweep_stream_head(s.stream, sw);
+        for (uint64_t i = 0; i < r->n_items; i++)
+            if (r->done[i])
+                sweep_stream_rows(s.stream, sw, &r->rows[i * r->n_gpus],
+                                  r->n_gpus);
+    }
     struct sweep_sink sink = { keep, &s };
     int rc = sweep_mpi_size() > 1
            ? sweep_mpi_run(sw, todo, n, r->n_gpus, &sink, cfg->stop, err)

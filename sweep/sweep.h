@@ -119,6 +119,9 @@ struct sweep_run_cfg {
     const char *checkpoint;             /* NULL: none */
     const volatile sig_atomic_t *stop;  /* set by a signal: stop early */
     bool progress;                      /* a progress line on stderr */
+    FILE *stream;                       /* non-NULL: each finished item's
+                                           rows there at once, as CSV in the
+                                           order they finish (sweep_stream_*) */
 };
 /* Run every item not already in the checkpoint, over OpenMP threads, or
  * over the ranks of an MPI job (mpi.c) where there is one. 0, TPL_EINTR
@@ -176,6 +179,12 @@ int sweep_mpi_run(const struct sweep *sw, const uint64_t *todo, size_t n_todo,
 
 /* ---- output (report.c) ---- */
 /* Write the rows in 'fmt' with the Pareto summary (days vs cost). */
+/* Streamed rows (sweep --stream): the CSV header, then each finished
+ * item's rows as they come, pareto left empty (it needs every row); each
+ * call flushes. The ordered output is written at the end as usual. */
+void sweep_stream_head(FILE *fp, const struct sweep *sw);
+void sweep_stream_rows(FILE *fp, const struct sweep *sw,
+                       const struct sweep_row *rows, size_t n_gpus);
 int sweep_report_write(FILE *fp, enum res_format fmt, const struct sweep *sw,
                        const struct sweep_result *r, struct tpl_err *err);
 /* Mark the rows (n_items x n_gpus) on their model's frontier. */

@@ -140,6 +140,30 @@ else
     expect sweep-mpi-dead-rank-rerun exit=0 stderr= 'cmp -s "$T_OUT" "$T_TMP/ref.csv"'
 fi
 
+# ---- --stream: each item's rows on stdout as it finishes; -o FILE gets
+# the ordered output. The streamed rows are the final rows (pareto empty),
+# in some order. Over MPI too.
+s_rows()
+{
+    sed 1d "$1" | sed 's/,[yn]*$//' | sort
+}
+rm -f "$T_TMP/streamed.csv"
+# shellcheck disable=SC2086
+run_tp sweep $S_GRID --format csv --stream -o "$T_TMP/streamed.csv"
+expect sweep-stream exit=0 stderr= 'cmp -s "$T_TMP/streamed.csv" "$T_TMP/ref.csv"' \
+    '[ "$(t_line "$T_OUT" 1)" = "$(t_line "$T_TMP/ref.csv" 1)" ]' \
+    '[ "$(s_rows "$T_OUT")" = "$(s_rows "$T_TMP/ref.csv")" ]'
+check sweep-stream-needs-file 2 "trainplan: error: --stream needs -o FILE: the rows stream to stdout, the ordered output goes to FILE" -- sweep --stream
+if [ -n "$s_mpi_why" ]; then
+    skip sweep-mpi-stream "$s_mpi_why"
+else
+    rm -f "$T_TMP/streamed.csv"
+    # shellcheck disable=SC2086
+    s_mpi 3 sweep $S_GRID --format csv --stream -o "$T_TMP/streamed.csv"
+    expect sweep-mpi-stream exit=0 stderr= 'cmp -s "$T_TMP/streamed.csv" "$T_TMP/ref.csv"' \
+        '[ "$(s_rows "$T_OUT")" = "$(s_rows "$T_TMP/ref.csv")" ]'
+fi
+
 # ---- charts: the Pareto scatter and the heat map, in SVG ----
 rm -f "$T_TMP/p.svg" "$T_TMP/h.svg"
 run_tp sweep --chart "$T_TMP/p.svg" --heatmap "$T_TMP/h.svg"
