@@ -100,6 +100,17 @@ int cmd_sets_add(struct cmd_sets *s, const char *assignment, struct tpl_err *err
     return 0;
 }
 
+/* Whether an assignment goes to the system file (every section but the
+ * model's, the scenario's and the stack's). */
+static bool system_field(const char *assignment)
+{
+    static const char *const others[] = { "model.", "job.", "space.", "stack." };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (!strncmp(assignment, others[i], strlen(others[i])))
+            return false;
+    return true;
+}
+
 int cmd_variant_split(const char *v, const struct cmd_sets *global,
                       struct cmd_sets *out, char *name, size_t n_name,
                       char *buf, size_t n_buf, struct tpl_err *err)
@@ -114,7 +125,12 @@ int cmd_variant_split(const char *v, const struct cmd_sets *global,
     snprintf(name, n_name, "%.*s", (int)(colon - v), v);
     snprintf(buf, n_buf, "%s", colon + 1);
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (cmd_sets_add(out, tok, err))
+        if (!system_field(tok))
+            return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': '%s' is not a "
+                              "system field; a variant changes the system only "
+                              "(model.*, job.*, space.* and stack.* apply to "
+                              "every column: use --set or --stack)", v, tok);
+        else if (cmd_sets_add(out, tok, err))
             return TPL_EUSAGE;
     return 0;
 }
