@@ -7,8 +7,8 @@
 
 static int list_models(struct tpl_err *err)
 {
-    printf("%-14s %9s %7s %7s %8s %9s  %s\n", "model", "params", "layers",
-           "hidden", "heads/kv", "vocab", "description");
+    printf("%-15s %9s %9s %7s %7s %8s %9s  %s\n", "model", "params", "active",
+           "layers", "hidden", "heads/kv", "vocab", "description");
     for (size_t i = 0; i < model_presets_count; i++) {
         struct model m;
         char heads[32];
@@ -16,8 +16,9 @@ static int list_models(struct tpl_err *err)
             return err->code;
         snprintf(heads, sizeof heads, "%lld/%lld", (long long)m.heads,
                  (long long)m.kv_heads);
-        printf("%-14s %8.2fB %7lld %7lld %8s %9lld  %s\n", m.name,
-               (double)model_params(&m) / 1e9, (long long)m.layers,
+        printf("%-15s %8.2fB %8.2fB %7lld %7lld %8s %9lld  %s\n", m.name,
+               (double)model_params(&m) / 1e9,
+               (double)model_active_params(&m) / 1e9, (long long)m.layers,
                (long long)m.hidden, heads, (long long)m.vocab, m.description);
     }
     return 0;

@@ -124,11 +124,12 @@ static void gemm_time(const struct pred_ctx *c, const struct plan *p,
     const struct model *m = &c->model;
     double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
     double h = (double)m->hidden, kv = (double)model_kv_dim(m);
+    double q = (double)model_q_dim(m);  /* h unless head_dim says otherwise */
     double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
                                         ? 1.0 : 2.0;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, (h + 2.0 * kv) / t, h }, in,
+    gemm_fb(&c->k, (struct gemm_shape){ tok, (q + 2.0 * kv) / t, h }, in,
             &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, h / t }, in,
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, q / t }, in,
             &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
     gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
             in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
@@ -144,7 +145,7 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
     /* flash kernels are built for head dims in steps of 32 (FlashAttention-2
      * supports 32 ... 256): a head of 80 runs as 96 */
     double at = (double)m->heads / p->tp;
-    double d = ceil((double)(m->hidden / m->heads) / 32.0) * 32.0;
+    double d = ceil((double)model_head_dim(m) / 32.0) * 32.0;
     double kvt = (double)model_kv_dim(m) / p->tp, tok = b * s;
     double flops = 2.0 * b * s * s * at * d;            /* causal */
     double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
@@ -161,7 +162,7 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     double b = (double)p->mbs, s = (double)c->job.seq;
     double at = (double)m->heads / p->tp;
     struct pred_kparams bmm = c->k.gemm;
-    double dh = (double)(m->hidden / m->heads);     /* no padding here */
+    double dh = (double)model_head_dim(m);          /* no padding here */
     double flops = 2.0 * b * at * s * s * dh, scores = b * at * s * s;
     double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
     double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
@@ -209,8 +210,8 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
     const struct model *m = &c->model;
     const struct pred_kernels *k = &c->k;
     double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
-    double h = (double)m->hidden, ft = (double)m->ffn_hidden / t;
-    double qk = tok * (h + (double)model_kv_dim(m)) / t;
+    double ft = (double)m->ffn_hidden / t;
+    double qk = tok * (double)(model_q_dim(m) + model_kv_dim(m)) / t;
     /* rotary: read and write q and k, both ways */
     o->fwd_s[PRED_OP_ROPE] = m->position == MODEL_POS_ROPE
                            ? pred_mem_s(k, 4.0 * qk, 2) : 0.0;

@@ -1,6 +1,5 @@
-/* spaces/model.c: model file loader and parameter counts. Counts are exact
- * sums over the weight shapes, so they reproduce the published sizes (GPT-3
- * 175B: 174.6 B with V = 51200, Narayanan et al. SC21 Table 1). */
+/* spaces/model.c: the model file loader (its optional fields in
+ * spaces/arch.c); the parameter counts are in spaces/params.c. */
 #include "spaces/model.h"
 
 #include <assert.h>
@@ -22,7 +21,13 @@ const char *model_pos_name(enum model_pos p) { return pos_names[p]; }
 static const char *const model_fields[] = {
     "name", "description", "layers", "hidden", "heads", "kv_heads",
     "ffn_hidden", "vocab", "glu", "tied_embeddings", "norm", "position",
-    "position_table", "bias", "dropout", NULL,
+    "position_table", "bias", "dropout",
+    /* optional (spaces/arch.c) */
+    "head_dim", "sliding_window", "sliding_every", "mtp_layers", "experts",
+    "moe_topk", "moe_ffn_hidden", "moe_shared_ffn_hidden", "moe_dense_first",
+    "moe_layer_freq", "moe_router", "moe_balance", "moe_capacity_factor",
+    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+    "v_head_dim", NULL,
 };
 static const char *const root_groups[] = { "model", NULL };
 
@@ -64,7 +69,8 @@ static int check_shape(const struct model *m, const struct conf_group *g,
 {
     char where[200];
     const char *key = NULL, *must = NULL;
-    if (m->heads > m->hidden || m->hidden % m->heads)
+    if (m->heads > m->hidden ||
+        (m->head_dim == 0 && m->mla.kv_lora_rank == 0 && m->hidden % m->heads))
         key = "heads", must = "a divisor of 'hidden'";
     else if (m->kv_heads > m->heads || m->heads % m->kv_heads)
         key = "kv_heads", must = "a divisor of 'heads'";
@@ -86,7 +92,8 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
                          root_groups, err) ||
         conf_group(c, "model", &g, err) ||
         conf_check_group_known(&g, model_fields, err) ||
-        read_kinds(m, &g, err) || read_sizes(m, &g, err))
+        read_kinds(m, &g, err) || read_sizes(m, &g, err) ||
+        model_read_arch(m, &g, err))
         return TPL_ECONFIG;
     return check_shape(m, &g, err);
 }
@@ -104,43 +111,4 @@ int model_load(struct model *m, const char *name_or_path,
         rc = model_read(m, &c, err);
     conf_release(&c);
     return rc;
-}
-
-/* ---- parameter counts ---- */
-
-int64_t model_kv_dim(const struct model *m)
-{
-    return m->kv_heads * (m->hidden / m->heads);
-}
-
-static int64_t norm_params(const struct model *m)
-{
-    return m->norm == MODEL_NORM_LAYERNORM ? 2 * m->hidden : m->hidden;
-}
-
-/* Q and O are h x h, K and V h x kv_dim (GQA: Ainslie et al. 2023); the MLP
- * has 2 matrices of h x f, or 3 with a GLU (Shazeer 2020); two norms. */
-int64_t model_layer_params(const struct model *m)
-{
-    int64_t h = m->hidden, f = m->ffn_hidden, kv = model_kv_dim(m);
-    int64_t attn = 2 * h * h + 2 * h * kv;
-    int64_t mlp = (m->glu ? 3 : 2) * h * f;
-    int64_t bias = m->bias ? (h + 2 * kv) + h + (m->glu ? 2 : 1) * f + h : 0;
-    return attn + mlp + bias + 2 * norm_params(m);
-}
-
-int64_t model_embedding_params(const struct model *m)
-{
-    return m->vocab * m->hidden + m->position_table * m->hidden;
-}
-
-int64_t model_head_params(const struct model *m)
-{
-    return (m->tied_embeddings ? 0 : m->vocab * m->hidden) + norm_params(m);
-}
-
-int64_t model_params(const struct model *m)
-{
-    return m->layers * model_layer_params(m) + model_embedding_params(m) +
-           model_head_params(m);
 }

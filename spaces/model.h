@@ -13,6 +13,35 @@ enum model_norm { MODEL_NORM_LAYERNORM, MODEL_NORM_RMSNORM, MODEL_NORM_COUNT };
 enum model_pos  { MODEL_POS_LEARNED, MODEL_POS_ROPE, MODEL_POS_ALIBI,
                   MODEL_POS_COUNT };
 
+enum model_router { MODEL_ROUTER_SOFTMAX, MODEL_ROUTER_SIGMOID,
+                    MODEL_ROUTER_COUNT };
+enum model_balance { MODEL_BALANCE_AUX, MODEL_BALANCE_SEQ_AUX,
+                     MODEL_BALANCE_AUX_FREE, MODEL_BALANCE_NONE,
+                     MODEL_BALANCE_COUNT };
+
+/* Mixture of experts (spaces/arch.c): experts 0 is a dense model. Layer i
+ * (from 0) is an MoE layer when i >= dense_first and (i - dense_first) is
+ * a multiple of layer_freq; the others are dense with ffn_hidden. */
+struct model_moe {
+    int64_t experts;            /* routed experts per MoE layer */
+    int64_t topk;               /* experts each token is routed to */
+    int64_t ffn_hidden;         /* each routed expert's FFN width */
+    int64_t shared_ffn_hidden;  /* all shared experts together, 0 none */
+    int64_t dense_first;        /* leading dense layers (first_k_dense) */
+    int64_t layer_freq;         /* then every layer_freq-th layer is MoE */
+    enum model_router router;
+    enum model_balance balance;
+    double capacity_factor;     /* 0: dropless */
+};
+
+/* Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 sec. 2.1):
+ * kv_lora_rank 0 is none. */
+struct model_mla {
+    int64_t q_lora_rank;        /* 0: queries not compressed */
+    int64_t kv_lora_rank;
+    int64_t qk_nope_dim, qk_rope_dim, v_dim;    /* per head */
+};
+
 struct model {                  /* a plain value: nothing to free */
     char name[64];
     char description[160];
@@ -21,6 +50,14 @@ struct model {                  /* a plain value: nothing to free */
     bool glu, tied_embeddings, bias, dropout;
     enum model_norm norm;
     enum model_pos position;
+    /* optional in a file (spaces/arch.c): 0 where absent */
+    int64_t head_dim;           /* per attention head (kv_channels); 0:
+                                   hidden / heads */
+    int64_t sliding_window;     /* tokens a sliding-window layer sees, 0 none */
+    int64_t sliding_every;      /* layer i slides when i % sliding_every == 0 */
+    int64_t mtp_layers;         /* multi-token-prediction layers (DeepSeek-V3) */
+    struct model_moe moe;
+    struct model_mla mla;
 };
 
 /* Limits that keep every count well inside 64-bit and double precision. */
@@ -42,6 +79,32 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err);
 
 const char *model_norm_name(enum model_norm n);
 const char *model_pos_name(enum model_pos p);
+
+const char *model_router_name(enum model_router r);
+const char *model_balance_name(enum model_balance b);
+
+/* ---- architecture (spaces/arch.c) ---- */
+/* The optional fields of a model group (head_dim, experts, MLA, ...), read
+ * and checked against the dense fields. */
+int model_read_arch(struct model *m, const struct conf_group *g,
+                    struct tpl_err *err);
+bool model_is_moe(const struct model *m);
+bool model_layer_is_moe(const struct model *m, int64_t layer);
+int64_t model_moe_layers(const struct model *m);      /* how many are MoE */
+int64_t model_head_dim(const struct model *m);        /* head_dim or h / heads */
+int64_t model_q_dim(const struct model *m);           /* heads * head dim */
+int64_t model_attn_params(const struct model *m);     /* one layer's attention */
+/* One MLP block's parameters: dense (moe false) or MoE, all experts
+ * (active false) or those one token uses (active true: top-k routed and
+ * the shared ones, with the router). */
+int64_t model_mlp_params(const struct model *m, bool moe, bool active);
+/* Parameters one token uses (MoE: top-k experts), MTP layers left out as
+ * in model_params. */
+int64_t model_active_params(const struct model *m);
+int64_t model_mtp_params(const struct model *m);      /* the MTP modules */
+/* 0 when the predictor models every part of m; else TPL_ECONFIG naming
+ * the part it does not (mixture of experts, MLA, sliding windows, MTP). */
+int model_check_plannable(const struct model *m, struct tpl_err *err);
 
 /* ---- parameter counts (exact, from the shapes) ---- */
 int64_t model_kv_dim(const struct model *m);          /* kv_heads * head dim */

@@ -78,3 +78,29 @@ Test(flops, mfu_and_hfu_of_a_plan)
     assert_rel(o.hfu, 4.51097075332311e18 / (o.iteration_s * 1536 * 312e12), 1e-12);
     assert_rel(o.tokens_per_s, 1536.0 * 2048 / o.iteration_s, 1e-12);
 }
+
+/* Mixtral 8x7B, a token's forward per layer: QKV 2h(h + 2kv) + out 2h^2 +
+ * the top-2 experts' SwiGLU 2 x 3 x 2hf + attention 4sh (s 4096); logits
+ * 2hV: 27,642,560,512 a token, x 3 for training. The router is not
+ * counted (as Megatron-LM's num_floating_point_operations). */
+Test(flops, moe_top_k_hand_count)
+{
+    struct model m = load_model("mixtral-8x7b");
+    struct job j = make_job(4096, 1);
+    assert_rel(pred_model_flops(&m, &j), 3.0 * 4096 * 27642560512.0, 1e-12);
+}
+
+/* DeepSeek-V3 at s 4096, against Megatron-LM's num_floating_point_operations
+ * (megatron/training/training.py; MLA, 58 + 1 MTP MoE layers, shared
+ * expert, MTP norms and projection, two logits GEMMs): 259,992,950,784
+ * FLOPs a token. That formula counts causal attention (s/2 keys per query);
+ * this one counts the core densely (Eq. 3), 2 s heads (192 + 128) per layer
+ * and token forward more: the difference is exactly half the core. */
+Test(flops, deepseek_v3_matches_megatron)
+{
+    struct model m = load_model("deepseek-v3");
+    struct job j = make_job(4096, 1);
+    double core = 2.0 * 4096 * 128 * (192 + 128), layers = 61 + 1;
+    assert_rel(pred_model_flops(&m, &j) - 3.0 * 4096 * layers * core / 2,
+               4096 * 259992950784.0, 1e-12);
+}

@@ -69,3 +69,52 @@ Test(model, every_preset_loads)
         cr_assert_gt(model_params(&m), 0);
     }
 }
+
+/* Mixtures of experts against their published totals and active counts,
+ * exact from the shapes (spaces/arch.c). DeepSeek-V3 (arXiv:2412.19437):
+ * MLA per layer q_a 7168 x 1536 + 1536 + q_b 1536 x 128 x 192 + kv_a 7168 x
+ * 576 + 512 + kv_b 512 x 128 x 256 + o 16384 x 7168 = 187,107,328; dense
+ * SwiGLU 3 x 7168 x 18432; MoE 256 experts + 1 shared of 3 x 7168 x 2048
+ * and a router 7168 x 256 + 256 (aux-free bias): 671.03 B, 37.55 B active
+ * (published 671 B / 37 B), the MTP module 11.61 B (published 14 B with its
+ * own embedding and head: 11.61 + 2 x 0.93). */
+Test(model, moe_counts_match_published)
+{
+    struct model ds = load_model("deepseek-v3"), mx = load_model("mixtral-8x7b");
+    struct model q3 = load_model("qwen3-235b-a22b"), q30 = load_model("qwen3-30b-a3b");
+    struct model oss = load_model("gpt-oss-120b"), m22 = load_model("mixtral-8x22b");
+    cr_assert(model_is_moe(&ds) && model_moe_layers(&ds) == 58);
+    cr_assert(!model_layer_is_moe(&ds, 2) && model_layer_is_moe(&ds, 3));
+    cr_assert_eq(model_attn_params(&ds), 187107328LL);
+    cr_assert_eq(model_params(&ds), 671026419200LL);
+    cr_assert_eq(model_active_params(&ds), 37552297472LL);
+    cr_assert_eq(model_mtp_params(&ds), 11610061056LL);
+    assert_rel((double)model_params(&ds) / 1e9, 671.0, 5e-3);
+    /* Mixtral 8x7B (arXiv:2401.04088): 46.7 B, 12.9 B active */
+    cr_assert_eq(model_params(&mx), 46702792704LL);
+    cr_assert_eq(model_active_params(&mx), 12879925248LL);
+    assert_rel((double)model_params(&m22) / 1e9, 141.0, 5e-3);
+    assert_rel((double)model_active_params(&m22) / 1e9, 39.0, 5e-3);
+    /* Qwen3 (arXiv:2505.09388 Table 2): head dim 128 beyond hidden / heads */
+    cr_assert_eq(model_q_dim(&q3), 8192);
+    assert_rel((double)model_params(&q3) / 1e9, 235.0, 5e-3);
+    assert_rel((double)model_active_params(&q3) / 1e9, 22.2, 5e-3);
+    assert_rel((double)model_params(&q30) / 1e9, 30.5, 5e-3);
+    /* gpt-oss-120b (model card: 116.8 B, 5.1 B active without the
+     * embedding table) */
+    assert_rel((double)model_params(&oss) / 1e9, 116.8, 5e-3);
+    assert_rel((double)(model_active_params(&oss) -
+                        model_embedding_params(&oss)) / 1e9, 5.13, 5e-3);
+}
+
+/* A dense file counts as before: attention, MLP and norms sum to the
+ * layer; nothing is MoE. */
+Test(model, dense_layer_is_attention_mlp_norms)
+{
+    struct model m = load_model("llama3-70b");
+    cr_assert(!model_is_moe(&m) && model_moe_layers(&m) == 0);
+    cr_assert_eq(model_layer_params(&m), model_attn_params(&m) +
+                 model_mlp_params(&m, false, false) + 2 * m.hidden);
+    cr_assert_eq(model_active_params(&m), model_params(&m));
+    cr_assert_eq(model_q_dim(&m), m.hidden);
+}
