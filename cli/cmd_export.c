@@ -128,6 +128,7 @@ int cmd_export(int argc, char **argv, struct tpl_err *err)
         return rc;
     if (o.export_gpus && (rc = best_plan(&in, &ctx, o.export_gpus, &o.plan, err)))
         return rc;
+    plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
     pred_plan(&ctx, &o.plan, &r);
     rep.fw = o.framework;
     return (rc = cmd_write_report(o.out, &rep, err)) ? rc : cmd_plan_status(&r);

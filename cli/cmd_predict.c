@@ -71,6 +71,7 @@ int cmd_predict(int argc, char **argv, struct tpl_err *err)
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help ||
         (rc = cmd_plan_prepare(&o, &in, &ctx, err)))
         return rc;
+    plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
     pred_plan(&ctx, &o.plan, &r);
     rep.fmt = o.fmt;
     return (rc = cmd_write_report(o.out, &rep, err)) ? rc : cmd_plan_status(&r);

@@ -98,6 +98,17 @@ static void row_model(const struct run_row *r, struct model *m)
     }
 }
 
+/* BigScience's Megatron-DeepSpeed fork ran BLOOM and its prequel with
+ * --pp-partition-method 'type:transformer|embedding' (bigscience train/
+ * tr11-176B-ml README: 70 layers + 2 embedding slots = 12 x 6; RUNS.md:
+ * "BLOOM counts each embedding as a pipeline-stage slot"); other DeepSpeed
+ * runs keep the stack's 'type:transformer'. */
+static void row_split(const struct run_row *r, struct plan_limits *lim)
+{
+    if (lim->split == STAGE_SPLIT_DEEPSPEED && !strncasecmp(r->model, "bloom", 5))
+        lim->split = STAGE_SPLIT_DEEPSPEED_ENDS;
+}
+
 static void row_job(const struct run_row *r, struct job *j)
 {
     job_default(j);
@@ -163,9 +174,11 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
     if (o->host_bound && host_us >= 0)     /* the run fit's value */
         j.host_s = host_us * 1e-6;
     stack_limits(st, &lim);
+    row_split(r, &lim);
     pred_ctx_init(&c, &m, hw, &j, true);
     pred_ctx_set_stack(&c, st->name, &lim,
                        (struct pred_band){ st->band_lo, st->band_hi, st->region });
+    plan_stages_resolve(&o->plan, &m, &c.limits);
     pred_plan(&c, &o->plan, &res);
     if (res.rule != PLAN_OK)
         plan_rule_explain(res.rule, &o->plan, &m, &j, &c.limits, o->reason,

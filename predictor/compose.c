@@ -80,12 +80,12 @@ static void add_stage(struct pred_stage *s, const struct pred_stage *e)
     s->recompute_s += e->recompute_s;
 }
 
-static void stage_time(const struct pred_ctx *c, const struct plan *p,
-                       const struct pred_memo *memo, int64_t rank,
+static void stage_time(const struct plan *p, const struct pred_memo *memo,
+                       const struct stage_layout *lay, int64_t rank,
                        struct pred_stage *s)
 {
     const struct pred_layer *l = &memo->layer;
-    double n = pred_stage_layers(&c->model, p);
+    double n = stage_rank_layers(lay, rank);
     s->fwd_s = n * l->fwd_total_s;
     s->bwd_s = n * (l->bwd_total_s + l->recompute_s);
     s->comm_s = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
@@ -111,8 +111,10 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
 {
     const struct pred_layer *l = &memo->layer;
     double m = (double)(c->job.gbs / ((int64_t)p->dp * p->mbs));
+    struct stage_layout s;
+    pred_layout(c, p, &s);
     return (fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp) *
-           pred_stage_layers(&c->model, p) *
+           stage_max_layers(&s) *
            (l->fwd_total_s + l->bwd_total_s + l->recompute_s);
 }
 
@@ -172,16 +174,27 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- composition ---- */
 
-/* The slowest of the end stages (the middle ones hold only layers). */
-static const struct pred_stage *slowest_stage(const struct pred_ctx *c,
-        const struct plan *p, const struct pred_memo *memo,
-        struct pred_stage *first, struct pred_stage *last)
+/* The slowest stage paces 1F1B: of the end stages (embedding, head and
+ * loss) and the heaviest middle one (stage_worst_ranks), the first of the
+ * slowest; *params gets the most parameters any of them holds (the DP
+ * reduction and the optimizer step of that stage). */
+static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
+                          const struct pred_memo *memo, struct pred_stage *slow,
+                          double *params)
 {
-    stage_time(c, p, memo, 0, first);
-    if (p->pp <= 1)
-        return first;
-    stage_time(c, p, memo, p->pp - 1, last);
-    return last->fwd_s + last->bwd_s > first->fwd_s + first->bwd_s ? last : first;
+    struct stage_layout lay;
+    struct pred_stage s;
+    int64_t ranks[3];
+    int n;
+    pred_layout(c, p, &lay);
+    n = stage_worst_ranks(&lay, ranks);
+    *params = 0;
+    for (int i = 0; i < n; i++) {
+        stage_time(p, memo, &lay, ranks[i], &s);
+        if (i == 0 || s.fwd_s + s.bwd_s > slow->fwd_s + slow->bwd_s)
+            *slow = s;
+        *params = fmax(*params, pred_stage_params(&c->model, p, &lay, ranks[i]));
+    }
 }
 
 /* Point-to-point sends of activations forward and gradients backward,
@@ -235,11 +248,11 @@ static void rates(const struct pred_ctx *c, const struct plan *p,
 void pred_compose(const struct pred_ctx *c, const struct plan *p,
                   const struct pred_memo *memo, struct pred_result *o)
 {
-    struct pred_stage first, last;
-    const struct pred_stage *slow = slowest_stage(c, p, memo, &first, &last);
+    struct pred_stage slow_stage = { 0 };
+    const struct pred_stage *slow = &slow_stage;
     int64_t mb = plan_microbatches(p, &c->job);
-    double params = fmax(pred_stage_params(&c->model, p, 0),
-                         pred_stage_params(&c->model, p, p->pp - 1));
+    double params;
+    slowest_stage(c, p, memo, &slow_stage, &params);
     mb = mb < 1 ? 1 : mb;
     o->microbatches = mb;
     o->stage_fwd_s = slow->fwd_s;

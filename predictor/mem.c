@@ -128,25 +128,27 @@ double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
 
 /* ---- parameters per GPU ---- */
 
-double pred_stage_layers(const struct model *m, const struct plan *p)
+void pred_layout(const struct pred_ctx *c, const struct plan *p,
+                 struct stage_layout *out)
 {
-    return ceil((double)m->layers / (double)p->pp);
-}
-
-double pred_chunk_layers(const struct model *m, const struct plan *p)
-{
-    return ceil((double)m->layers / ((double)p->pp * (double)p->vpp));
+    int32_t n;
+    if (plan_stage_layout(p, &c->model, &c->limits, out) == 0)
+        return;
+    n = (int32_t)((c->model.layers + p->pp - 1) / (p->pp > 0 ? p->pp : 1));
+    *out = (struct stage_layout){ .rule = STAGE_SPLIT_EVEN,
+        .layers = (int32_t)c->model.layers, .pp = p->pp, .vpp = p->vpp,
+        .first = n, .last = n, .mid = n };
 }
 
 double pred_stage_params(const struct model *m, const struct plan *p,
-                         int64_t rank)
+                         const struct stage_layout *s, int64_t rank)
 {
     double h = (double)m->hidden, t = (double)p->tp;
     double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
     /* norms and the row-parallel biases are replicated over tp */
     double repl = 2.0 * norm + (m->bias ? 2.0 * h : 0.0);
     double layer = ((double)model_layer_params(m) - repl) / t + repl;
-    double params = layer * pred_stage_layers(m, p);
+    double params = layer * stage_rank_layers(s, rank);
     double table = (double)m->vocab * h / t;    /* vocab-parallel */
     if (rank == 0)
         params += table + (double)m->position_table * h;
@@ -159,13 +161,12 @@ double pred_stage_params(const struct model *m, const struct plan *p,
 }
 
 /* FP8 scaling state of one stage's layers (header). */
-double pred_fp8_scaling_bytes(const struct model *m, const struct job *j,
-                              const struct plan *p)
+double pred_fp8_scaling_bytes(const struct job *j, double layers)
 {
     const double gemms = 4.0, tensors = 3.0 + 2.0, history = 1024.0;
     if (j->precision != JOB_PREC_FP8)
         return 0;
-    return pred_stage_layers(m, p) * gemms * tensors * (history + 2.0) * 4.0;
+    return layers * gemms * tensors * (history + 2.0) * 4.0;
 }
 
 /* ---- one stage ---- */
@@ -199,14 +200,15 @@ static double rebuilt_act(const struct pred_ctx *c, const struct plan *p,
 }
 
 static void stage_mem(const struct pred_ctx *c, const struct plan *p,
-                      int64_t rank, int64_t mb, struct pred_mem *out)
+                      const struct stage_layout *s, int64_t rank, int64_t mb,
+                      struct pred_mem *out)
 {
-    double params = pred_stage_params(&c->model, p, rank);
+    double params = pred_stage_params(&c->model, p, s, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
-    double chunk_layers = pred_chunk_layers(&c->model, p);
+    double chunk_layers = stage_rank_chunk(s, rank);
     double act = pred_act_layer_bytes(&c->model, &c->job, p);
     out->weights_bytes = 2.0 * params +
-                         pred_fp8_scaling_bytes(&c->model, &c->job, p);
+                         pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
     out->grads_bytes = 4.0 * params;
     out->optimizer_bytes = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
@@ -221,13 +223,17 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
 void pred_memory(const struct pred_ctx *c, const struct plan *p,
                  struct pred_mem *out)
 {
-    int64_t mb = plan_microbatches(p, &c->job);
-    struct pred_mem last;
-    stage_mem(c, p, 0, mb < 1 ? 1 : mb, out);
-    if (p->pp > 1) {
-        stage_mem(c, p, p->pp - 1, mb < 1 ? 1 : mb, &last);
-        if (last.total_bytes > out->total_bytes)
-            *out = last;
+    int64_t mb = plan_microbatches(p, &c->job), ranks[3];
+    struct stage_layout s;
+    struct pred_mem other;
+    int n;
+    pred_layout(c, p, &s);
+    n = stage_worst_ranks(&s, ranks);
+    stage_mem(c, p, &s, 0, mb < 1 ? 1 : mb, out);
+    for (int i = 1; i < n; i++) {           /* the worst stage, lowest rank */
+        stage_mem(c, p, &s, ranks[i], mb < 1 ? 1 : mb, &other);
+        if (other.total_bytes > out->total_bytes)
+            *out = other;
     }
     out->reserve_bytes = c->hw.reserve_bytes;
     out->usable_bytes = c->hw.hbm_bytes - c->hw.reserve_bytes;

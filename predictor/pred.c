@@ -61,6 +61,7 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     c->limits.stack_zero = stack->stack_zero;
     c->limits.stack_1f1b = stack->stack_1f1b;
     c->limits.stack_interleaved = stack->stack_interleaved;
+    c->limits.split = stack->split;
 }
 
 void pred_band_apply(struct pred_band b, double t, double *low, double *high)

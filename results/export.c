@@ -13,7 +13,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 8, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 10, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -50,17 +50,49 @@ static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
             : " (does not fit or breaks a rule)");
 }
 
+/* The plan's layout under the context's split rule (the stack the export
+ * predicted with); the plan rule layers-pp already refused what it cannot
+ * lay out, so a failure here falls back to equal stages. */
+static struct stage_layout layout(const struct pred_ctx *c, const struct plan *p)
+{
+    struct stage_layout s;
+    if (plan_stage_layout(p, &c->model, &c->limits, &s))
+        stage_layout(STAGE_SPLIT_EVEN, c->model.layers, p->pp, p->vpp, 0, 0, &s);
+    return s;
+}
+
 /* ---- Megatron-LM ---- */
+
+/* Megatron-LM arguments.py: --account-for-embedding/loss-in-pipeline-split
+ * (a layer slot each), --decoder-first/last-pipeline-num-layers, and with
+ * uneven stages the chunks per rank (--num-virtual-stages-per-pipeline-
+ * rank) instead of layers per chunk. */
+static void megatron_stages(FILE *fp, const struct pred_ctx *c,
+                            const struct plan *p)
+{
+    struct stage_layout s = layout(c, p);
+    if (s.embed_slot)
+        fputs("--account-for-embedding-in-pipeline-split \\\n", fp);
+    if (s.loss_slot)
+        fputs("--account-for-loss-in-pipeline-split \\\n", fp);
+    if (!s.even && !s.embed_slot && !s.loss_slot && p->pp > 1)
+        fprintf(fp, "--decoder-first-pipeline-num-layers %d \\\n"
+                "--decoder-last-pipeline-num-layers %d \\\n", (int)s.first,
+                (int)s.last);
+    if (p->vpp > 1 && s.even)
+        fprintf(fp, "--num-layers-per-virtual-pipeline-stage %lld \\\n",
+                (long long)(c->model.layers / ((int64_t)p->pp * p->vpp)));
+    else if (p->vpp > 1)
+        fprintf(fp, "--num-virtual-stages-per-pipeline-rank %d \\\n",
+                (int)p->vpp);
+}
 
 /* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
 static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
-    const struct model *m = &c->model;
     fprintf(fp, "--tensor-model-parallel-size %d \\\n--pipeline-model-parallel-size %d \\\n",
             (int)p->tp, (int)p->pp);
-    if (p->vpp > 1)
-        fprintf(fp, "--num-layers-per-virtual-pipeline-stage %lld \\\n",
-                (long long)(m->layers / ((int64_t)p->pp * p->vpp)));
+    megatron_stages(fp, c, p);
     if (p->sp)
         fputs("--sequence-parallel \\\n", fp);
     fprintf(fp, "--micro-batch-size %d \\\n--global-batch-size %lld \\\n"
@@ -117,6 +149,24 @@ static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 
 /* ---- NeMo 2 / Megatron-Bridge ConfigContainer overrides ---- */
 
+/* The same layout as TransformerConfig fields (megatron/core/transformer/
+ * transformer_config.py: account_for_embedding_in_pipeline_split,
+ * account_for_loss_in_pipeline_split, num_layers_in_first_pipeline_stage,
+ * num_layers_in_last_pipeline_stage), which NeMo's llama31_405b recipe
+ * sets on recipe.model.config. */
+static void nemo_stages(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    struct stage_layout s = layout(c, p);
+    if (s.embed_slot)
+        fputs("  account_for_embedding_in_pipeline_split: true\n", fp);
+    if (s.loss_slot)
+        fputs("  account_for_loss_in_pipeline_split: true\n", fp);
+    if (!s.even && !s.embed_slot && !s.loss_slot && p->pp > 1)
+        fprintf(fp, "  num_layers_in_first_pipeline_stage: %d\n"
+                "  num_layers_in_last_pipeline_stage: %d\n", (int)s.first,
+                (int)s.last);
+}
+
 static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     fprintf(fp, "model:\n  tensor_model_parallel_size: %d\n"
@@ -126,6 +176,7 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fprintf(fp, "%d\n", (int)p->vpp);
     else
         fputs("null\n", fp);
+    nemo_stages(fp, c, p);
     fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
             (long long)c->job.seq);
@@ -162,9 +213,12 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fprintf(fp, "pipeline_parallel_schedule = \"%s\"\n"
                 "pipeline_parallel_microbatch_size = %d\n",
                 p->vpp > 1 ? "Interleaved1F1B" : "1F1B", (int)p->mbs);
-    if (p->pp > 1 && p->vpp > 1)
+    /* pipeline_parallel_layers_per_stage: a rigid fit of layers + 2 slots
+     * (pipeline_parallel.py); without it a multi-stage schedule takes 2
+     * stages per rank (titan_refusal refuses what fits neither) */
+    if (p->pp > 1 && p->vpp > 2)
         fprintf(fp, "pipeline_parallel_layers_per_stage = %lld\n",
-                (long long)(c->model.layers / ((int64_t)p->pp * p->vpp)));
+                (long long)((c->model.layers + 2) / ((int64_t)p->pp * p->vpp)));
     if (p->zero)
         fprintf(fp, "# ZeRO-1 has no torchtitan equivalent: FSDP also shards "
                 "weights and gradients\ndata_parallel_shard_degree = %d\n"
@@ -186,12 +240,34 @@ static fw_writer *const fw_writers[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = torchtitan,
 };
 
+/* A layout the framework cannot be told to build, or NULL. torchtitan
+ * splits by its own rule only: 2 virtual stages per rank by default, more
+ * only with pipeline_parallel_layers_per_stage, which asserts that layers
+ * + 2 divide by pp and the result by the layers per stage. Megatron takes
+ * what its split rule (the layers-pp plan rule) lets through. */
+static const char *refusal(enum res_framework fw, const struct pred_ctx *c,
+                           const struct plan *p, char *buf, size_t n)
+{
+    int64_t eff = c->model.layers + 2;
+    if (fw != RES_FW_TORCHTITAN || p->vpp <= 2 || p->pp == 1 ||
+        (eff % p->pp == 0 && (eff / p->pp) % p->vpp == 0))
+        return NULL;
+    snprintf(buf, n, "torchtitan cannot run vpp %d on pp %d: layers + 2 "
+             "(%lld) must divide by pp and then by vpp for "
+             "pipeline_parallel_layers_per_stage", (int)p->vpp, (int)p->pp,
+             (long long)eff);
+    return buf;
+}
+
 int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
                      const struct plan *p, const struct pred_result *r,
                      struct tpl_err *err)
 {
+    char why[200];
     if (fw >= RES_FW_COUNT)
         TPL_BUG("bad framework %d", (int)fw);
+    if (refusal(fw, c, p, why, sizeof why))
+        return tpl_errorf(err, TPL_EUSAGE, "%s", why);
     banner(fp, c, p, r);
     fw_writers[fw](fp, c, p);
     return res_stream_done(fp, err);

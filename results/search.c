@@ -16,12 +16,19 @@ static void why_none(const struct search_gpu *g,
     if (g->valid > 0 && g->nearest_result) {
         const struct pred_mem *mem = &g->nearest_result->mem;
         char usable[96];
+        int len;
         plan_key(&g->nearest, key, sizeof key);
-        snprintf(buf, n, "nothing fits in memory; nearest: %s needs %.2f GiB "
-                 "per GPU, %s (short by %.2f GiB)", key,
-                 mem->total_bytes / RES_GIB,
-                 res_usable_text(mem, usable, sizeof usable),
-                 g->nearest_short_bytes / RES_GIB);
+        len = snprintf(buf, n, "nothing fits in memory; nearest: %s needs "
+                       "%.2f GiB per GPU, %s (short by %.2f GiB)", key,
+                       mem->total_bytes / RES_GIB,
+                       res_usable_text(mem, usable, sizeof usable),
+                       g->nearest_short_bytes / RES_GIB);
+        /* the deeper pipelines that would fit may be the split rule's */
+        if (g->rule[PLAN_RULE_LAYERS_PP] && len > 0 && (size_t)len < n)
+            snprintf(buf + len, n - (size_t)len, "; %llu plans of other "
+                     "pipeline depths break layers-pp (the stack's layer "
+                     "split cannot lay them out)",
+                     (unsigned long long)g->rule[PLAN_RULE_LAYERS_PP]);
         return;
     }
     for (int r = 1; r < PLAN_RULE_COUNT; r++)

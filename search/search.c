@@ -90,8 +90,10 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
     case PLAN_AUTO_HEADS:
         return divisors(m->heads, cfg->space->tp_cross_node ? max_gpus
                         : cfg->ctx->hw.nvlink_domain, out);
-    case PLAN_AUTO_LAYERS:
-        return divisors(m->layers, max_gpus, out);
+    case PLAN_AUTO_LAYERS:          /* every depth the split rules may take */
+        for (int64_t v = 1; v <= m->layers && v <= max_gpus && n < DIM_MAX; v++)
+            out[n++] = (int32_t)v;
+        return n;
     case PLAN_AUTO_SMALL:
         return divisors(8 * 7 * 5 * 3, 8, out);
     case PLAN_AUTO_ALL:
@@ -227,6 +229,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     int k = e->cfg->top_k;
     struct pred_mem mem;
     struct pred_result r;
+    struct plan q;
     enum plan_rule rule = check(e, p);
     g->enumerated++;
     if (rule != PLAN_OK) {
@@ -235,9 +238,11 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     }
     g->valid++;
     pred_memory(c, p, &mem);
+    q = *p;                             /* the key shows the split chosen */
+    plan_stages_resolve(&q, &c->model, &c->limits);
     if (!mem.fits) {
         g->memory++;
-        near_miss(g, p, -mem.margin_bytes, idx);
+        near_miss(g, &q, -mem.margin_bytes, idx);
         return;
     }
     g->feasible++;
@@ -248,7 +253,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     }
     g->evaluated++;
     pred_compose(c, p, memo, &r);
-    offer(g, k, &(struct search_hit){ .plan = *p, .iteration_s = r.iteration_s,
+    offer(g, k, &(struct search_hit){ .plan = q, .iteration_s = r.iteration_s,
                                       .idx = idx });
 }
 

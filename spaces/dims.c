@@ -38,6 +38,19 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
         .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_SMALL,
         .offset = offsetof(struct plan, vpp) },
+    /* Megatron-Core --decoder-first/last-pipeline-num-layers (megatron/
+     * training/arguments.py); derived in a search by the stack's split
+     * rule (spaces/stages.c), 0 (left out of the key) for equal stages */
+    [PLAN_DIM_PP_FIRST] = { .name = "pp_first", .key = "pf", .lo = 0,
+        .help = "layers on the first pipeline stage (0: the stack's split)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 0, .key_omits_default = true,
+        .role = PLAN_ROLE_DERIVED, .autorule = PLAN_AUTO_DERIVED,
+        .offset = offsetof(struct plan, pp_first) },
+    [PLAN_DIM_PP_LAST] = { .name = "pp_last", .key = "pl", .lo = 0,
+        .help = "layers on the last pipeline stage (0: the stack's split)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 0, .key_omits_default = true,
+        .role = PLAN_ROLE_DERIVED, .autorule = PLAN_AUTO_DERIVED,
+        .offset = offsetof(struct plan, pp_last) },
     [PLAN_DIM_SP] = { .name = "sp", .key = "sp", .names = yn_names,
         .help = "Megatron sequence parallelism", .key_names = sp_keys,
         .lo = 0, .hi = 1, .dflt = 0, .per_layer = true, .is_switch = true,
@@ -53,7 +66,7 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .dflt = 0, .key_omits_default = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
 };
-static_assert(PLAN_DIM_COUNT == 8, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 10, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

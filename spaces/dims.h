@@ -18,6 +18,7 @@
  * (this order fixes the search's plan index, and so sampled searches). */
 enum plan_dim {
     PLAN_DIM_TP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS, PLAN_DIM_VPP,
+    PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
     PLAN_DIM_SP, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO, PLAN_DIM_COUNT
 };
 
@@ -26,7 +27,8 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
     PLAN_AUTO_HEADS,            /* divisors of the attention heads that fit
                                    the NVLink domain (every GPU with
                                    tp_cross_node) */
-    PLAN_AUTO_LAYERS,           /* divisors of the layers, up to the GPUs */
+    PLAN_AUTO_LAYERS,           /* 1 .. the layers, up to the GPUs: the
+                                   stack's split rule decides (layers-pp) */
     PLAN_AUTO_SMALL,            /* 1 .. 8 */
     PLAN_AUTO_ALL,              /* every allowed value, lo .. hi */
     PLAN_AUTO_COUNT

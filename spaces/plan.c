@@ -1,8 +1,8 @@
 /* spaces/plan.c: plan keys and validity rules. The rules are
  * Megatron-LM's own argument checks (megatron/training/arguments.py): heads,
  * query groups and the MLP width split evenly over tp; sequence parallelism
- * needs tp > 1 and a sequence divisible by tp; layers split evenly over
- * pp * vpp; the global batch is a whole number of dp * mbs micro-batches; the
+ * needs tp > 1 and a sequence divisible by tp; the stack's split rule can
+ * lay the layers out over pp x vpp (spaces/stages.c); the global batch is a whole number of dp * mbs micro-batches; the
  * interleaved schedule needs pp > 1 and micro-batches divisible by pp.
  * Last, what the stack can run (spaces/stack.h): its pipeline schedules
  * (stack-schedule) and its optimizer-sharding modes (stack-zero). */
@@ -90,6 +90,23 @@ static bool degrees_ok(const struct plan *p)
     return true;
 }
 
+int plan_stage_layout(const struct plan *p, const struct model *m,
+                      const struct plan_limits *lim, struct stage_layout *out)
+{
+    return stage_layout(lim->split, m->layers, p->pp, p->vpp, p->pp_first,
+                        p->pp_last, out);
+}
+
+void plan_stages_resolve(struct plan *p, const struct model *m,
+                         const struct plan_limits *lim)
+{
+    struct stage_layout s;
+    if (plan_stage_layout(p, m, lim, &s) || s.even)
+        return;
+    p->pp_first = s.first;
+    p->pp_last = s.last;
+}
+
 enum plan_rule plan_check(const struct plan *p, const struct model *m,
                           const struct job *j, const struct plan_limits *lim)
 {
@@ -112,8 +129,6 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_SP_TP;
     if (p->sp && j->seq % p->tp)
         return PLAN_RULE_SEQ_SP;
-    if (m->layers % ((int64_t)p->pp * p->vpp))
-        return PLAN_RULE_LAYERS_PP;
     dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
         return PLAN_RULE_GBS_DP;
@@ -121,6 +136,9 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_VPP_PP;
     if (p->vpp > 1 && (j->gbs / dpm) % p->pp)
         return PLAN_RULE_VPP_MICRO;
+    /* the costliest rule last (spaces/stages.c; O(1), a few divisions) */
+    if (plan_stage_layout(p, m, lim, &(struct stage_layout){ 0 }))
+        return PLAN_RULE_LAYERS_PP;
     if (p->vpp > 1 ? !lim->stack_interleaved : p->pp > 1 && !lim->stack_1f1b)
         return PLAN_RULE_STACK_SCHEDULE;
     if (!(lim->stack_zero >> p->zero & 1))
@@ -186,10 +204,30 @@ static void why_seq_sp(const struct why *w)
              "sequence parallelism", (long long)w->j->seq, (int)w->p->tp);
 }
 
+/* What each split rule can do, for the message. */
+static const char *const split_can[STAGE_SPLIT_COUNT] = {
+    [STAGE_SPLIT_MEGATRON] = "equal stages, the embedding/loss as layer "
+        "slots, or first/last stage counts with equal middle stages, each "
+        "divisible by vpp",
+    [STAGE_SPLIT_EVEN] = "equal stages only",
+    [STAGE_SPLIT_TORCHTITAN] = "layers + 2 slots over pp*vpp stages, at "
+        "least one each, and only its own split",
+    [STAGE_SPLIT_DEEPSPEED] = "a balanced split, at least one layer per "
+        "stage",
+    [STAGE_SPLIT_DEEPSPEED_ENDS] = "layers + 2 embedding slots balanced, at "
+        "least one layer per stage",
+};
+
 static void why_layers(const struct why *w)
 {
-    why_divides(w, "layers-pp", "layers", w->m->layers, "pp*vpp",
-                (int64_t)w->p->pp * w->p->vpp);
+    char asked[64] = "";
+    if (w->p->pp_first || w->p->pp_last)
+        snprintf(asked, sizeof asked, " with first %d and last %d",
+                 (int)w->p->pp_first, (int)w->p->pp_last);
+    snprintf(w->buf, w->n, "layers-pp: %lld layers cannot be split over pp "
+             "%d x vpp %d%s by the '%s' rule (%s)", (long long)w->m->layers,
+             (int)w->p->pp, (int)w->p->vpp, asked,
+             stage_split_name(w->lim->split), split_can[w->lim->split]);
 }
 
 static void why_gbs(const struct why *w)

@@ -10,6 +10,7 @@
 #include "spaces/dims.h"
 #include "spaces/job.h"
 #include "spaces/model.h"
+#include "spaces/stages.h"
 
 enum plan_recompute { PLAN_RECOMPUTE_NONE, PLAN_RECOMPUTE_SELECTIVE,
                       PLAN_RECOMPUTE_FULL,
@@ -20,6 +21,9 @@ struct plan {                   /* a plain value */
     int32_t tp, pp, dp;         /* tensor, pipeline, data parallel degrees */
     int32_t mbs;                /* micro-batch, sequences */
     int32_t vpp;                /* model chunks per pipeline rank (1: plain 1F1B) */
+    int32_t pp_first, pp_last;  /* transformer layers on the first / last
+                                   pipeline rank; 0: the stack's split rule
+                                   chooses (spaces/stages.h) */
     int32_t sp;                 /* 1: Megatron sequence parallelism */
     int32_t recompute;          /* enum plan_recompute */
     int32_t zero;               /* 0, or 1: optimizer states sharded over dp */
@@ -64,11 +68,21 @@ struct plan_limits {            /* what the rules need to know of the system
     uint32_t stack_zero;        /* bit (1 << zero) for each mode it runs */
     bool stack_1f1b;            /* it has 1F1B (pp > 1, vpp 1) */
     bool stack_interleaved;     /* it has interleaved 1F1B (vpp > 1) */
+    enum stage_split split;     /* its layer-split rule (0: Megatron-Core's) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
 #define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_1f1b = true, \
                        .stack_interleaved = true
+
+/* The plan's pipeline layout under the stack's split rule: 0, or -1 when
+ * the rule cannot split the layers so (rule layers-pp). */
+int plan_stage_layout(const struct plan *p, const struct model *m,
+                      const struct plan_limits *lim, struct stage_layout *out);
+/* Write the layout the rule chose into pp_first / pp_last (left 0 for equal
+ * stages), so that the key shows it; nothing when the rule cannot. */
+void plan_stages_resolve(struct plan *p, const struct model *m,
+                         const struct plan_limits *lim);
 
 enum plan_rule plan_check(const struct plan *p, const struct model *m,
                           const struct job *j, const struct plan_limits *lim);

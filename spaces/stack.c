@@ -50,7 +50,7 @@ static const char *const stack_fields[] = {
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
     "framework", "band_low_pct", "band_high_pct", "validated_gpus_min",
     "validated_gpus_max", "validated_params_b_min", "validated_params_b_max",
-    NULL,
+    "pipeline_split", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -133,7 +133,7 @@ static int read_set(const struct conf_group *g, const char *key,
 static int read_kinds(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
-    int attn, tpo;
+    int attn, tpo, split;
     if (conf_str(g, "name", s->name, sizeof s->name, err) ||
         conf_str(g, "description", s->description, sizeof s->description, err) ||
         conf_enum(g, "attention", attn_names, JOB_ATTN_COUNT, &attn, err) ||
@@ -141,8 +141,11 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
         conf_bool(g, "overlap_grad_reduce", &s->overlap_grad_reduce, err) ||
         conf_bool(g, "overlap_param_gather", &s->overlap_param_gather, err) ||
         conf_num(g, "host_us", 0, false, 1e6, &s->host_s, err) ||
-        conf_enum(g, "tp_comm_overlap", tpo_names, STACK_TPO_COUNT, &tpo, err))
+        conf_enum(g, "tp_comm_overlap", tpo_names, STACK_TPO_COUNT, &tpo, err) ||
+        conf_enum(g, "pipeline_split", stage_split_names, STAGE_SPLIT_COUNT,
+                  &split, err))
         return TPL_ECONFIG;
+    s->split = (enum stage_split)split;
     s->attention = (enum job_attention)attn;
     s->tp_comm_overlap = (enum stack_tp_overlap)tpo;
     s->host_s *= 1e-6;
@@ -257,4 +260,5 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_zero = s->zero;
     lim->stack_1f1b = s->schedules >> STACK_SCHED_1F1B & 1;
     lim->stack_interleaved = s->schedules >> STACK_SCHED_INTERLEAVED & 1;
+    lim->split = s->split;
 }

@@ -17,6 +17,7 @@
 #include "spaces/job.h"
 #include "spaces/model.h"
 #include "spaces/plan.h"
+#include "spaces/stages.h"
 
 enum stack_schedule { STACK_SCHED_GPIPE, STACK_SCHED_1F1B,
                       STACK_SCHED_INTERLEAVED, STACK_SCHED_ZERO_BUBBLE,
@@ -44,6 +45,7 @@ struct stack {                  /* a plain value */
     bool overlap_grad_reduce, overlap_param_gather;
     double host_s;              /* host time to issue one modelled kernel */
     uint32_t schedules;         /* bit (1 << enum stack_schedule) each */
+    enum stage_split split;     /* how it splits layers over pipeline stages */
     uint32_t zero;              /* bit (1 << stage) per sharding mode */
     enum stack_tp_overlap tp_comm_overlap;
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */

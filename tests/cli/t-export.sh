@@ -23,6 +23,12 @@ for e_fw in megatron nemo torchtitan; do
     "$TRAINPLAN" export --framework "$e_fw" $E_PLAN >"$T_TMP/exp" 2>/dev/null
     "$TRAINPLAN" export --framework "$e_fw" --tp 2 --pp 2 --dp 2 --recompute full \
         --vpp 2 --model llama3-8b --precision fp8 >>"$T_TMP/exp" 2>/dev/null
+    # uneven stages: slots (126 + 2 over 16), explicit ends (126 over 10)
+    for e_pp in "16 --vpp 2" "10"; do
+        # shellcheck disable=SC2086
+        "$TRAINPLAN" export --framework "$e_fw" --model llama3-405b --tp 8 \
+            --pp $e_pp --dp 8 --seq 8192 --gbs 128 --zero 0 >>"$T_TMP/exp" 2>/dev/null
+    done
     e_known=" $(grep "^$e_fw " tests/data/export-names.txt | cut -d' ' -f2-) "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in
@@ -38,6 +44,21 @@ for e_fw in megatron nemo torchtitan; do
     T_CMD="export --framework $e_fw: undocumented names:$e_bad"
     expect "export-names-$e_fw" '[ -z "$e_bad" ]'
 done
+
+# uneven pipeline stages (spaces/stages.c): Meta's Llama 3 405B layout,
+# 7 + 14 x 8 + 7 layers on PP16, as Megatron's account_for_* slots and as
+# explicit first / last stage counts (126 over 10: 11 + 8 x 13 + 11)
+for e_fw in megatron nemo; do
+    golden "golden-export-$e_fw-uneven" "export-$e_fw-uneven.expected" -- export \
+        --framework "$e_fw" --model llama3-405b --system dgx-h100 --seq 8192 \
+        --gbs 2048 --tp 8 --pp 16 --dp 128 --vpp 4 --sp --recompute full
+    golden "golden-export-$e_fw-ends" "export-$e_fw-ends.expected" -- export \
+        --framework "$e_fw" --model llama3-405b --system dgx-h100 --seq 8192 \
+        --gbs 2048 --tp 8 --pp 10 --dp 64 --sp --recompute full --zero 1
+done
+check export-titan-vpp 2 "trainplan: error: torchtitan cannot run vpp 3 on pp 8: layers + 2 (128) must divide by pp and then by vpp for pipeline_parallel_layers_per_stage" -- \
+    export --framework torchtitan --model llama3-405b --tp 8 --pp 8 --dp 8 \
+    --vpp 3 --seq 8192 --gbs 192 --zero 0
 
 # --gpus N: the best plan of a search on N GPUs
 run_tp search --gpus 256 --top 1 --format csv

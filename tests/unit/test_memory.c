@@ -46,6 +46,16 @@ static void every_combination(enum job_precision prec, expected_fn *expect)
     }
 }
 
+/* Parameters of rank r under Megatron-Core's split (equal stages here). */
+static double stage_params(const struct model *m, const struct plan *p,
+                           int64_t r)
+{
+    struct stage_layout s;
+    cr_assert_eq(stage_layout(STAGE_SPLIT_MEGATRON, m->layers, p->pp, p->vpp,
+                              0, 0, &s), 0);
+    return pred_stage_params(m, p, &s, r);
+}
+
 Test(memory, korthikanti_table2_every_combination)
 {
     every_combination(JOB_PREC_BF16, table2);
@@ -110,15 +120,15 @@ Test(memory, stage_params_sum_to_model)
     struct model g = load_model("gpt3-175b");
     struct plan p = make_plan(1, 1, 1, 1);
     double sum = 0;
-    cr_assert_eq(pred_stage_params(&m, &p, 0), (double)model_params(&m));
-    cr_assert_eq(pred_stage_params(&g, &p, 0), (double)model_params(&g));
+    cr_assert_eq(stage_params(&m, &p, 0), (double)model_params(&m));
+    cr_assert_eq(stage_params(&g, &p, 0), (double)model_params(&g));
     p.pp = 8;
     for (int r = 0; r < 8; r++)
-        sum += pred_stage_params(&m, &p, r);
+        sum += stage_params(&m, &p, r);
     assert_rel(sum, (double)model_params(&m), 1e-12);
     sum = 0;                    /* tied: the last stage holds a second copy */
     for (int r = 0; r < 8; r++)
-        sum += pred_stage_params(&g, &p, r);
+        sum += stage_params(&g, &p, r);
     assert_rel(sum, (double)model_params(&g) + (double)g.vocab * g.hidden, 1e-12);
 }
 
@@ -134,7 +144,7 @@ Test(memory, model_states_bytes_per_parameter)
     struct plan p = make_plan(2, 1, 8, 1);
     double params;
     pred_ctx_init(&c, &m, &h, &j, false);
-    params = pred_stage_params(&m, &p, 0);
+    params = stage_params(&m, &p, 0);
     pred_memory(&c, &p, &a);
     assert_rel(a.weights_bytes, 2 * params, 1e-12);
     assert_rel(a.grads_bytes, 4 * params, 1e-12);
@@ -191,17 +201,17 @@ Test(memory, fp8_weights_two_bytes_per_parameter_and_scaling_state)
     struct pred_ctx c;
     struct pred_mem a;
     struct plan p = make_plan(2, 1, 8, 1);
-    double params = pred_stage_params(&m, &p, 0);
-    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 0);    /* bf16: none */
+    double params = stage_params(&m, &p, 0);
+    cr_assert_eq(pred_fp8_scaling_bytes(&j, (double)(m.layers / p.pp)), 0);    /* bf16: none */
     j.precision = JOB_PREC_FP8;
-    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 2626560.0);
+    cr_assert_eq(pred_fp8_scaling_bytes(&j, (double)(m.layers / p.pp)), 2626560.0);
     pred_ctx_init(&c, &m, &h, &j, false);
     pred_memory(&c, &p, &a);
     assert_rel(a.weights_bytes, 2 * params + 2626560.0, 1e-12);
     assert_rel(a.grads_bytes, 4 * params, 1e-12);
     assert_rel(a.optimizer_bytes, 12 * params, 1e-12);
     p.pp = 4;                   /* the fullest stage's 8 layers */
-    cr_assert_eq(pred_fp8_scaling_bytes(&m, &j, &p), 8 * 82080.0);
+    cr_assert_eq(pred_fp8_scaling_bytes(&j, (double)(m.layers / p.pp)), 8 * 82080.0);
 }
 
 /* Korthikanti's inventory under Transformer Engine FP8 (mem.c header), GPT

@@ -29,16 +29,19 @@ static int brute_force(const struct pred_ctx *c, int64_t gpus,
         if (c->model.heads % tp)
             continue;
         for (int pp = 1; pp <= c->model.layers; pp++) {
-            if (c->model.layers % pp || gpus % (tp * pp))
+            if (gpus % (tp * pp))
                 continue;
             for (int mbs = 1; mbs <= 8; mbs++)
                 for (int vpp = 1; vpp <= 8; vpp++)
                     for (int sp = 0; sp < 2; sp++)
                         for (int recompute = 0; recompute < 3; recompute++)
                             for (int z = 0; z < 2; z++) {
-                                struct plan p = { tp, pp, (int32_t)(gpus / (tp * pp)),
-                                                  mbs, vpp, sp, recompute, z };
+                                struct plan p = { .tp = tp, .pp = pp,
+                                    .dp = (int32_t)(gpus / (tp * pp)), .mbs = mbs,
+                                    .vpp = vpp, .sp = sp, .recompute = recompute,
+                                    .zero = z };
                                 struct pred_result r;
+                                plan_stages_resolve(&p, &c->model, &c->limits);
                                 pred_plan(c, &p, &r);
                                 if (r.rule != PLAN_OK || !r.mem.fits)
                                     continue;
@@ -98,6 +101,45 @@ Test(search, first_plan_is_the_brute_force_best)
         }
     }
     search_result_release(&r);
+}
+
+/* Uneven stages: 30 layers (no power of two above 2 divides them) under
+ * each stack's split rule: the search walks every pp and keeps what the
+ * brute force over every pp keeps, layouts in the keys included. */
+Test(search, brute_force_agrees_on_uneven_stages_for_every_split_rule)
+{
+    static struct ref_hit ref[200000];
+    static const int64_t gpus[] = { 16, 24 };
+    static const enum stage_split rules[] = { STAGE_SPLIT_MEGATRON,
+        STAGE_SPLIT_TORCHTITAN, STAGE_SPLIT_DEEPSPEED_ENDS };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result r;
+    int uneven = 0;
+    setup(&c, &s, "llama3-8b", "dgx-h100", 2048, 48);
+    c.model.layers = 30;
+    for (size_t k = 0; k < 3; k++) {
+        c.limits.split = rules[k];
+        run(&c, &s, gpus, 2, 5, false, 0, &r);
+        for (size_t g = 0; g < 2; g++) {
+            int n = brute_force(&c, gpus[g], ref, 200000);
+            const struct search_gpu *sg = &r.per_gpu[g];
+            cr_assert_eq((uint64_t)n, sg->feasible, "rule %zu, %lld GPUs: %d vs %llu",
+                         k, (long long)gpus[g], n, (unsigned long long)sg->feasible);
+            cr_assert_eq(sg->n_hits, n < 5 ? n : 5);
+            for (int i = 0; i < sg->n_hits; i++) {
+                char key[96];
+                plan_key(&sg->hits[i].plan, key, sizeof key);
+                cr_assert_str_eq(key, ref[i].key, "rule %zu, %lld GPUs, rank %d",
+                                 k, (long long)gpus[g], i + 1);
+                cr_assert_eq(sg->hits[i].iteration_s, ref[i].t);
+            }
+            for (int i = 0; i < n; i++)
+                uneven += ref[i].p.pp_first != 0;
+        }
+        search_result_release(&r);
+    }
+    cr_assert_gt(uneven, 0, "no uneven layout was feasible: the test tests nothing");
 }
 
 static void assert_same(const struct search_result *a, const struct search_result *b,

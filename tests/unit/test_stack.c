@@ -87,13 +87,13 @@ static int read_text(struct stack *s, const char *text, struct tpl_err *err)
     "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
-    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\";\n" \
+    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
     "  framework = []; band_low_pct = -20; band_high_pct = 25;\n"
 #define FIELDS_BUT_ZERO_BAND \
     "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
-    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\";\n" \
+    "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
     "  framework = []; zero = [1];\n"
 
 /* Bad fields name the file, the line and the field (exit code 3). */
@@ -226,9 +226,10 @@ Test(stack, plan_rules)
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_SCHEDULE);
     plan_rule_explain(PLAN_RULE_STACK_SCHEDULE, &p, &m, &j, &lim, why, sizeof why);
     cr_assert(strstr(why, "stack-schedule: vpp (2)") == why, "%s", why);
-    p.vpp = 3;                                          /* 80 % 12 != 0 first */
+    p.vpp = 1;                  /* DeepSpeed: 82 slots cannot fill 81 stages */
+    p.pp = 81;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_LAYERS_PP);
-    p.vpp = 1;
+    p.pp = 4;
     lim.stack_1f1b = false;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_SCHEDULE);
     p.pp = 1;
