@@ -34,6 +34,13 @@ same_output sampled-reproducible search --budget 5000 --seed 3 vs \
 # nothing fits: exit 1 and the nearest miss
 run_tp search --model llama3-405b --gpus 8 --gbs 64
 expect no-feasible exit=1 'stdout~no feasible plan: nothing fits in memory; nearest: '
+# Llama 3 405B's 126 layers: with equal stages only (Megatron-LM 2021) the
+# deep pipelines that would fit are the split rule's refusals, and the
+# message says so; Megatron-Core's split finds plans (7 + 14 x 8 + 7 ...)
+run_tp search --model llama3-405b --seq 8192 --gbs 2048 --gpus 1024 --stack megatron-lm-2021
+expect no-feasible-split exit=1 'stdout~short by [0-9.]+ GiB\); [0-9]+ plans of other pipeline depths break layers-pp'
+run_tp search --model llama3-405b --seq 8192 --gbs 2048 --gpus 1024,16384 --top 1 --format csv
+expect uneven-found exit=0 '[ "$(t_lines "$T_OUT")" = 3 ]' 'stdout~\.pf[0-9]+\.pl[0-9]+'
 
 # --stats: the run's figures on stderr
 run_tp search --gpus 64 --stats

@@ -154,3 +154,26 @@ Test(stages, slowest_and_worst_stage_follow_the_layout)
     pred_plan(&c, &p, &r);
     assert_rel(r.stage_fwd_s, 16 * r.layer.fwd_total_s, 1e-12);
 }
+
+/* The key shows the layout the rule chose, and only an uneven one. */
+Test(stages, key_shows_the_chosen_layout)
+{
+    struct model m = load_model("llama3-405b");
+    struct plan p = make_plan(8, 16, 128, 1);
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
+    char key[96];
+    p.sp = 1;
+    plan_stages_resolve(&p, &m, &lim);
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp8.pp16.dp128.mb1.pf7.pl7.sp");
+    p = make_plan(8, 2, 128, 1);                    /* 126 = 2 x 63 */
+    plan_stages_resolve(&p, &m, &lim);
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp8.pp2.dp128.mb1");
+    lim.split = STAGE_SPLIT_EVEN;                   /* refused: left alone */
+    p = make_plan(8, 16, 128, 1);
+    plan_stages_resolve(&p, &m, &lim);
+    cr_assert_eq(p.pp_first, 0);
+    cr_assert_eq(plan_check(&p, &m, &(struct job){ .seq = 8192, .gbs = 2048 },
+                            &lim), PLAN_RULE_LAYERS_PP);
+}
