@@ -101,10 +101,10 @@ void plan_stages_resolve(struct plan *p, const struct model *m,
                          const struct plan_limits *lim)
 {
     struct stage_layout s;
-    if (plan_stage_layout(p, m, lim, &s) || s.even)
+    if (plan_stage_layout(p, m, lim, &s))
         return;
-    p->pp_first = s.first;
-    p->pp_last = s.last;
+    p->pp_first = s.even ? 0 : s.first;     /* equal stages: one key */
+    p->pp_last = s.even ? 0 : s.last;
 }
 
 enum plan_rule plan_check(const struct plan *p, const struct model *m,

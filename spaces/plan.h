@@ -79,8 +79,9 @@ struct plan_limits {            /* what the rules need to know of the system
  * the rule cannot split the layers so (rule layers-pp). */
 int plan_stage_layout(const struct plan *p, const struct model *m,
                       const struct plan_limits *lim, struct stage_layout *out);
-/* Write the layout the rule chose into pp_first / pp_last (left 0 for equal
- * stages), so that the key shows it; nothing when the rule cannot. */
+/* Write the layout the rule chose into pp_first / pp_last (0 for equal
+ * stages, also when asked for explicitly), so that the key shows it;
+ * nothing when the rule cannot. */
 void plan_stages_resolve(struct plan *p, const struct model *m,
                          const struct plan_limits *lim);
 

@@ -125,8 +125,10 @@ static int mcore_given(struct stage_layout *s, int64_t f, int64_t l)
     mid = n > 0 ? left / n : (f > l ? f : l);
     f = f ? f : mid;
     l = l ? l : mid;
-    if (mcore_explicit(s, f, l, mid) == 0)
+    if (mcore_explicit(s, f, l, mid) == 0) {
+        s->even = f == mid && l == mid && mid * s->pp == s->layers;
         return 0;
+    }
     for (int64_t m = mid; m <= mid + (s->pp == 2); m++)
         if (f <= m && l <= m && f >= m - 1 && l >= m - 1 &&
             mcore_slots(s, m, (int)(m - f), (int)(m - l)) == 0)

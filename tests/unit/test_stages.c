@@ -170,6 +170,10 @@ Test(stages, key_shows_the_chosen_layout)
     plan_stages_resolve(&p, &m, &lim);
     plan_key(&p, key, sizeof key);
     cr_assert_str_eq(key, "tp8.pp2.dp128.mb1");
+    p.pp_first = p.pp_last = 63;                    /* asked, but equal */
+    plan_stages_resolve(&p, &m, &lim);
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp8.pp2.dp128.mb1");
     lim.split = STAGE_SPLIT_EVEN;                   /* refused: left alone */
     p = make_plan(8, 16, 128, 1);
     plan_stages_resolve(&p, &m, &lim);
