@@ -50,7 +50,7 @@ int main(void)
     pred_ctx_init(&c, &m, &h, &j, false);
     tpl_rng_seed(&rng, 1, 1);
     for (int i = 0; i < 4096; i++)
-        plans[i] = (struct plan){ .tp = deg[tpl_rng_below(&rng, 4)],
+        plans[i] = (struct plan){ .tp = deg[tpl_rng_below(&rng, 4)], .cp = 1,
             .pp = 1 << tpl_rng_below(&rng, 5), .dp = 1 << tpl_rng_below(&rng, 8),
             .mbs = deg[tpl_rng_below(&rng, 4)], .vpp = 1,
             .sp = tpl_rng_below(&rng, 2), .recompute = tpl_rng_below(&rng, 3),

@@ -97,6 +97,9 @@ int cmd_search_status(int rc, const struct search_result *res,
 
 /* ---- one plan, which predict and export share (cmd_predict.c) ---- */
 /* Load, fold the job options in and set up ctx for the options' plan. */
+/* The plan's switches the stack sets where the command line does not
+ * (stack_plan_defaults: tpo). */
+void cmd_plan_defaults(struct cmd_opts *o, const struct cmd_inputs *in);
 int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
                      struct pred_ctx *ctx, struct tpl_err *err);
 /* What a plan's report ends in: 0 when it is feasible, else TPL_ENOPLAN

@@ -105,6 +105,7 @@ static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
 static int check(const struct cmd_opts *o, struct tpl_err *err)
 {
     bool degrees = cmd_opts_given(o, OPT_DIM(PLAN_DIM_TP)) ||
+                   cmd_opts_given(o, OPT_DIM(PLAN_DIM_CP)) ||
                    cmd_opts_given(o, OPT_DIM(PLAN_DIM_PP)) ||
                    cmd_opts_given(o, OPT_DIM(PLAN_DIM_DP));
     if (degrees == cmd_opts_given(o, OPT_EXPORT_GPUS))
@@ -128,6 +129,8 @@ int cmd_export(int argc, char **argv, struct tpl_err *err)
         return rc;
     if (o.export_gpus && (rc = best_plan(&in, &ctx, o.export_gpus, &o.plan, err)))
         return rc;
+    if (!o.export_gpus)
+        cmd_plan_defaults(&o, &in);
     plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
     pred_plan(&ctx, &o.plan, &r);
     rep.fw = o.framework;

@@ -53,6 +53,12 @@ int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
     return 0;
 }
 
+void cmd_plan_defaults(struct cmd_opts *o, const struct cmd_inputs *in)
+{
+    if (!cmd_opts_given(o, OPT_DIM(PLAN_DIM_TPO)))
+        stack_plan_defaults(&in->stack, &o->plan);
+}
+
 int cmd_plan_status(const struct pred_result *r)
 {
     return r->rule == PLAN_OK && r->mem.fits ? 0 : TPL_ENOPLAN;
@@ -71,6 +77,7 @@ int cmd_predict(int argc, char **argv, struct tpl_err *err)
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help ||
         (rc = cmd_plan_prepare(&o, &in, &ctx, err)))
         return rc;
+    cmd_plan_defaults(&o, &in);
     plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
     pred_plan(&ctx, &o.plan, &r);
     rep.fmt = o.fmt;

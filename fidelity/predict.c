@@ -119,7 +119,8 @@ static void row_job(const struct run_row *r, struct job *j)
 
 void fid_run_plan(const struct run_row *r, struct plan *p)
 {
-    *p = (struct plan){ .tp = (int32_t)r->tp, .pp = (int32_t)r->pp,
+    *p = (struct plan){ .tp = (int32_t)r->tp, .cp = (int32_t)r->cp,
+                        .pp = (int32_t)r->pp,
                         .dp = (int32_t)r->dp, .mbs = (int32_t)r->mbs,
                         .vpp = (int32_t)r->vpp, .sp = r->sp,
                         .recompute = r->recompute, .zero = (int32_t)r->zero };
@@ -129,8 +130,6 @@ static const char *unsupported(const struct run_row *r)
 {
     if (r->moe_experts > 0 || r->ep > 1)
         return "mixture of experts is not modelled yet";
-    if (r->cp > 1)
-        return "context parallelism is not modelled yet";
     if (r->zero == 3)
         return "ZeRO-3 is not modelled yet";
     if (r->hidden % r->heads)

@@ -14,6 +14,8 @@
  * megatron/core/distributed) and the gather with the next forward
  * (--overlap-param-gather), so the exposed time is what outlasts the last
  * micro-batch's backward (forward), and never less than one bucket.
+ * With context parallelism (cp.c) every stage works on seq / cp tokens and
+ * the gradient group is dp * cp.
  * Optimizer: Adam over the GPU's parameter shard is memory-bound: read fp32
  * master, m, v and grad, write master, m, v and the 16-bit weight (30 bytes
  * per parameter) plus 4 for the gradient-norm pass. */
@@ -35,7 +37,7 @@ static double tp_coll(const struct pred_ctx *c, const struct plan *p,
 static void add_embedding(const struct pred_ctx *c, const struct plan *p,
                           struct pred_stage *s)
 {
-    double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
+    double tok = pred_tokens(c, p), h = (double)c->model.hidden;
     double table = (double)c->model.vocab * h / p->tp, act = 2.0 * tok * h;
     double comm = p->tp == 1 ? 0 : p->sp
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
@@ -53,7 +55,7 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
                      struct pred_stage *s)
 {
     const struct pred_kernels *k = &c->k;
-    double tok = (double)p->mbs * (double)c->job.seq, h = (double)c->model.hidden;
+    double tok = pred_tokens(c, p), h = (double)c->model.hidden;
     double vt = (double)c->model.vocab / p->tp, rows = p->sp ? tok / p->tp : tok;
     double act = 2.0 * tok * h, in = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0;
     double small = p->tp > 1 ? 3.0 * tp_coll(c, p, PRED_COLL_ALLREDUCE, 4.0 * tok)
@@ -77,6 +79,7 @@ static void add_stage(struct pred_stage *s, const struct pred_stage *e)
     s->fwd_s += e->fwd_s;
     s->bwd_s += e->bwd_s;
     s->comm_s += e->comm_s;
+    s->cp_comm_s += e->cp_comm_s;
     s->recompute_s += e->recompute_s;
 }
 
@@ -90,6 +93,7 @@ static void stage_time(const struct plan *p, const struct pred_memo *memo,
     s->bwd_s = n * (l->bwd_total_s + l->recompute_s);
     s->comm_s = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
                    l->recompute_comm_s);
+    s->cp_comm_s = n * pred_layer_part_s(l, PRED_PART_CP_COMM);
     s->recompute_s = n * (l->recompute_s - l->recompute_comm_s);
     if (rank == 0)
         add_stage(s, &memo->embed);
@@ -120,10 +124,11 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- data parallel and optimizer ---- */
 
+/* The gradient group is dp * cp ranks spaced tp apart (cp.c). */
 static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
 {
     int64_t k = p->tp >= c->k.domain ? 1 : c->k.domain / p->tp;
-    return k > p->dp ? p->dp : k;
+    return k > pred_grad_ranks(p) ? pred_grad_ranks(p) : k;
 }
 
 /* Gradient reduce (and, with the distributed optimizer, parameter gather)
@@ -131,16 +136,15 @@ static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
 static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
                               const struct pred_stage *s, double params)
 {
-    int64_t k = dp_per_domain(c, p);
-    double bucket = fmax(4e7, 1e6 * p->dp), frac = fmin(1.0, bucket / params);
+    int64_t k = dp_per_domain(c, p), n = pred_grad_ranks(p);
+    double bucket = fmax(4e7, 1e6 * (double)n), frac = fmin(1.0, bucket / params);
     double grad, gather = 0, exposed;
-    if (p->dp <= 1)
+    if (n <= 1)
         return 0;
     grad = pred_coll_s(&c->k, p->zero ? PRED_COLL_REDUCESCATTER
-                       : PRED_COLL_ALLREDUCE, 4.0 * params, p->dp, k);
+                       : PRED_COLL_ALLREDUCE, 4.0 * params, n, k);
     if (p->zero)
-        gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params,
-                             p->dp, k);
+        gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params, n, k);
     exposed = c->job.overlap_grad_reduce
             ? fmax(grad - s->bwd_s, grad * frac) : grad;
     exposed += c->job.overlap_param_gather
@@ -168,7 +172,7 @@ static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
 static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
                              double params)
 {
-    double local = params / (p->zero ? (double)p->dp : 1.0);
+    double local = params / (p->zero ? (double)pred_grad_ranks(p) : 1.0);
     return pred_mem_s(&c->k, 34.0 * local, 8);
 }
 
@@ -202,7 +206,7 @@ static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
 static double pp_p2p_time(const struct pred_ctx *c, const struct plan *p,
                           double m)
 {
-    double bytes = 2.0 * (double)p->mbs * (double)c->job.seq *
+    double bytes = 2.0 * pred_tokens(c, p) *
                    (double)c->model.hidden / (p->sp ? p->tp : 1);
     int inter = plan_gpus(p) > c->k.domain;
     if (p->pp <= 1)
@@ -219,9 +223,10 @@ static void pipeline_parts(const struct pred_ctx *c, const struct plan *p,
 {
     double bubble_slots = (double)(p->pp - 1) / p->vpp;
     part_s[PRED_PART_TP_COMM] = m * slow->comm_s;
+    part_s[PRED_PART_CP_COMM] = m * slow->cp_comm_s;
     part_s[PRED_PART_RECOMPUTE] = m * slow->recompute_s;
     part_s[PRED_PART_COMPUTE] = m * (slow->fwd_s + slow->bwd_s - slow->comm_s -
-                                     slow->recompute_s);
+                                     slow->cp_comm_s - slow->recompute_s);
     part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd_s + slow->bwd_s);
     part_s[PRED_PART_PP_P2P] = pp_p2p_time(c, p, m);
 }

@@ -1,6 +1,13 @@
 /* predictor/flops.c: FLOPs per iteration, the numerators of MFU and HFU
  * (flops.h). Narayanan et al. SC21 Eq. 3 counts each layer's GEMMs and the
- * attention scores densely, forward plus a backward twice as costly. For
+ * attention scores, forward plus a backward twice as costly; the attention
+ * scores are counted causal, half of Eq. 3's dense 4 s h per token, as
+ * current Megatron-LM's num_floating_point_operations does
+ * (megatron/training/training.py on dev @ d48bd6be0a: the B s^2 C term with
+ * C = 6 q, i.e. 3 x 2 s q per token; ../shared/data/RUNS.md, "Megatron-Core
+ * model FLOPs") and as the time model charges it (pred.c). At seq 2048 the
+ * difference is small; at 131,072 tokens dense counting would credit about
+ * half the attention FLOPs for work a causal mask skips. For
  * mixtures of experts, multi-head latent attention and multi-token
  * prediction the terms follow Megatron-LM's num_floating_point_operations
  * (megatron/training/training.py; Megatron-Bridge's training/utils/
@@ -11,11 +18,11 @@
 #include "predictor/flops.h"
 
 /* QK^T and AV, forward, per token, at 2 FLOPs per multiply-add: scores of
- * qk dims and values of v dims per head over s keys, counted dense as
- * Eq. 3 does. */
+ * qk dims and values of v dims per head over the s / 2 keys a causal mask
+ * leaves on average (dense: 2 s heads (qk + v), Eq. 3's 4 s h). */
 static double core_flops(const struct model *m, double s, double qk, double v)
 {
-    return 2.0 * s * (double)m->heads * (qk + v);
+    return s * (double)m->heads * (qk + v);
 }
 
 /* MLA's projections per token, forward (megatron's q_term and kv term):

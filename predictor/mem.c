@@ -92,7 +92,8 @@ static double attn_core_bytes(const struct model *m, const struct job *j,
 double pred_act_layer_bytes(const struct model *m, const struct job *j,
                             const struct plan *p)
 {
-    double s = (double)j->seq, b = (double)p->mbs, h = (double)m->hidden;
+    double s = (double)j->seq / p->cp;      /* tokens per cp rank (cp.c) */
+    double b = (double)p->mbs, h = (double)m->hidden;
     double t = (double)p->tp, f = (double)m->ffn_hidden, g = gemm_input_bytes(j);
     double kv = (double)model_kv_dim(m), sbh = s * b * h;
     double sp_div = p->sp ? t : 1.0;
@@ -175,8 +176,8 @@ static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
                              int64_t rank, double inflight_mb)
 {
     const struct model *m = &c->model;
-    double s = (double)c->job.seq, b = (double)p->mbs, h = (double)m->hidden;
-    double t = (double)p->tp, sp_div = p->sp ? t : 1.0, bytes = 0;
+    double s = (double)c->job.seq / p->cp, b = (double)p->mbs;
+    double h = (double)m->hidden, t = (double)p->tp, sp_div = p->sp ? t : 1.0, bytes = 0;
     if (rank == 0 && m->dropout)            /* embedding dropout mask */
         bytes += inflight_mb * s * b * h / sp_div;
     if (rank == p->pp - 1)                  /* final norm and head inputs, */
@@ -210,7 +211,8 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->weights_bytes = 2.0 * params +
                          pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
     out->grads_bytes = 4.0 * params;
-    out->optimizer_bytes = 12.0 * params / (p->zero ? (double)p->dp : 1.0);
+    out->optimizer_bytes = 12.0 * params /            /* over dp * cp: cp.c */
+                           (p->zero ? (double)pred_grad_ranks(p) : 1.0);
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
     out->embed_logits_bytes = end_stage_act(c, p, rank,
                                       ceil(chunks / (double)p->vpp));

@@ -37,10 +37,13 @@ const struct pred_op_info pred_ops[PRED_OP_COUNT] = {
     /* two all-reduces each way */
     [PRED_OP_TP_COMM] = { "tp_comm", PRED_KIND_COLLECTIVE, PRED_PART_TP_COMM,
                           2, 2, PRED_LAUNCH_TP },
+    /* one send (KV) forward, two (KV, its gradient) backward per step */
+    [PRED_OP_CP_COMM] = { "cp_comm", PRED_KIND_COLLECTIVE, PRED_PART_CP_COMM,
+                          1, 2, PRED_LAUNCH_CP },
     [PRED_OP_HOST] = { "host_wait", PRED_KIND_HOST, PRED_PART_COMPUTE, 0, 0,
                        PRED_LAUNCH_FIXED },
 };
-static_assert(PRED_OP_COUNT == 11, "add the operator's row to pred_ops and "
+static_assert(PRED_OP_COUNT == 12, "add the operator's row to pred_ops and "
               "its time model to pred_layer_time");
 
 /* Compare's three shares: the optimizer step counts with communication, as
@@ -49,12 +52,13 @@ const struct pred_part_info pred_parts[PRED_PART_COUNT] = {
     [PRED_PART_COMPUTE] = { "compute", PRED_CLASS_COMPUTE },
     [PRED_PART_RECOMPUTE] = { "recompute", PRED_CLASS_COMPUTE },
     [PRED_PART_TP_COMM] = { "tp_comm", PRED_CLASS_COMM },
+    [PRED_PART_CP_COMM] = { "cp_comm", PRED_CLASS_COMM },
     [PRED_PART_PP_BUBBLE] = { "pp_bubble", PRED_CLASS_BUBBLE },
     [PRED_PART_PP_P2P] = { "pp_p2p", PRED_CLASS_COMM },
     [PRED_PART_DP_EXPOSED] = { "dp_exposed", PRED_CLASS_COMM },
     [PRED_PART_OPTIMIZER] = { "optimizer", PRED_CLASS_COMM },
 };
-static_assert(PRED_PART_COUNT == 7, "add the part's row to pred_parts and "
+static_assert(PRED_PART_COUNT == 8, "add the part's row to pred_parts and "
               "its time to pred_compose");
 
 static const char *const class_names[PRED_CLASS_COUNT] = {
@@ -84,8 +88,11 @@ static double launch_scale(const struct pred_ctx *c, const struct plan *p,
         return c->model.position == MODEL_POS_ROPE ? 1 : 0;
     case PRED_LAUNCH_TP:
         return p->tp == 1 ? 0 : p->sp ? 2 : 1;
+    case PRED_LAUNCH_CP:
+        return (double)(p->cp - 1);
+    case PRED_LAUNCH_ATTN:      /* one kernel per ring step */
+        return (double)p->cp;
     case PRED_LAUNCH_FIXED:
-    case PRED_LAUNCH_ATTN:
     case PRED_LAUNCH_COUNT:
         break;
     }
@@ -102,8 +109,8 @@ void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
     double k = launch_scale(c, p, o->launch);
     double drop = c->model.dropout ? 1 : 0;
     if (o->launch == PRED_LAUNCH_ATTN && c->job.attention != JOB_ATTN_FLASH) {
-        *fwd = 3 + drop;
-        *bwd = 5 + drop;
+        *fwd = k * (3 + drop);
+        *bwd = k * (5 + drop);
         return;
     }
     *fwd = k * o->launches_fwd;

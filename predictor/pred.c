@@ -14,7 +14,11 @@
  * run on T/tp tokens instead of T (Korthikanti et al. 2023, sec. 4.2.2).
  * Flash attention: causal forward 2 b s^2 (a/t) d FLOPs (half of the dense
  * 4 b s^2 (a/t) d), backward 2.5x the forward (Dao 2023, FlashAttention-2,
- * sec. 3: five matmuls backward vs two forward). */
+ * sec. 3: five matmuls backward vs two forward).
+ * Context parallelism (cp.c): every operator runs on T / cp tokens; the
+ * attention core in cp ring steps of seq / cp queries against seq / cp keys.
+ * TP communication overlap (tpo.c) replaces the collectives' time by what
+ * the GEMMs beside them cannot hide. */
 #include "predictor/pred.h"
 
 #include <math.h>
@@ -62,6 +66,8 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     c->limits.stack_1f1b = stack->stack_1f1b;
     c->limits.stack_interleaved = stack->stack_interleaved;
     c->limits.split = stack->split;
+    c->limits.stack_tpo = stack->stack_tpo;
+    c->limits.stack_cp = stack->stack_cp;
 }
 
 void pred_band_apply(struct pred_band b, double t, double *low, double *high)
@@ -123,7 +129,7 @@ static void gemm_time(const struct pred_ctx *c, const struct plan *p,
                       struct pred_layer *o)
 {
     const struct model *m = &c->model;
-    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double t = (double)p->tp, tok = pred_tokens(c, p);
     double h = (double)m->hidden, kv = (double)model_kv_dim(m);
     double q = (double)model_q_dim(m);  /* h unless head_dim says otherwise */
     double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
@@ -142,7 +148,7 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
                             double *fwd, double *bwd)
 {
     const struct model *m = &c->model;
-    double b = (double)p->mbs, s = (double)c->job.seq;
+    double b = (double)p->mbs, s = (double)c->job.seq / p->cp;  /* a step */
     /* flash kernels are built for head dims in steps of 32 (FlashAttention-2
      * supports 32 ... 256): a head of 80 runs as 96 */
     double at = (double)m->heads / p->tp;
@@ -160,7 +166,7 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
                               double *fwd, double *bwd)
 {
     const struct model *m = &c->model;
-    double b = (double)p->mbs, s = (double)c->job.seq;
+    double b = (double)p->mbs, s = (double)c->job.seq / p->cp;  /* a step */
     double at = (double)m->heads / p->tp;
     struct pred_kparams bmm = c->k.gemm;
     double dh = (double)model_head_dim(m);          /* no padding here */
@@ -182,6 +188,7 @@ static void attn_time(const struct pred_ctx *c, const struct plan *p,
         flash_attn_time(c, p, fwd, bwd);
     else
         unfused_attn_time(c, p, fwd, bwd);
+    pred_cp_attention(c, p, o);
 }
 
 /* Bytes moved by the memory-bound operators (2-byte activations): norms
@@ -191,7 +198,7 @@ static void norm_residual_time(const struct pred_ctx *c, const struct plan *p,
 {
     const struct model *m = &c->model;
     const struct pred_kernels *k = &c->k;
-    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double t = (double)p->tp, tok = pred_tokens(c, p);
     double rows = p->sp ? tok / t : tok;        /* tokens each GPU normalises */
     double h = (double)m->hidden;
     double mask = m->dropout ? 2.0 * rows * h : 0.0;
@@ -210,7 +217,7 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
 {
     const struct model *m = &c->model;
     const struct pred_kernels *k = &c->k;
-    double t = (double)p->tp, tok = (double)p->mbs * (double)c->job.seq;
+    double t = (double)p->tp, tok = pred_tokens(c, p);
     double ft = (double)m->ffn_hidden / t;
     double qk = tok * (double)(model_q_dim(m) + model_kv_dim(m)) / t;
     /* rotary: read and write q and k, both ways */
@@ -227,17 +234,21 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
 static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
                          struct pred_layer *o)
 {
-    double bytes = (double)p->mbs * (double)c->job.seq *
-                   (double)c->model.hidden * 2.0;
+    double bytes = pred_tokens(c, p) * (double)c->model.hidden * 2.0;
     int64_t k = p->tp < c->k.domain ? p->tp : c->k.domain;
-    double t;
+    double t, ag, rs;
     if (p->tp == 1) {
         o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = 0;
         return;
     }
+    ag = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, p->tp, k);
+    rs = pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, p->tp, k);
+    if (p->sp && p->tpo) {      /* overlapped with the GEMMs (tpo.c) */
+        pred_tpo_layer(c, p, ag, rs, o);
+        return;
+    }
     if (p->sp)
-        t = 2.0 * (pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, p->tp, k) +
-                   pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, p->tp, k));
+        t = 2.0 * (ag + rs);
     else
         t = 2.0 * pred_coll_s(&c->k, PRED_COLL_ALLREDUCE, bytes, p->tp, k);
     o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = t;
@@ -268,15 +279,16 @@ static void sum_totals(struct pred_layer *o)
 }
 
 /* Selective recompute runs the attention core's forward again, full
- * recompute the whole forward, its tp collectives included. */
+ * recompute the whole forward, its tp collectives included (counted as tp
+ * communication; the cp exchange it repeats counts as recompute). */
 static void recompute_time(const struct plan *p, struct pred_layer *o)
 {
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        o->recompute_s = o->fwd_s[PRED_OP_ATTN];
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)   /* its cp ring too */
+        o->recompute_s = o->fwd_s[PRED_OP_ATTN] + o->fwd_s[PRED_OP_CP_COMM];
     else if (p->recompute == PLAN_RECOMPUTE_FULL) {
         o->recompute_s = o->fwd_total_s;
-        for (int i = 0; i < PRED_OP_COUNT; i++)
-            if (pred_ops[i].kind == PRED_KIND_COLLECTIVE)
+        for (int i = 0; i < PRED_OP_COUNT; i++)     /* the tp part's */
+            if (pred_ops[i].part == PRED_PART_TP_COMM)
                 o->recompute_comm_s += o->fwd_s[i];
     }
 }

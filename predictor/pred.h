@@ -19,7 +19,7 @@
 
 /* ---- parts of an iteration's time, and the classes they fold into ---- */
 enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
-                 PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
+                 PRED_PART_CP_COMM, PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
                  PRED_PART_OPTIMIZER, PRED_PART_COUNT };
 /* The three shares people compare systems by (compare, tradeoff, charts). */
 enum pred_class { PRED_CLASS_COMPUTE, PRED_CLASS_COMM, PRED_CLASS_BUBBLE,
@@ -46,7 +46,10 @@ enum pred_op {
     PRED_OP_ACT,                /* GeLU or SwiGLU */
     PRED_OP_FC2,                /* MLP down GEMM */
     PRED_OP_RESIDUAL,           /* residual adds (+ bias, dropout) */
-    PRED_OP_TP_COMM,            /* tensor-parallel all-reduce / AG + RS */
+    PRED_OP_TP_COMM,            /* tensor-parallel all-reduce / AG + RS
+                                   (with tpo: what the GEMMs do not hide) */
+    PRED_OP_CP_COMM,            /* context-parallel KV exchange the
+                                   attention does not hide (cp.c) */
     PRED_OP_HOST,               /* waiting for the host to issue the kernels */
     PRED_OP_COUNT
 };
@@ -65,6 +68,7 @@ enum pred_launch_rule {
                                    attention launches more (pred_op_launches) */
     PRED_LAUNCH_TP,             /* 0 at tp 1, the table's for all-reduces,
                                    twice that with sp (all-gather + RS) */
+    PRED_LAUNCH_CP,             /* the table's per ring step: cp - 1 times */
     PRED_LAUNCH_COUNT
 };
 struct pred_op_info {
@@ -158,10 +162,11 @@ struct pred_ctx {               /* caller-owned; read-only after init */
 struct pred_stage {
     double fwd_s, bwd_s;        /* everything, recompute included in bwd */
     double comm_s;              /* tp communication inside fwd + bwd */
+    double cp_comm_s;           /* cp KV exchange exposed inside fwd + bwd */
     double recompute_s;         /* recompute, its communication excluded */
 };
 
-/* Everything of a plan's time that depends only on (tp, sp, mbs,
+/* Everything of a plan's time that depends only on (tp, cp, mbs, sp, tpo,
  * recompute) for a given context: what a search memoises. */
 struct pred_memo {
     struct pred_layer layer;
@@ -237,6 +242,38 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
                        const struct pred_memo *memo);
 void pred_memory(const struct pred_ctx *c, const struct plan *p,
                  struct pred_mem *out);
+
+/* ---- context parallelism (cp.c) ---- */
+/* Tokens of one micro-batch on one GPU: mbs * seq / cp. */
+double pred_tokens(const struct pred_ctx *c, const struct plan *p);
+/* Ranks that reduce gradients and shard optimizer states: dp * cp. */
+int64_t pred_grad_ranks(const struct plan *p);
+/* Whether the cp group leaves the NVLink domain (tp * cp > domain). */
+bool pred_cp_inter(const struct pred_ctx *c, const struct plan *p);
+/* 'auto' values of cp for c's job (dims.h PLAN_AUTO_CP), ascending. */
+int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
+                 int cap);
+/* Turn o's attention times of one ring step (seq / cp queries against seq /
+ * cp keys, causal half-block) into the cp steps with the KV exchange
+ * exposed in PRED_OP_CP_COMM. Nothing at cp 1. */
+void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
+                       struct pred_layer *o);
+
+/* ---- overlap of communication with computation (tpo.c) ---- */
+/* The share of the GPU a link tier's communication kernels take from a
+ * computation beside them (NVLink, or inter-node). */
+double pred_interference(bool inter);
+/* A computation of 'compute' s beside a communication of 'comm' s sharing
+ * the GPU with interference u, pipelined in 'chunks' pieces (<= 1: not
+ * pipelined): how much longer the computation runs and how much of the
+ * communication stays exposed. */
+void pred_overlap(double compute, double comm, double u, double chunks,
+                  double *compute_extra, double *exposed);
+/* TP communication overlap (tpo) of one layer: 'ag_s' and 'rs_s' are one
+ * all-gather and one reduce-scatter; slows o's GEMMs by the interference
+ * and sets PRED_OP_TP_COMM to the exposed remainder, both ways. */
+void pred_tpo_layer(const struct pred_ctx *c, const struct plan *p,
+                    double ag_s, double rs_s, struct pred_layer *o);
 
 /* ---- memory model pieces (bytes), exposed for tests ---- */
 /* Saved activations of one layer for one micro-batch on one GPU

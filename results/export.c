@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "results/res.h"
+#include "spaces/stack.h"
 
 static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_MEGATRON] = "megatron", [RES_FW_NEMO] = "nemo",
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 10, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 12, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -87,6 +88,20 @@ static void megatron_stages(FILE *fp, const struct pred_ctx *c,
                 (int)p->vpp);
 }
 
+/* Context parallelism and TP communication overlap (megatron/training/
+ * arguments.py: --context-parallel-size, --cp-comm-type p2p | allgather |
+ * a2a, the stack's exchange the predictor models (predictor/cp.c);
+ * --tp-comm-overlap, Transformer Engine userbuffers (predictor/tpo.c)). */
+static void megatron_cp_tpo(FILE *fp, const struct pred_ctx *c,
+                            const struct plan *p)
+{
+    if (p->cp > 1)
+        fprintf(fp, "--context-parallel-size %d \\\n--cp-comm-type %s \\\n",
+                (int)p->cp, stack_cp_comm_name(c->job.cp_comm));
+    if (p->tpo)
+        fputs("--tp-comm-overlap \\\n", fp);
+}
+
 /* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
 static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
@@ -95,6 +110,7 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
     megatron_stages(fp, c, p);
     if (p->sp)
         fputs("--sequence-parallel \\\n", fp);
+    megatron_cp_tpo(fp, c, p);
     fprintf(fp, "--micro-batch-size %d \\\n--global-batch-size %lld \\\n"
             "--seq-length %lld \\\n", (int)p->mbs, (long long)c->job.gbs,
             (long long)c->job.seq);
@@ -177,9 +193,13 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     else
         fputs("null\n", fp);
     nemo_stages(fp, c, p);
-    fprintf(fp, "  context_parallel_size: 1\n  sequence_parallel: %s\n"
+    /* Megatron-Core TransformerConfig / ModelParallelConfig fields */
+    fprintf(fp, "  context_parallel_size: %d\n", (int)p->cp);
+    if (p->cp > 1)
+        fprintf(fp, "  cp_comm_type: %s\n", stack_cp_comm_name(c->job.cp_comm));
+    fprintf(fp, "  sequence_parallel: %s\n  tp_comm_overlap: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
-            (long long)c->job.seq);
+            p->tpo ? "true" : "false", (long long)c->job.seq);
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
@@ -226,6 +246,17 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     else
         fprintf(fp, "data_parallel_shard_degree = 1\n"
                 "data_parallel_replicate_degree = %d\n", (int)p->dp);
+    /* torchtitan/config/job_config.py, [parallelism]; FSDP shards over
+     * dp_shard * cp (parallelize_llama.py, the dp_shard_cp mesh) */
+    if (p->cp > 1)              /* PyTorch's rotaters: the ring is "alltoall" */
+        fprintf(fp, "context_parallel_degree = %d\n%s"
+                "context_parallel_rotate_method = \"%s\"\n", (int)p->cp,
+                c->job.cp_comm == JOB_CP_A2A ? "# no head all-to-all (Ulysses) "
+                "in torchtitan: its ring instead\n" : "",
+                c->job.cp_comm == JOB_CP_ALLGATHER ? "allgather" : "alltoall");
+    if (p->tpo)
+        fputs("# async TP takes effect only with torch.compile ([compile])\n"
+              "enable_async_tensor_parallel = true\n", fp);
     if (p->tp > 1 && !p->sp)
         fputs("# torchtitan's tensor parallelism always shards norms and "
               "dropout by sequence\n", fp);

@@ -18,7 +18,8 @@ static void table_time(FILE *fp, const struct pred_ctx *c, const struct plan *p,
         fprintf(fp, "  %-22s %s\n", "", why);
     fprintf(fp, "  %-22s %12.0f  (%.0f per GPU)\n", "tokens/s", r->tokens_per_s,
             r->tokens_per_s / gpus);
-    fprintf(fp, "  %-22s %12.1f %%  (HFU %.1f %%, %.0f model TFLOP/s per GPU)\n",
+    fprintf(fp, "  %-22s %12.1f %%  (HFU %.1f %%, %.0f model TFLOP/s per GPU, "
+            "attention causal)\n",
             "MFU", 100 * r->mfu, 100 * r->hfu,
             r->mfu * c->peak_flops / 1e12);
     fprintf(fp, "\n%-24s %12s %8s\n", "breakdown", "s", "%");

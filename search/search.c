@@ -1,8 +1,8 @@
 /* search/search.c: the search engine (see search.h).
  *
  * The space is the product of the GPU counts and the allowed values of the
- * plan dimensions (spaces/dims.h); dp follows from GPUs / (tp pp). A block
- * is one GPU count and one value of each block dimension (tp, pp); threads
+ * plan dimensions (spaces/dims.h); dp follows from GPUs / (tp cp pp). A block
+ * is one GPU count and one value of each block dimension (tp, cp, pp); threads
  * take blocks with a dynamic schedule and walk the block's inner
  * combinations (mbs, vpp, sp, recompute, zero), the table's last row
  * turning fastest. Per plan, in order of
@@ -51,6 +51,7 @@ struct local {                  /* one per thread */
 
 /* ---- dimensions ---- */
 
+
 static int cmp_i32(const void *a, const void *b)
 {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -96,6 +97,13 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         return n;
     case PLAN_AUTO_SMALL:
         return divisors(8 * 7 * 5 * 3, 8, out);
+    case PLAN_AUTO_CP:
+        return pred_cp_auto(cfg->ctx, max_gpus, out, DIM_MAX);
+    case PLAN_AUTO_STACK_TPO:
+        out[n++] = 0;
+        if (cfg->ctx->limits.stack_tpo)
+            out[n++] = 1;
+        return n;
     case PLAN_AUTO_ALL:
         for (int32_t v = plan_dims[d].lo; v <= plan_dims[d].hi && n < DIM_MAX; v++)
             out[n++] = v;

@@ -2,8 +2,9 @@
  * Megatron-LM's own argument checks (megatron/training/arguments.py):
  * degrees are positive; --recompute-granularity is selective or full;
  * --use-distributed-optimizer shards the optimizer states (ZeRO-1, 'zero'
- * 1). The key tokens follow the plan keys of the README
- * ("tp8.pp4.dp8.mb1.vpp2.sp.rc-sel.z1"). */
+ * 1); --context-parallel-size splits the sequence (cp); --tp-comm-overlap
+ * overlaps TP communication with the GEMMs (tpo). The key tokens follow the
+ * plan keys of the README ("tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1"). */
 #include "spaces/dims.h"
 
 #include <assert.h>
@@ -16,6 +17,7 @@
 
 static const char *const yn_names[] = { "n", "y", NULL };
 static const char *const sp_keys[] = { "", "sp", NULL };
+static const char *const tpo_keys[] = { "", "tpo", NULL };
 static const char *const recompute_names[] = { "none", "selective", "full", NULL };
 static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
 
@@ -27,9 +29,16 @@ static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
 const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
     [PLAN_DIM_TP] = DEGREE(tp, "tp", "tensor-parallel degree",
                            PLAN_ROLE_BLOCK, PLAN_AUTO_HEADS, true),
+    /* Megatron's rank order puts cp right after tp (tp innermost, then cp,
+     * dp, pp: megatron/core/parallel_state.py), so a block fixes it too */
+    [PLAN_DIM_CP] = { .name = "cp", .key = "cp", .lo = 1,
+        .help = "context-parallel degree (sequence split over GPUs)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
+        .per_layer = true, .role = PLAN_ROLE_BLOCK, .autorule = PLAN_AUTO_CP,
+        .offset = offsetof(struct plan, cp) },
     [PLAN_DIM_PP] = DEGREE(pp, "pp", "pipeline stages",
                            PLAN_ROLE_BLOCK, PLAN_AUTO_LAYERS, false),
-    [PLAN_DIM_DP] = DEGREE(dp, "dp", "data-parallel degree (GPUs / (tp pp))",
+    [PLAN_DIM_DP] = DEGREE(dp, "dp", "data-parallel degree (GPUs / (tp cp pp))",
                            PLAN_ROLE_DERIVED, PLAN_AUTO_DERIVED, false),
     [PLAN_DIM_MBS] = DEGREE(mbs, "mb", "micro-batch, sequences",
                             PLAN_ROLE_INNER, PLAN_AUTO_SMALL, true),
@@ -56,6 +65,11 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .lo = 0, .hi = 1, .dflt = 0, .per_layer = true, .is_switch = true,
         .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_ALL,
         .offset = offsetof(struct plan, sp) },
+    [PLAN_DIM_TPO] = { .name = "tpo", .key = "tpo", .names = yn_names,
+        .help = "TP communication overlap (TE userbuffers, torchtitan async TP)",
+        .key_names = tpo_keys, .lo = 0, .hi = 1, .dflt = 0, .per_layer = true,
+        .is_switch = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_STACK_TPO, .offset = offsetof(struct plan, tpo) },
     [PLAN_DIM_RECOMPUTE] = { .name = "recompute", .key = "rc",
         .help = "activation recomputation", .names = recompute_names,
         .key_names = recompute_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
@@ -66,7 +80,7 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .dflt = 0, .key_omits_default = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
 };
-static_assert(PLAN_DIM_COUNT == 10, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 12, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

@@ -17,9 +17,10 @@
 /* In the order a search enumerates them, slowest first after the GPU count
  * (this order fixes the search's plan index, and so sampled searches). */
 enum plan_dim {
-    PLAN_DIM_TP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS, PLAN_DIM_VPP,
-    PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
-    PLAN_DIM_SP, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO, PLAN_DIM_COUNT
+    PLAN_DIM_TP, PLAN_DIM_CP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS,
+    PLAN_DIM_VPP, PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
+    PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO,
+    PLAN_DIM_COUNT
 };
 
 enum plan_dim_auto {            /* what "auto" (no list) means in a search */
@@ -31,8 +32,18 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
                                    stack's split rule decides (layers-pp) */
     PLAN_AUTO_SMALL,            /* 1 .. 8 */
     PLAN_AUTO_ALL,              /* every allowed value, lo .. hi */
+    PLAN_AUTO_CP,               /* powers of two whose 2 cp chunks divide
+                                   seq, with >= PLAN_CP_MIN_TOKENS tokens per
+                                   GPU (predictor/cp.c) */
+    PLAN_AUTO_STACK_TPO,        /* off, and on where the stack has TP
+                                   communication overlap */
     PLAN_AUTO_COUNT
 };
+
+/* The fewest tokens per GPU 'auto' gives context parallelism: NeMo 25.02's
+ * Llama-3-70B on B200 (seq 8192, cp 2, RUNS.md nemo2502) is the smallest
+ * published chunk; below it the KV exchange outlasts the attention block. */
+#define PLAN_CP_MIN_TOKENS 4096
 
 enum plan_dim_role {            /* where a block of the search ends */
     PLAN_ROLE_BLOCK,            /* with the GPU count, one search block */

@@ -22,6 +22,7 @@ void job_default(struct job *j)
     j->overlap_grad_reduce = true;
     j->overlap_param_gather = true;
     j->host_s = 0;
+    j->cp_comm = JOB_CP_P2P;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

@@ -9,6 +9,11 @@
 enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
                      JOB_PREC_COUNT };
 enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
+/* How the stack exchanges keys and values under context parallelism
+ * (predictor/cp.c): none (the stack has no cp), a p2p ring overlapped with
+ * the attention steps, an all-gather up front, an all-to-all over heads. */
+enum job_cp_comm { JOB_CP_NONE, JOB_CP_P2P, JOB_CP_ALLGATHER, JOB_CP_A2A,
+                   JOB_CP_COUNT };
 
 struct job {                    /* a plain value */
     int64_t seq;                /* tokens per sequence */
@@ -19,12 +24,13 @@ struct job {                    /* a plain value */
     bool overlap_grad_reduce;   /* DP grad reduce overlapped with backward */
     bool overlap_param_gather;  /* ZeRO-1 param all-gather overlapped with forward */
     double host_s;              /* host time to issue one kernel (0: never waits) */
+    enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)
 #define JOB_MAX_GBS  (1 << 24)
 
-/* seq 2048, gbs 512, bf16, flash attention, both overlaps on. */
+/* seq 2048, gbs 512, bf16, flash attention, both overlaps on, cp by p2p. */
 void job_default(struct job *j);
 const char *job_precision_name(enum job_precision p);
 const char *job_attention_name(enum job_attention a);

@@ -4,8 +4,21 @@
  * needs tp > 1 and a sequence divisible by tp; the stack's split rule can
  * lay the layers out over pp x vpp (spaces/stages.c); the global batch is a whole number of dp * mbs micro-batches; the
  * interleaved schedule needs pp > 1 and micro-batches divisible by pp.
+ * Context parallelism: Megatron-Core splits each sequence into 2 cp chunks
+ * and gives rank i chunks i and 2cp-1-i (causal load balancing,
+ * megatron/training/utils.py get_batch_on_this_cp_rank), so seq must divide
+ * by 2 cp, and with sp each rank's seq / cp tokens split again over tp.
+ * The all-to-all variant (--cp-comm-type a2a, DeepSpeed-Ulysses: Jacobs et
+ * al. 2023) gives each cp rank whole heads, so the heads and kv heads of a
+ * tp rank must divide by cp (cp-a2a-heads).
+ * --tp-comm-overlap needs --sequence-parallel (arguments.py: "Tensor
+ * parallel communication/GEMM overlap can happen only when sequence
+ * parallelism is enabled"; torchtitan's async TP likewise runs on its
+ * sequence-parallel TP plan).
  * Last, what the stack can run (spaces/stack.h): its pipeline schedules
- * (stack-schedule) and its optimizer-sharding modes (stack-zero). */
+ * (stack-schedule), its optimizer-sharding modes (stack-zero), its TP
+ * communication overlap (stack-tp-overlap) and context parallelism
+ * (stack-cp). */
 #include "spaces/plan.h"
 
 #include "spaces/dims.h"
@@ -19,12 +32,16 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_HEADS_TP] = "heads-tp", [PLAN_RULE_KV_HEADS_TP] = "kv-heads-tp",
     [PLAN_RULE_FFN_TP] = "ffn-tp", [PLAN_RULE_TP_DOMAIN] = "tp-domain",
     [PLAN_RULE_SP_TP] = "sp-tp", [PLAN_RULE_SEQ_SP] = "seq-sp",
+    [PLAN_RULE_CP_SEQ] = "cp-seq", [PLAN_RULE_CP_HEADS] = "cp-a2a-heads",
+    [PLAN_RULE_TPO_SP] = "tpo-sp",
     [PLAN_RULE_LAYERS_PP] = "layers-pp", [PLAN_RULE_GBS_DP] = "gbs-dp",
     [PLAN_RULE_VPP_PP] = "vpp-pp", [PLAN_RULE_VPP_MICRO] = "vpp-microbatches",
     [PLAN_RULE_STACK_SCHEDULE] = "stack-schedule",
     [PLAN_RULE_STACK_ZERO] = "stack-zero",
+    [PLAN_RULE_STACK_TPO] = "stack-tp-overlap",
+    [PLAN_RULE_STACK_CP] = "stack-cp",
 };
-static_assert(PLAN_RULE_COUNT == 14, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 19, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -72,7 +89,7 @@ int plan_key(const struct plan *p, char *buf, size_t n)
 
 int64_t plan_gpus(const struct plan *p)
 {
-    return (int64_t)p->tp * p->pp * p->dp;
+    return (int64_t)p->tp * p->cp * p->pp * p->dp;
 }
 
 int64_t plan_microbatches(const struct plan *p, const struct job *j)
@@ -127,8 +144,15 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_TP_DOMAIN;
     if (p->sp && p->tp == 1)
         return PLAN_RULE_SP_TP;
-    if (p->sp && j->seq % p->tp)
+    if (j->seq % (2 * (int64_t)p->cp))
+        return PLAN_RULE_CP_SEQ;
+    if (p->sp && (j->seq / p->cp) % p->tp)
         return PLAN_RULE_SEQ_SP;
+    if (p->cp > 1 && j->cp_comm == JOB_CP_A2A &&
+        ((m->heads / p->tp) % p->cp || (m->kv_heads / p->tp) % p->cp))
+        return PLAN_RULE_CP_HEADS;
+    if (p->tpo && !p->sp)
+        return PLAN_RULE_TPO_SP;
     dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
         return PLAN_RULE_GBS_DP;
@@ -143,6 +167,10 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_STACK_SCHEDULE;
     if (!(lim->stack_zero >> p->zero & 1))
         return PLAN_RULE_STACK_ZERO;
+    if (p->tpo && !lim->stack_tpo)
+        return PLAN_RULE_STACK_TPO;
+    if (p->cp > 1 && !lim->stack_cp)
+        return PLAN_RULE_STACK_CP;
     return PLAN_OK;
 }
 
@@ -161,8 +189,8 @@ static void why_ok(const struct why *w) { snprintf(w->buf, w->n, "valid"); }
 
 static void why_degree(const struct why *w)
 {
-    snprintf(w->buf, w->n, "degree: tp, pp, dp, mbs and vpp must be in [1, %d] "
-             "and zero 0 or 1", PLAN_MAX_DEGREE);
+    snprintf(w->buf, w->n, "degree: tp, cp, pp, dp, mbs and vpp must be in "
+             "[1, %d], zero 0 or 1, sp and tpo n or y", PLAN_MAX_DEGREE);
 }
 
 static void why_divides(const struct why *w, const char *rule, const char *what,
@@ -200,8 +228,28 @@ static void why_sp_tp(const struct why *w)
 
 static void why_seq_sp(const struct why *w)
 {
-    snprintf(w->buf, w->n, "seq-sp: seq (%lld) not divisible by tp (%d) with "
-             "sequence parallelism", (long long)w->j->seq, (int)w->p->tp);
+    snprintf(w->buf, w->n, "seq-sp: seq / cp (%lld) not divisible by tp (%d) "
+             "with sequence parallelism", (long long)(w->j->seq / w->p->cp),
+             (int)w->p->tp);
+}
+
+static void why_cp_seq(const struct why *w)
+{
+    why_divides(w, "cp-seq", "seq", w->j->seq, "2*cp", 2 * (int64_t)w->p->cp);
+}
+
+static void why_cp_heads(const struct why *w)
+{
+    snprintf(w->buf, w->n, "cp-a2a-heads: all-to-all context parallelism splits "
+             "heads (%lld) and kv_heads (%lld) per tp rank over cp (%d)",
+             (long long)(w->m->heads / w->p->tp),
+             (long long)(w->m->kv_heads / w->p->tp), (int)w->p->cp);
+}
+
+static void why_tpo_sp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "tpo-sp: TP communication overlap needs sequence "
+             "parallelism (sp)");
 }
 
 /* What each split rule can do, for the message. */
@@ -266,15 +314,31 @@ static void why_stack_zero(const struct why *w)
              "optimizer)" : "");
 }
 
+static void why_stack_tpo(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-tp-overlap: the stack cannot overlap TP "
+             "communication (tp_comm_overlap none)");
+}
+
+static void why_stack_cp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-cp: the stack has no context parallelism "
+             "(cp_comm none), cp %d", (int)w->p->cp);
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
     [PLAN_RULE_FFN_TP] = why_ffn, [PLAN_RULE_TP_DOMAIN] = why_domain,
     [PLAN_RULE_SP_TP] = why_sp_tp, [PLAN_RULE_SEQ_SP] = why_seq_sp,
+    [PLAN_RULE_CP_SEQ] = why_cp_seq, [PLAN_RULE_CP_HEADS] = why_cp_heads,
+    [PLAN_RULE_TPO_SP] = why_tpo_sp,
     [PLAN_RULE_LAYERS_PP] = why_layers, [PLAN_RULE_GBS_DP] = why_gbs,
     [PLAN_RULE_VPP_PP] = why_vpp_pp, [PLAN_RULE_VPP_MICRO] = why_vpp_micro,
     [PLAN_RULE_STACK_SCHEDULE] = why_stack_schedule,
     [PLAN_RULE_STACK_ZERO] = why_stack_zero,
+    [PLAN_RULE_STACK_TPO] = why_stack_tpo,
+    [PLAN_RULE_STACK_CP] = why_stack_cp,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

@@ -18,13 +18,16 @@ enum plan_recompute { PLAN_RECOMPUTE_NONE, PLAN_RECOMPUTE_SELECTIVE,
 
 /* Every field is an int32_t described by a row of plan_dims (dims.h). */
 struct plan {                   /* a plain value */
-    int32_t tp, pp, dp;         /* tensor, pipeline, data parallel degrees */
+    int32_t tp;                 /* tensor parallel degree */
+    int32_t cp;                 /* context parallel degree (sequence split) */
+    int32_t pp, dp;             /* pipeline, data parallel degrees */
     int32_t mbs;                /* micro-batch, sequences */
     int32_t vpp;                /* model chunks per pipeline rank (1: plain 1F1B) */
     int32_t pp_first, pp_last;  /* transformer layers on the first / last
                                    pipeline rank; 0: the stack's split rule
                                    chooses (spaces/stages.h) */
     int32_t sp;                 /* 1: Megatron sequence parallelism */
+    int32_t tpo;                /* 1: TP communication overlapped with GEMMs */
     int32_t recompute;          /* enum plan_recompute */
     int32_t zero;               /* 0, or 1: optimizer states sharded over dp */
 };
@@ -34,12 +37,13 @@ struct plan {                   /* a plain value */
 const char *plan_recompute_name(enum plan_recompute r);   /* "selective" */
 int plan_recompute_parse(const char *s, enum plan_recompute *out);
 
-/* "tp8.pp4.dp8.mb1.vpp2.sp.rc-sel.z1"; vpp1, no sp, rc-none and z0 are left
- * out. Always NUL-terminates; returns the length it needed. */
+/* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1"; cp1, vpp1, no sp, no tpo,
+ * rc-none and z0 are left out. Always NUL-terminates; returns the length it needed. */
 int plan_key(const struct plan *p, char *buf, size_t n);
 
 int64_t plan_gpus(const struct plan *p);
-/* Micro-batches per iteration per pipeline: gbs / (dp * mbs). */
+/* Micro-batches per iteration per pipeline: gbs / (dp * mbs) (the cp ranks
+ * share a micro-batch, each holding seq / cp of its tokens). */
 int64_t plan_microbatches(const struct plan *p, const struct job *j);
 
 /* The rules, cheapest first. PLAN_OK when all hold. */
@@ -51,13 +55,19 @@ enum plan_rule {
     PLAN_RULE_FFN_TP,
     PLAN_RULE_TP_DOMAIN,
     PLAN_RULE_SP_TP,
-    PLAN_RULE_SEQ_SP,
+    PLAN_RULE_SEQ_SP,           /* with sp, seq / cp divisible by tp */
+    PLAN_RULE_CP_SEQ,           /* seq divisible by 2 cp (two chunks each) */
+    PLAN_RULE_CP_HEADS,         /* a2a cp: heads and kv heads per tp rank
+                                   divisible by cp */
+    PLAN_RULE_TPO_SP,           /* tp overlap needs sequence parallelism */
     PLAN_RULE_LAYERS_PP,
     PLAN_RULE_GBS_DP,
     PLAN_RULE_VPP_PP,
     PLAN_RULE_VPP_MICRO,
     PLAN_RULE_STACK_SCHEDULE,   /* the stack has no such pipeline schedule */
     PLAN_RULE_STACK_ZERO,       /* the stack has no such sharding mode */
+    PLAN_RULE_STACK_TPO,        /* the stack has no TP comm overlap */
+    PLAN_RULE_STACK_CP,         /* the stack has no context parallelism */
     PLAN_RULE_COUNT
 };
 
@@ -69,11 +79,14 @@ struct plan_limits {            /* what the rules need to know of the system
     bool stack_1f1b;            /* it has 1F1B (pp > 1, vpp 1) */
     bool stack_interleaved;     /* it has interleaved 1F1B (vpp > 1) */
     enum stage_split split;     /* its layer-split rule (0: Megatron-Core's) */
+    bool stack_tpo;             /* it can overlap TP communication (tpo) */
+    bool stack_cp;              /* it has context parallelism (cp > 1) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
 #define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_1f1b = true, \
-                       .stack_interleaved = true
+                       .stack_interleaved = true, .stack_tpo = true, \
+                       .stack_cp = true
 
 /* The plan's pipeline layout under the stack's split rule: 0, or -1 when
  * the rule cannot split the layers so (rule layers-pp). */

@@ -21,8 +21,8 @@ struct space {
     char gpus[256];             /* "64..1024", "8..16384:8", "64,128" */
     union {                     /* by table row, or by name */
         struct space_list dim[PLAN_DIM_COUNT];
-        struct { struct space_list tp, pp, dp, mbs, vpp, pp_first, pp_last, sp,
-                         recompute, zero; };
+        struct { struct space_list tp, cp, pp, dp, mbs, vpp, pp_first, pp_last,
+                         sp, tpo, recompute, zero; };
     };
     bool tp_cross_node;
 };

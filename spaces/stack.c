@@ -16,6 +16,10 @@ static const char *const sched_names[STACK_SCHED_COUNT] = {
 static const char *const tpo_names[STACK_TPO_COUNT] = {
     [STACK_TPO_NONE] = "none", [STACK_TPO_OFF] = "off", [STACK_TPO_ON] = "on",
 };
+static const char *const cp_names[JOB_CP_COUNT] = {
+    [JOB_CP_NONE] = "none", [JOB_CP_P2P] = "p2p",
+    [JOB_CP_ALLGATHER] = "allgather", [JOB_CP_A2A] = "a2a",
+};
 static const char *const fw_names[STACK_FW_COUNT] = {
     [STACK_FW_MEGATRON] = "megatron", [STACK_FW_NEMO] = "nemo",
     [STACK_FW_TORCHTITAN] = "torchtitan",
@@ -23,12 +27,14 @@ static const char *const fw_names[STACK_FW_COUNT] = {
 static const char *const zero_names[STACK_MAX_ZERO + 1] = { "0", "1", "2", "3" };
 static const char *const attn_names[JOB_ATTN_COUNT] = { "flash", "unfused" };
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
+              JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2,
               "update the stack's name tables");
 
 const char *stack_schedule_name(enum stack_schedule k) { return sched_names[k]; }
 const char *stack_tp_overlap_name(enum stack_tp_overlap k) { return tpo_names[k]; }
 const char *stack_framework_name(enum stack_framework f) { return fw_names[f]; }
+const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
 {
@@ -48,9 +54,9 @@ bool stack_has_framework(const struct stack *s, enum stack_framework f)
 static const char *const stack_fields[] = {
     "name", "description", "attention", "dropout", "overlap_grad_reduce",
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
-    "framework", "band_low_pct", "band_high_pct", "validated_gpus_min",
-    "validated_gpus_max", "validated_params_b_min", "validated_params_b_max",
-    "pipeline_split", NULL,
+    "cp_comm", "framework", "band_low_pct", "band_high_pct",
+    "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
+    "validated_params_b_max", "pipeline_split", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -133,7 +139,7 @@ static int read_set(const struct conf_group *g, const char *key,
 static int read_kinds(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
-    int attn, tpo, split;
+    int attn, tpo, split, cp;
     if (conf_str(g, "name", s->name, sizeof s->name, err) ||
         conf_str(g, "description", s->description, sizeof s->description, err) ||
         conf_enum(g, "attention", attn_names, JOB_ATTN_COUNT, &attn, err) ||
@@ -142,10 +148,12 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
         conf_bool(g, "overlap_param_gather", &s->overlap_param_gather, err) ||
         conf_num(g, "host_us", 0, false, 1e6, &s->host_s, err) ||
         conf_enum(g, "tp_comm_overlap", tpo_names, STACK_TPO_COUNT, &tpo, err) ||
+        conf_enum(g, "cp_comm", cp_names, JOB_CP_COUNT, &cp, err) ||
         conf_enum(g, "pipeline_split", stage_split_names, STAGE_SPLIT_COUNT,
                   &split, err))
         return TPL_ECONFIG;
     s->split = (enum stage_split)split;
+    s->cp_comm = (enum job_cp_comm)cp;
     s->attention = (enum job_attention)attn;
     s->tp_comm_overlap = (enum stack_tp_overlap)tpo;
     s->host_s *= 1e-6;
@@ -253,6 +261,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->overlap_grad_reduce = s->overlap_grad_reduce;
     j->overlap_param_gather = s->overlap_param_gather;
     j->host_s = s->host_s;
+    j->cp_comm = s->cp_comm;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)
@@ -261,4 +270,11 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_1f1b = s->schedules >> STACK_SCHED_1F1B & 1;
     lim->stack_interleaved = s->schedules >> STACK_SCHED_INTERLEAVED & 1;
     lim->split = s->split;
+    lim->stack_tpo = s->tp_comm_overlap != STACK_TPO_NONE;
+    lim->stack_cp = s->cp_comm != JOB_CP_NONE;
+}
+
+void stack_plan_defaults(const struct stack *s, struct plan *p)
+{
+    p->tpo = s->tp_comm_overlap == STACK_TPO_ON && p->sp;
 }

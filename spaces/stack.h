@@ -48,6 +48,7 @@ struct stack {                  /* a plain value */
     enum stage_split split;     /* how it splits layers over pipeline stages */
     uint32_t zero;              /* bit (1 << stage) per sharding mode */
     enum stack_tp_overlap tp_comm_overlap;
+    enum job_cp_comm cp_comm;   /* its KV exchange under cp (none: no cp) */
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
     double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
                                    as fractions (predictor/pred.h
@@ -71,6 +72,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err);
 
 const char *stack_schedule_name(enum stack_schedule k);
 const char *stack_tp_overlap_name(enum stack_tp_overlap k);
+const char *stack_cp_comm_name(enum job_cp_comm k);      /* "p2p" */
 const char *stack_framework_name(enum stack_framework f);
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);
@@ -78,7 +80,11 @@ bool stack_has_framework(const struct stack *s, enum stack_framework f);
 /* The job's effective attention, overlaps and host time from the stack;
  * the model's dropout runs only where the stack runs it. */
 void stack_apply(const struct stack *s, struct model *m, struct job *j);
-/* What the plan rules stack-schedule and stack-zero need. */
+/* What the plan rules stack-schedule, stack-zero, stack-tp-overlap,
+ * stack-cp and cp-a2a-heads need. */
 void stack_limits(const struct stack *s, struct plan_limits *lim);
+/* The plan's switches the stack turns on by default where the plan does not
+ * say: tpo where tp_comm_overlap is "on" and the plan has sp (tpo-sp). */
+void stack_plan_defaults(const struct stack *s, struct plan *p);
 
 #endif /* SPACE_STACK_H */

@@ -29,6 +29,9 @@ for e_fw in megatron nemo torchtitan; do
         "$TRAINPLAN" export --framework "$e_fw" --model llama3-405b --tp 8 \
             --pp $e_pp --dp 8 --seq 8192 --gbs 128 --zero 0 >>"$T_TMP/exp" 2>/dev/null
     done
+    # context parallelism and TP communication overlap
+    "$TRAINPLAN" export --framework "$e_fw" --tp 2 --cp 2 --dp 2 --sp --tpo \
+        --model llama3-8b --seq 16384 --gbs 8 >>"$T_TMP/exp" 2>/dev/null
     e_known=" $(grep "^$e_fw " tests/data/export-names.txt | cut -d' ' -f2-) "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in

@@ -12,6 +12,7 @@ GPT3_PLAN='--model gpt3-175b --system selene-a100 --seq 2048 --gbs 1536 --tp 8 -
 LLAMA8_PLAN='--model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 --tp 2 --dp 4 --mbs 2 --sp'
 OOM_PLAN='--model llama3-405b --system dgx-h100 --tp 8 --pp 1 --dp 1'
 RULE_PLAN='--tp 3'
+CP_PLAN='--model llama3-8b --system dgx-h100 --seq 131072 --gbs 64 --tp 2 --cp 8 --dp 4 --sp --tpo --zero 1'
 FILES_PLAN='--model tests/data/model-ok.cfg --system tests/data/system-ok.cfg --tp 8 --pp 2 --dp 2 --sp --recompute selective'
 
 # ---- golden outputs: name, expected exit, plan ----
@@ -28,6 +29,7 @@ llama3-8b 1 $LLAMA8_PLAN
 405b-oom 1 $OOM_PLAN
 tp3-rule 1 $RULE_PLAN
 files 0 $FILES_PLAN
+cp-tpo 0 $CP_PLAN
 EOF
 
 golden golden-list list.expected -- list

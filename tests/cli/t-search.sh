@@ -18,6 +18,14 @@ done
 # shellcheck disable=SC2086
 golden golden-search-lists search-lists.expected -- search $SMALL \
     --tp 2,4 --pp 1,2 --mbs 1,2 --vpp 1 --sp y --recompute none,full --zero 1
+# a long sequence: context parallelism and TP overlap in the space (README
+# "Long sequences and communication overlap")
+golden golden-search-long-seq search-long-seq.expected -- search \
+    --model llama3-8b --system dgx-h100 --seq 131072 --gbs 64 --gpus 64,128 --top 3
+same_output threads-long-seq OMP_NUM_THREADS=1 search --model llama3-8b \
+    --system dgx-h100 --seq 131072 --gbs 64 --gpus 64..512 --format csv vs \
+    OMP_NUM_THREADS=2 search --model llama3-8b --system dgx-h100 --seq 131072 \
+    --gbs 64 --gpus 64..512 --format csv
 
 # the same bytes for any thread count, in every format
 for s_fmt in table csv json; do

@@ -37,7 +37,7 @@ static inline struct job make_job(int64_t seq, int64_t gbs)
 
 static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
 {
-    return (struct plan){ .tp = tp, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,
+    return (struct plan){ .tp = tp, .cp = 1, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,
                           .sp = false, .recompute = PLAN_RECOMPUTE_NONE, .zero = 0 };
 }
 

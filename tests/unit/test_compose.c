@@ -113,13 +113,13 @@ Test(compose, one_f_one_b)
     assert_rel(o.iteration_s, iter, 1e-12);
     /* 8 sequences of 1024 tokens an iteration */
     assert_rel(o.tokens_per_s, 8192.0 / iter, 1e-12);
-    /* model FLOPs (Eq. 3, by hand): per token and layer, forward
-     * 2 h (h + 2kv) + 2 h^2 + 2 h f 2 + 4 s h = 6,291,456 + 2,097,152 +
-     * 16,777,216 + 4,194,304 = 29,360,128; 8 layers and the logits
-     * 2 h V = 65,536,000: 300,417,024; x 3 (forward + backward) x 8192
-     * tokens = 7.383048781824e12. MFU over 2 GPUs of 312 TFLOP/s. */
-    assert_rel(o.model_flops, 7.383048781824e12, 1e-12);
-    assert_rel(o.mfu, 7.383048781824e12 / (iter * 2 * 312e12), 1e-12);
+    /* model FLOPs (Eq. 3, causal, by hand): per token and layer, forward
+     * 2 h (h + 2kv) + 2 h^2 + 2 h f 2 + 2 s h = 6,291,456 + 2,097,152 +
+     * 16,777,216 + 2,097,152 = 27,262,976; 8 layers and the logits
+     * 2 h V = 65,536,000: 283,639,808; x 3 (forward + backward) x 8192
+     * tokens = 6.970731921408e12. MFU over 2 GPUs of 312 TFLOP/s. */
+    assert_rel(o.model_flops, 6.970731921408e12, 1e-12);
+    assert_rel(o.mfu, 6.970731921408e12 / (iter * 2 * 312e12), 1e-12);
     /* the search's bound: (m + (pp - 1)/vpp) x 4 layers x 3 ms = 108 ms */
     assert_rel(pred_time_bound(&c, &p, &x), 0.108, 1e-12);
     cr_assert_leq(pred_time_bound(&c, &p, &x), o.iteration_s);

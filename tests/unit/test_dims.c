@@ -40,7 +40,7 @@ Test(dims, every_row_is_complete)
         for (int v = di->lo; di->names && v <= di->hi; v++)
             cr_assert_not_null(di->names[v], "%s %d", di->name, v);
     }
-    cr_assert_eq(plan_dim_find("cp"), -1);
+    cr_assert_eq(plan_dim_find("ep"), -1);
 }
 
 /* The per-layer times depend on tp, sp, mbs and recompute only (pred.h,
@@ -48,6 +48,8 @@ Test(dims, every_row_is_complete)
 Test(dims, memo_key_is_what_the_layer_times_read)
 {
     cr_assert(plan_dims[PLAN_DIM_TP].per_layer);
+    cr_assert(plan_dims[PLAN_DIM_CP].per_layer);
+    cr_assert(plan_dims[PLAN_DIM_TPO].per_layer);
     cr_assert(plan_dims[PLAN_DIM_MBS].per_layer);
     cr_assert(plan_dims[PLAN_DIM_SP].per_layer);
     cr_assert(plan_dims[PLAN_DIM_RECOMPUTE].per_layer);

@@ -34,7 +34,7 @@ static const char *const job_text =
     "       };\n";
 static const char *const space_text =
     "space: { gpus = \"8,16..64\"; tp = [1, 2, 4]; pp = \"auto\";\n"
-    "         mbs = [2]; vpp = \"auto\"; sp = \"y\";\n"
+    "         mbs = [2]; vpp = \"auto\"; sp = \"y\"; cp = [1, 2]; tpo = \"n\";\n"
     "         recompute = [\"none\", \"full\"]; zero = [0, 1];\n"
     "         tp_cross_node = true; };\n";
 
@@ -96,6 +96,10 @@ Test(scenario, space_lists)
     cr_assert_eq(s.space.vpp.n, 0);
     cr_assert_eq(s.space.mbs.n, 1);
     cr_assert_eq(s.space.mbs.v[0], 2);
+    cr_assert_eq(s.space.cp.n, 2);
+    cr_assert_eq(s.space.cp.v[1], 2);
+    cr_assert_eq(s.space.tpo.n, 1);
+    cr_assert_eq(s.space.tpo.v[0], 0);
     cr_assert_eq(s.space.recompute.n, 2);
     cr_assert_eq(s.space.recompute.v[0], PLAN_RECOMPUTE_NONE);
     cr_assert_eq(s.space.recompute.v[1], PLAN_RECOMPUTE_FULL);
@@ -116,21 +120,21 @@ Test(scenario, bad_lists_name_line_and_element)
     size_t at = 0;
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\";\n tp = [1, 0];\n pp = \"auto\";\n"
-                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
+                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
     /* lines 1-2 scenario, 3-5 job, 6 space's first, 7 tp */
     cr_assert_str_eq(err.msg, "t:7: 'tp' element 2 must be an integer in [1, 1048576]");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
-                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
+                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = [\"none\", \"some\"]; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:8: 'recompute' element 2 must be one of 'none', "
                      "'selective', 'full'");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
-                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
+                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = [3];\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:8: 'zero' element 1 must be an integer in [0, 1]");
@@ -139,14 +143,14 @@ Test(scenario, bad_lists_name_line_and_element)
                                i + 1);
     snprintf(space, sizeof space,
              "space: { gpus = \"64\"; tp = [%s]; pp = \"auto\";\n"
-             " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
+             " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
              " recompute = \"auto\"; zero = \"auto\"; tp_cross_node = false; };\n",
              list);
     cr_assert_eq(read_scenario(&s, job_text, space, &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:6: 'tp' must be \"auto\" or a list of 1 to 64 values");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64..\"; tp = \"auto\"; pp = \"auto\";\n"
-                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\";\n"
+                               " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
                                " tp_cross_node = false; };\n", &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "t:6: 'gpus'") == err.msg, "%s", err.msg);

@@ -20,39 +20,52 @@ static int ref_cmp(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-/* Every plan of the auto space, predicted one by one. */
+/* Every inner combination of one (tp, cp, pp) block, predicted one by one
+ * with the stack's stage layout; the feasible ones appended to out. */
+static int brute_block(const struct pred_ctx *c, int64_t gpus, int tp, int cp,
+                       int pp, struct ref_hit *out, int n, int cap)
+{
+    for (int mbs = 1; mbs <= 8; mbs++)
+        for (int vpp = 1; vpp <= 8; vpp++)
+            for (int sw = 0; sw < 4; sw++)          /* sp, tpo */
+                for (int rz = 0; rz < 6; rz++) {    /* recompute, zero */
+                    struct plan p = make_plan(tp, pp,
+                                              (int)(gpus / (tp * cp * pp)), mbs);
+                    struct pred_result r;
+                    p.cp = cp;
+                    p.vpp = vpp;
+                    p.sp = sw & 1;
+                    p.tpo = sw >> 1;
+                    p.recompute = rz >> 1;
+                    p.zero = rz & 1;
+                    plan_stages_resolve(&p, &c->model, &c->limits);
+                    pred_plan(c, &p, &r);
+                    if (r.rule != PLAN_OK || !r.mem.fits)
+                        continue;
+                    cr_assert_lt(n, cap);
+                    out[n].p = p;
+                    out[n].t = r.iteration_s;
+                    plan_key(&p, out[n].key, sizeof out[n].key);
+                    n++;
+                }
+    return n;
+}
+
+/* Every plan of the auto space, predicted one by one: cp takes the powers
+ * of two leaving >= PLAN_CP_MIN_TOKENS tokens per GPU (dims.h). */
 static int brute_force(const struct pred_ctx *c, int64_t gpus,
                        struct ref_hit *out, int cap)
 {
     int n = 0;
-    for (int tp = 1; tp <= c->hw.nvlink_domain; tp++) {
-        if (c->model.heads % tp)
-            continue;
-        for (int pp = 1; pp <= c->model.layers; pp++) {
-            if (gpus % (tp * pp))
+    for (int tp = 1; tp <= c->hw.nvlink_domain; tp++)
+        for (int cp = 1; cp <= gpus; cp *= 2) {
+            if (c->model.heads % tp ||
+                (cp > 1 && c->job.seq / cp < PLAN_CP_MIN_TOKENS))
                 continue;
-            for (int mbs = 1; mbs <= 8; mbs++)
-                for (int vpp = 1; vpp <= 8; vpp++)
-                    for (int sp = 0; sp < 2; sp++)
-                        for (int recompute = 0; recompute < 3; recompute++)
-                            for (int z = 0; z < 2; z++) {
-                                struct plan p = { .tp = tp, .pp = pp,
-                                    .dp = (int32_t)(gpus / (tp * pp)), .mbs = mbs,
-                                    .vpp = vpp, .sp = sp, .recompute = recompute,
-                                    .zero = z };
-                                struct pred_result r;
-                                plan_stages_resolve(&p, &c->model, &c->limits);
-                                pred_plan(c, &p, &r);
-                                if (r.rule != PLAN_OK || !r.mem.fits)
-                                    continue;
-                                cr_assert_lt(n, cap);
-                                out[n].p = p;
-                                out[n].t = r.iteration_s;
-                                plan_key(&p, out[n].key, sizeof out[n].key);
-                                n++;
-                            }
+            for (int pp = 1; pp <= c->model.layers; pp++)
+                if (gpus % (tp * cp * pp) == 0)
+                    n = brute_block(c, gpus, tp, cp, pp, out, n, cap);
         }
-    }
     qsort(out, (size_t)n, sizeof *out, ref_cmp);
     return n;
 }
@@ -78,17 +91,16 @@ static void run(const struct pred_ctx *c, const struct space *s,
     cr_assert_eq(search_run(&cfg, out, &err), 0, "%s", err.msg);
 }
 
-Test(search, first_plan_is_the_brute_force_best)
+static void agree_with_brute_force(int64_t seq, const int64_t *gpus, size_t ng)
 {
-    static struct ref_hit ref[200000];
-    static const int64_t gpus[] = { 8, 16, 32, 64 };
+    static struct ref_hit ref[400000];
     struct pred_ctx c;
     struct space s;
     struct search_result r;
-    setup(&c, &s, "llama3-8b", "dgx-h100", 4096, 64);
-    run(&c, &s, gpus, 4, 5, false, 0, &r);
-    for (size_t g = 0; g < 4; g++) {
-        int n = brute_force(&c, gpus[g], ref, 200000);
+    setup(&c, &s, "llama3-8b", "dgx-h100", seq, 64);
+    run(&c, &s, gpus, ng, 5, false, 0, &r);
+    for (size_t g = 0; g < ng; g++) {
+        int n = brute_force(&c, gpus[g], ref, 400000);
         const struct search_gpu *sg = &r.per_gpu[g];
         cr_assert_eq((uint64_t)n, sg->feasible, "%lld GPUs", (long long)gpus[g]);
         cr_assert_eq(sg->n_hits, n < 5 ? n : 5);
@@ -101,6 +113,19 @@ Test(search, first_plan_is_the_brute_force_best)
         }
     }
     search_result_release(&r);
+}
+
+Test(search, first_plan_is_the_brute_force_best)
+{
+    static const int64_t gpus[] = { 8, 16, 32, 64 };
+    agree_with_brute_force(4096, gpus, 4);
+}
+
+/* seq 32768: cp 1 .. 4 in the space (the brute force walks them too) */
+Test(search, brute_force_agrees_with_context_parallelism)
+{
+    static const int64_t gpus[] = { 16, 64 };
+    agree_with_brute_force(32768, gpus, 2);
 }
 
 /* Uneven stages: 30 layers (no power of two above 2 divides them) under

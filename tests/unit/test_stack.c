@@ -42,8 +42,8 @@ Test(stack, preset_fields)
     assert_rel(lm.host_s, 67.5e-6, 1e-12);     /* fitted: calibrate --runs */
     assert_rel(ds.band_lo, -0.560, 1e-12);     /* fitted: calibrate --runs */
     assert_rel(ds.band_hi, 0.004, 1e-12);
-    assert_rel(mc.band_lo, -0.373, 1e-12);
-    assert_rel(mc.band_hi, 0.076, 1e-12);
+    assert_rel(mc.band_lo, -0.321, 1e-12);
+    assert_rel(mc.band_hi, 0.036, 1e-12);
     cr_assert_eq(lm.zero, 1u << 0);                     /* [0] */
     cr_assert_eq(ds.schedules, 1u << STACK_SCHED_1F1B); /* no interleaved */
     cr_assert_eq(ds.zero, (1u << 0) | (1u << 1));       /* [0, 1] */
@@ -88,13 +88,13 @@ static int read_text(struct stack *s, const char *text, struct tpl_err *err)
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
     "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
-    "  framework = []; band_low_pct = -20; band_high_pct = 25;\n"
+    "  cp_comm = \"p2p\"; framework = []; band_low_pct = -20; band_high_pct = 25;\n"
 #define FIELDS_BUT_ZERO_BAND \
     "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
     "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
-    "  framework = []; zero = [1];\n"
+    "  cp_comm = \"p2p\"; framework = []; zero = [1];\n"
 
 /* Bad fields name the file, the line and the field (exit code 3). */
 Test(stack, bad_fields_name_line)

@@ -1,0 +1,155 @@
+/* predictor/cp.c: context parallelism (cp), the sequence split over cp GPUs
+ * (Megatron-Core --context-parallel-size with --cp-comm-type p2p, Transformer
+ * Engine's attention with context parallelism; torchtitan's
+ * context_parallel_degree, PyTorch's ring attention). How the keys and
+ * values move is the stack's (job.cp_comm): the p2p ring below, an
+ * all-gather up front, or an all-to-all over heads (each cited at its
+ * function); a stack without cp refuses cp > 1 (rule stack-cp).
+ *
+ * Tokens: each cp rank holds seq / cp tokens of every sequence, as two
+ * chunks of seq / (2 cp) (chunks i and 2cp-1-i: causal load balancing,
+ * megatron/training/utils.py get_batch_on_this_cp_rank), so every operator
+ * outside the attention core, and every activation, sees seq / cp tokens.
+ *
+ * Attention (TE transformer_engine/pytorch/attention.py,
+ * AttnFuncWithCPAndKVP2P): cp steps around a ring; at each step a rank runs
+ * flash attention of its seq / cp queries against one rank's seq / cp keys
+ * while it sends that KV block on and receives the next. With the balanced
+ * chunks every step computes the same causal half-block, (seq/cp)^2 / 2
+ * query-key pairs, so the cp steps together do seq^2 / (2 cp): the causal
+ * work split evenly. The exchange of step i overlaps the attention of step
+ * i; what it cannot hide, cp - 1 times, is exposed. Backward runs the ring
+ * again, sending KV and the KV gradients (twice the bytes) under a backward
+ * step 2.5x the forward (pred.c, FlashAttention-2). The ring's link is the
+ * cp group's: tp is innermost in Megatron's rank order, then cp
+ * (megatron/core/parallel_state.py), so the group stays in one NVLink
+ * domain while tp * cp fits in it and otherwise crosses the NICs.
+ * Communication kernels running beside the attention slow it by the link
+ * tier's interference factor (tpo.c, pred_overlap).
+ *
+ * Data parallel: Megatron reduces gradients, and the distributed optimizer
+ * shards its states, over the data-parallel group with context parallelism,
+ * dp * cp ranks (parallel_state.get_data_parallel_group(
+ * with_context_parallel=True)); torchtitan's FSDP shards over dp_shard_cp. */
+#include "predictor/pred.h"
+
+#include <math.h>
+
+double pred_tokens(const struct pred_ctx *c, const struct plan *p)
+{
+    return (double)p->mbs * (double)c->job.seq / (double)p->cp;
+}
+
+int64_t pred_grad_ranks(const struct plan *p)
+{
+    return (int64_t)p->dp * p->cp;
+}
+
+bool pred_cp_inter(const struct pred_ctx *c, const struct plan *p)
+{
+    return (int64_t)p->tp * p->cp > c->k.domain;
+}
+
+int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
+                 int cap)
+{
+    int n = 0;
+    out[n++] = 1;
+    for (int64_t cp = 2; cp <= max_gpus && n < cap && c->limits.stack_cp;
+         cp *= 2) {
+        if (c->job.seq % (2 * cp) || c->job.seq / cp < PLAN_CP_MIN_TOKENS)
+            break;
+        out[n++] = (int32_t)cp;
+    }
+    return n;
+}
+
+/* One KV block of one step: K and V of seq / cp tokens over the rank's
+ * kv heads, 16-bit (TE keeps attention in 16-bit under FP8 recipes). */
+static double kv_block_bytes(const struct pred_ctx *c, const struct plan *p)
+{
+    return pred_tokens(c, p) * 2.0 * (double)model_kv_dim(&c->model) /
+           (double)p->tp * 2.0;
+}
+
+/* The cp group: cp ranks spaced tp apart, so min(cp, domain / tp) of them
+ * share an NVLink domain. */
+static int64_t cp_per_domain(const struct pred_ctx *c, const struct plan *p)
+{
+    int64_t k = p->tp >= c->k.domain ? 1 : c->k.domain / p->tp;
+    return k > p->cp ? p->cp : k;
+}
+
+static double cp_coll(const struct pred_ctx *c, const struct plan *p,
+                      enum pred_coll kind, double bytes)
+{
+    return pred_coll_s(&c->k, kind, bytes, p->cp, cp_per_domain(c, p));
+}
+
+/* p2p: the ring, each step's exchange beside that step's attention. */
+static void ring_p2p(const struct pred_ctx *c, const struct plan *p,
+                     double f, double b, struct pred_layer *o)
+{
+    double steps = (double)p->cp, kv, u, extra, exposed;
+    kv = pred_p2p_s(&c->k, kv_block_bytes(c, p), pred_cp_inter(c, p));
+    u = pred_interference(pred_cp_inter(c, p));
+    pred_overlap(f, kv, u, 1, &extra, &exposed);
+    o->fwd_s[PRED_OP_ATTN] = steps * f + (steps - 1.0) * extra;
+    o->fwd_s[PRED_OP_CP_COMM] = (steps - 1.0) * exposed;
+    pred_overlap(b, 2.0 * kv, u, 1, &extra, &exposed);
+    o->bwd_s[PRED_OP_ATTN] = steps * b + (steps - 1.0) * extra;
+    o->bwd_s[PRED_OP_CP_COMM] = (steps - 1.0) * exposed;
+}
+
+/* allgather (PyTorch's ring attention with rotate method "allgather",
+ * torch/distributed/tensor/experimental/_attention.py _AllGatherRotater;
+ * Megatron --cp-comm-type allgather): the whole sequence's KV gathered at
+ * once, overlapped with the first (local) step only; backward gathers it
+ * again and reduce-scatters the KV gradients after the last step. */
+static void gather_kv(const struct pred_ctx *c, const struct plan *p,
+                      double f, double b, struct pred_layer *o)
+{
+    double steps = (double)p->cp, all = steps * kv_block_bytes(c, p);
+    double ag = cp_coll(c, p, PRED_COLL_ALLGATHER, all);
+    double rs = cp_coll(c, p, PRED_COLL_REDUCESCATTER, all);
+    double u = pred_interference(pred_cp_inter(c, p)), extra, exposed;
+    pred_overlap(f, ag, u, 1, &extra, &exposed);
+    o->fwd_s[PRED_OP_ATTN] = steps * f + extra;
+    o->fwd_s[PRED_OP_CP_COMM] = exposed;
+    pred_overlap(b, ag, u, 1, &extra, &exposed);
+    o->bwd_s[PRED_OP_ATTN] = steps * b + extra;
+    o->bwd_s[PRED_OP_CP_COMM] = exposed + rs;
+}
+
+/* a2a (DeepSpeed-Ulysses, Jacobs et al. 2023, sec. 3; Megatron
+ * --cp-comm-type a2a): all-to-all q, k and v from sequence- to
+ * head-sharded before the attention and the output back after it, the
+ * gradients likewise backward, none of it overlapped; the attention runs
+ * the whole sequence on heads / cp, the same causal work as the ring. An
+ * all-to-all of a rank's L bytes over n ranks moves (n-1)/n L per rank, as
+ * an all-gather of an L-byte buffer does (NCCL tests PERFORMANCE.md). */
+static void heads_a2a(const struct pred_ctx *c, const struct plan *p,
+                      double f, double b, struct pred_layer *o)
+{
+    double tok = pred_tokens(c, p), t = (double)p->tp;
+    double h = (double)c->model.hidden, kv = (double)model_kv_dim(&c->model);
+    double qkv = cp_coll(c, p, PRED_COLL_ALLGATHER, 2.0 * tok * (h + 2.0 * kv) / t);
+    double out = cp_coll(c, p, PRED_COLL_ALLGATHER, 2.0 * tok * h / t);
+    o->fwd_s[PRED_OP_ATTN] = (double)p->cp * f;
+    o->bwd_s[PRED_OP_ATTN] = (double)p->cp * b;
+    o->fwd_s[PRED_OP_CP_COMM] = o->bwd_s[PRED_OP_CP_COMM] = qkv + out;
+}
+
+void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
+                       struct pred_layer *o)
+{
+    double f = o->fwd_s[PRED_OP_ATTN], b = o->bwd_s[PRED_OP_ATTN];
+    if (p->cp == 1)
+        return;
+    if (c->job.cp_comm == JOB_CP_ALLGATHER)
+        gather_kv(c, p, f, b, o);
+    else if (c->job.cp_comm == JOB_CP_A2A)
+        heads_a2a(c, p, f, b, o);
+    else
+        ring_p2p(c, p, f, b, o);
+}
