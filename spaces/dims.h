@@ -40,10 +40,15 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
     PLAN_AUTO_COUNT
 };
 
-/* The fewest tokens per GPU 'auto' gives context parallelism: NeMo 25.02's
- * Llama-3-70B on B200 (seq 8192, cp 2, RUNS.md nemo2502) is the smallest
- * published chunk; below it the KV exchange outlasts the attention block. */
-#define PLAN_CP_MIN_TOKENS 4096
+/* The fewest tokens per GPU 'auto' gives context parallelism: cp > 1 is
+ * searched only for long sequences, as practice uses it. Meta's Llama 3
+ * ran 8K-token pre-training without CP and CP 16 only at 131,072 tokens
+ * (arXiv 2407.21783, Table 4: 8,192 tokens per GPU); torchtitan's CP
+ * benchmarks start at 32K tokens on cp 2 (benchmarks/
+ * llama3_h100_202412_torchtitan.md); NeMo's long-sequence recipes keep
+ * 16K-32K per GPU. Shorter chunks can still be listed (--cp 2: NeMo
+ * 25.02's Llama-3-70B at seq 8192 ran cp 2). */
+#define PLAN_CP_MIN_TOKENS 8192
 
 enum plan_dim_role {            /* where a block of the search ends */
     PLAN_ROLE_BLOCK,            /* with the GPU count, one search block */

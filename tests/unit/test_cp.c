@@ -208,20 +208,23 @@ Test(cp, rules)
     cr_assert_str_eq(buf, "tp4.cp4.pp1.dp1.mb1.sp.tpo");
 }
 
-/* auto: powers of two with two chunks dividing seq and >= 4096 tokens per
+/* auto: powers of two with two chunks dividing seq and >= 8192 tokens per
  * GPU (dims.h PLAN_CP_MIN_TOKENS), up to the GPUs. */
 Test(cp, auto_values)
 {
     struct pred_ctx c;
     int32_t v[16];
     setup(&c, 131072);
-    cr_assert_eq(pred_cp_auto(&c, 1024, v, 16), 6);
+    cr_assert_eq(pred_cp_auto(&c, 1024, v, 16), 5);
     cr_assert_eq(v[0], 1);
-    cr_assert_eq(v[5], 32);
+    cr_assert_eq(v[4], 16);
     cr_assert_eq(pred_cp_auto(&c, 8, v, 16), 4);
-    setup(&c, 8192);
+    setup(&c, 16384);
     cr_assert_eq(pred_cp_auto(&c, 1024, v, 16), 2);
-    setup(&c, 4096);
+    setup(&c, 8192);
+    cr_assert_eq(pred_cp_auto(&c, 1024, v, 16), 1);
+    setup(&c, 131072);          /* a stack without cp: cp 1 only */
+    c.limits.stack_cp = false;
     cr_assert_eq(pred_cp_auto(&c, 1024, v, 16), 1);
 }
 
