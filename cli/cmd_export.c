@@ -4,6 +4,10 @@
 #include "cli/cmd.h"
 #include "cli/options.h"
 
+#include <string.h>
+
+#include "common/log.h"
+#include "results/writer.h"
 #include "search/search.h"
 
 static const char usage[] =
@@ -11,6 +15,7 @@ static const char usage[] =
 "                        (--gpus N | --tp N --pp N --dp N [plan options])\n"
 "                        [--model M] [--system S] [--stack K] [--gbs N]\n"
 "                        [--seq N] [--headroom GiB|%]\n"
+"                        [--nearest] [--force]\n"
 "                        [--scenario FILE] [--set K=V]...\n"
 "\n"
 "Launch settings for a plan: Megatron-LM command-line flags (default), a\n"
@@ -27,13 +32,23 @@ static const char usage[] =
 "\n"
 "{headroom}"
 "\n"
-"Exit status: 0 ok, 1 the plan does not fit (settings still written) or no\n"
-"plan fits on N GPUs, 2 usage, 3 bad input, 4 I/O.\n";
+"A plan the framework cannot run (it breaks a rule of the framework's stack,\n"
+"or the model needs what the framework lacks) is refused: nothing is written\n"
+"and stderr says why. --nearest writes instead the plan on the same GPU\n"
+"count that the framework runs, that fits and that differs from the given\n"
+"one in the fewest dimensions (the faster on a tie, among the 1000 fastest),\n"
+"predicted again; stderr names it and its time.\n"
+"A plan that does not fit in memory writes nothing and stderr names the\n"
+"shortfall; --force writes it anyway (exit status 1).\n"
+"\n"
+"Exit status: 0 ok, 1 the plan cannot run or does not fit, or no plan fits\n"
+"on N GPUs, 2 usage, 3 bad input, 4 I/O.\n";
 
 static const enum opt_id ids[] = {      /* predict's, and the framework */
     OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_GBS, OPT_SEQ, OPT_PRECISION,
     OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT,
-    OPT_OUT, OPT_HELP, OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_HEADROOM, OPT_COUNT
+    OPT_OUT, OPT_HELP, OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_HEADROOM,
+    OPT_NEAREST, OPT_FORCE, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
@@ -101,6 +116,91 @@ static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
     return rc;
 }
 
+/* How many dimensions of two plans differ (spaces/dims.h). */
+static int plan_distance(const struct plan *a, const struct plan *b)
+{
+    int d = 0;
+    for (int i = 0; i < PLAN_DIM_COUNT; i++)
+        d += plan_dim_get(a, (enum plan_dim)i) != plan_dim_get(b, (enum plan_dim)i);
+    return d;
+}
+
+/* --nearest: of the SEARCH_MAX_TOP fastest feasible plans on the same GPU
+ * count (every dimension 'auto'), the one nearest to *want. */
+static int nearest_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
+                        struct plan *want, struct tpl_err *err)
+{
+    static struct space any;            /* large: off the stack */
+    int64_t gpus = plan_gpus(want);
+    struct search_cfg cfg = { .ctx = ctx, .space = &any, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = SEARCH_MAX_TOP };
+    struct search_result res;
+    int rc, best = -1, best_d = PLAN_DIM_COUNT + 1;
+    any = in->scen.space;
+    memset(any.dim, 0, sizeof any.dim);
+    if ((rc = search_run(&cfg, &res, err)))
+        return rc;
+    for (int i = 0; i < res.per_gpu[0].n_hits; i++) {
+        int d = plan_distance(&res.per_gpu[0].hits[i].plan, want);
+        if (d < best_d)
+            best = i, best_d = d;
+    }
+    if (best < 0)
+        rc = tpl_errorf(err, TPL_ENOPLAN, "--nearest: no feasible plan on %lld "
+                        "GPUs", (long long)gpus);
+    else
+        *want = res.per_gpu[0].hits[best].plan;
+    search_result_release(&res);
+    return rc;
+}
+
+/* A plan the framework cannot run: refused, or with --nearest replaced by
+ * the nearest one it runs (then *r is that plan's prediction). */
+static int runnable(const struct cmd_opts *o, const struct cmd_inputs *in,
+                    const struct pred_ctx *ctx, struct plan *p,
+                    struct pred_result *r, struct tpl_err *err)
+{
+    char why[256], key[96];
+    int rc;
+    const char *fw = res_framework_name(o->framework);
+    if (res_export_model_runnable(o->framework, ctx, why, sizeof why))
+        return tpl_errorf(err, TPL_ENOPLAN, "--framework %s: %s", fw, why);
+    if (res_export_runnable(o->framework, ctx, p, r, why, sizeof why) == 0)
+        return 0;
+    plan_key(p, key, sizeof key);
+    if (!o->nearest)
+        return tpl_errorf(err, TPL_ENOPLAN, "--framework %s cannot run %s: %s "
+                          "(--nearest exports the nearest plan it runs)", fw,
+                          key, why);
+    if ((rc = nearest_plan(in, ctx, p, err)))
+        return rc;
+    pred_plan(ctx, p, r);
+    tpl_log(TPL_LOG_WARN, "--framework %s cannot run %s (%s)", fw, key, why);
+    plan_key(p, key, sizeof key);
+    tpl_log(TPL_LOG_WARN, "--nearest: %s, predicted %.3f s per iteration",
+            key, r->iteration_s);
+    return res_export_runnable(o->framework, ctx, p, r, why, sizeof why) ?
+           tpl_errorf(err, TPL_ENOPLAN, "--nearest: %s", why) : 0;
+}
+
+/* A plan that does not fit writes nothing unless --force. */
+static int fits(const struct cmd_opts *o, const struct pred_ctx *ctx,
+                const struct plan *p, const struct pred_result *r,
+                struct tpl_err *err)
+{
+    char key[96];
+    const struct pred_mem *m = &r->mem;
+    if (m->fits || o->force)
+        return 0;
+    plan_key(p, key, sizeof key);
+    return tpl_errorf(err, TPL_ENOPLAN, "%s does not fit on %s: %.1f GiB per "
+                      "GPU (stage %d) of %.1f GiB usable%s, short by %.1f GiB; "
+                      "nothing written (--force writes it)", key, ctx->hw.name,
+                      m->total_bytes / RES_GIB, m->worst_stage,
+                      m->usable_bytes / RES_GIB, m->headroom_bytes > 0 ?
+                      " less the headroom" : "", -m->margin_bytes / RES_GIB);
+}
+
 /* Either the GPU count or the plan's degrees. */
 static int check(const struct cmd_opts *o, struct tpl_err *err)
 {
@@ -133,6 +233,9 @@ int cmd_export(int argc, char **argv, struct tpl_err *err)
         cmd_plan_defaults(&o, &in);
     plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
     pred_plan(&ctx, &o.plan, &r);
+    if ((rc = runnable(&o, &in, &ctx, &o.plan, &r, err)) ||
+        (rc = fits(&o, &ctx, &o.plan, &r, err)))
+        return rc;
     rep.fw = o.framework;
     return (rc = cmd_write_report(o.out, &rep, err)) ? rc : cmd_plan_status(&r);
 }

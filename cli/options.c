@@ -325,6 +325,9 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_FRAMEWORK] = { "framework", REQ, parse_framework, 0, 0, 0, 0, 0 },
     [OPT_EXPORT_GPUS] = { "gpus", REQ, parse_int, OFF(export_gpus), 1, 1 << 20,
                           0, 0 },
+    [OPT_NEAREST]   = { "nearest", no_argument, parse_flag, OFF(nearest), 0, 0,
+                        0, 0 },
+    [OPT_FORCE]     = { "force", no_argument, parse_flag, OFF(force), 0, 0, 0, 0 },
     [OPT_HEADROOM]  = { "headroom", REQ, parse_headroom, 0, 0, 0, 0, 0 },
     [OPT_FORMAT]    = { "format", REQ, parse_format, 0, 0, 0, 0, 0 },
     [OPT_OUT]       = { NULL, REQ, parse_str, OFF(out), 0, 0, 0, 0 },   /* -o */

@@ -32,8 +32,9 @@ enum opt_id {
     OPT_GPUS, OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS,
     /* what training takes */
     OPT_TOKENS, OPT_PRICE, OPT_KNEE,
-    /* export: the framework, and the GPU count whose best plan it writes */
-    OPT_FRAMEWORK, OPT_EXPORT_GPUS,
+    /* export: the framework, and the GPU count whose best plan it writes;
+     * the closest plan the framework runs, a plan that does not fit */
+    OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_NEAREST, OPT_FORCE,
     /* memory kept free beyond the system's reserve */
     OPT_HEADROOM,
     /* output */
@@ -59,6 +60,7 @@ struct cmd_opts {
     enum job_precision precision;
     enum job_attention attention;
     bool tp_cross_node, exhaustive, stats;
+    bool nearest, force;        /* export --nearest, --force */
     struct plan plan;           /* the dimensions in a plan (predict) */
     struct space space;         /* the dimensions in a space (search) */
     double tokens, price, knee;

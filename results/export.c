@@ -157,9 +157,27 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
           : "--bf16\n", fp);
 }
 
+/* What validate_args requires or the plan assumed beyond the shapes
+ * (Megatron-LM megatron/training/arguments.py): --max-position-embeddings
+ * is a required argument and must be >= --seq-length (the learned table's
+ * rows, else the sequence); --rotary-base defaults to 10000 there; the
+ * attention backend is TransformerConfig.attention_backend
+ * (megatron/core/transformer/enums.py AttnBackend), "auto" by default. */
+static void megatron_run(FILE *fp, const struct pred_ctx *c)
+{
+    const struct model *m = &c->model;
+    fprintf(fp, "--max-position-embeddings %lld \\\n", (long long)
+            (m->position == MODEL_POS_LEARNED ? m->position_table : c->job.seq));
+    if (m->position == MODEL_POS_ROPE)
+        fprintf(fp, "--rotary-base %.0f \\\n", m->rope_base);
+    fprintf(fp, "--attention-backend %s \\\n",
+            c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
+}
+
 static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     megatron_plan(fp, c, p);
+    megatron_run(fp, c);
     megatron_model(fp, c);
 }
 
@@ -183,6 +201,34 @@ static void nemo_stages(FILE *fp, const struct pred_ctx *c, const struct plan *p
                 (int)s.last);
 }
 
+/* The model keys Megatron-LM's flags of megatron_run map to (Megatron-Bridge
+ * docs/megatron-lm-to-megatron-bridge.md: --rotary-base is model.rotary_base,
+ * --seq-length model.seq_length and dataset.seq_length). */
+static void nemo_run(FILE *fp, const struct pred_ctx *c)
+{
+    if (c->model.position == MODEL_POS_ROPE)
+        fprintf(fp, "  rotary_base: %.0f\n", c->model.rope_base);
+    fprintf(fp, "  attention_backend: %s\n",
+            c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
+}
+
+/* The distributed optimizer is set in both ddp and optimizer (Megatron-Bridge
+ * src/megatron/bridge/training/config.py keeps them in sync); the precision
+ * is a registered recipe of training/mixed_precision.py: FP8 as
+ * bf16_with_fp8_delayed_scaling_mixed (hybrid format, FP8 parameters
+ * gathered), as predictor/mem.c counts FP8 weights. */
+static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
+    static const char *const mp[JOB_PREC_COUNT] = {
+        [JOB_PREC_BF16] = "bf16_mixed", [JOB_PREC_FP16] = "fp16_mixed",
+        [JOB_PREC_FP8] = "bf16_with_fp8_delayed_scaling_mixed",
+    };
+    fprintf(fp, "optimizer:\n  use_distributed_optimizer: %s\n"
+            "dataset:\n  seq_length: %lld\nmixed_precision: %s\n",
+            p->zero ? "true" : "false", (long long)c->job.seq,
+            mp[c->job.precision]);
+}
+
 static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     fprintf(fp, "model:\n  tensor_model_parallel_size: %d\n"
@@ -202,6 +248,7 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             p->tpo ? "true" : "false", (long long)c->job.seq);
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
+    nemo_run(fp, c);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);
@@ -216,9 +263,26 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             p->zero ? "true" : "false",
             c->job.overlap_grad_reduce ? "true" : "false",
             p->zero && c->job.overlap_param_gather ? "true" : "false");
+    nemo_tail(fp, c, p);
 }
 
 /* ---- torchtitan JobConfig (TOML) ---- */
+
+/* FP8 is torchao's Float8Linear, a model converter (torchtitan
+ * torchtitan/components/quantization/float8.py registers
+ * "quantize.linear.float8"; torchtitan/config/job_config.py Float8Linear):
+ * tensorwise scaling, and with FSDP the weights all-gathered in FP8. */
+static void torchtitan_fp8(FILE *fp, const struct pred_ctx *c,
+                           const struct plan *p)
+{
+    if (c->job.precision != JOB_PREC_FP8)
+        return;
+    fputs("\n[model]\nconverters = [\"quantize.linear.float8\"]\n\n"
+          "[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n", fp);
+    if (p->zero)
+        fputs("enable_fsdp_float8_all_gather = true\n"
+              "precompute_float8_dynamic_scale_for_fsdp = true\n", fp);
+}
 
 static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
@@ -263,13 +327,8 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("selective_ac_option = \"op\"\n", fp);
+    torchtitan_fp8(fp, c, p);
 }
-
-typedef void fw_writer(FILE *fp, const struct pred_ctx *c, const struct plan *p);
-static fw_writer *const fw_writers[RES_FW_COUNT] = {
-    [RES_FW_MEGATRON] = megatron, [RES_FW_NEMO] = nemo,
-    [RES_FW_TORCHTITAN] = torchtitan,
-};
 
 /* A layout the framework cannot be told to build, or NULL. torchtitan
  * splits by its own rule only: 2 virtual stages per rank by default, more
@@ -289,6 +348,51 @@ static const char *refusal(enum res_framework fw, const struct pred_ctx *c,
              (long long)eff);
     return buf;
 }
+
+/* ---- what a framework cannot run ---- */
+
+/* The model's needs: ALiBi is in none of the three (Megatron-LM
+ * --position-embedding-type choices in megatron/training/arguments.py;
+ * torchtitan's models use RoPE); Megatron's validate_args asserts
+ * --max-position-embeddings >= --seq-length, so a learned table shorter
+ * than the sequence cannot run under Megatron-LM or Megatron-Bridge. */
+int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
+                              char *buf, size_t n)
+{
+    const struct model *m = &c->model;
+    if (m->position == MODEL_POS_ALIBI)
+        snprintf(buf, n, "%s has no ALiBi position embedding (model %s)",
+                 fw_names[fw], m->name);
+    else if (fw != RES_FW_TORCHTITAN && m->position == MODEL_POS_LEARNED &&
+             c->job.seq > m->position_table)
+        snprintf(buf, n, "seq %lld exceeds the %lld rows of %s's learned "
+                 "position table (Megatron-LM validate_args: "
+                 "max_position_embeddings >= seq_length)", (long long)c->job.seq,
+                 (long long)m->position_table, m->name);
+    else
+        return 0;
+    return -1;
+}
+
+int res_export_runnable(enum res_framework fw, const struct pred_ctx *c,
+                        const struct plan *p, const struct pred_result *r,
+                        char *buf, size_t n)
+{
+    if (fw >= RES_FW_COUNT)
+        TPL_BUG("bad framework %d", (int)fw);
+    if (res_export_model_runnable(fw, c, buf, n) || refusal(fw, c, p, buf, n))
+        return -1;
+    if (r->rule == PLAN_OK)
+        return 0;
+    plan_rule_explain(r->rule, p, &c->model, &c->job, &c->limits, buf, n);
+    return -1;
+}
+
+typedef void fw_writer(FILE *fp, const struct pred_ctx *c, const struct plan *p);
+static fw_writer *const fw_writers[RES_FW_COUNT] = {
+    [RES_FW_MEGATRON] = megatron, [RES_FW_NEMO] = nemo,
+    [RES_FW_TORCHTITAN] = torchtitan,
+};
 
 int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
                      const struct plan *p, const struct pred_result *r,

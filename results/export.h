@@ -19,6 +19,17 @@ const char *res_framework_name(enum res_framework f);
 const char *res_framework_list(const char *sep, const char *last, char *buf,
                                size_t size);
 
+/* Can framework fw run plan p of c as r predicted it? 0, or -1 with one line
+ * saying why in buf: the plan breaks a rule of the stack the prediction
+ * used (the framework's), or the model needs what the framework lacks. */
+int res_export_runnable(enum res_framework fw, const struct pred_ctx *c,
+                        const struct plan *p, const struct pred_result *r,
+                        char *buf, size_t n);
+
+/* The model's part of that: -1 with the reason when no plan of it can run. */
+int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
+                              char *buf, size_t n);
+
 /* Write the settings for plan p of context c (with its prediction r, quoted
  * in a comment). TPL_EIO when the stream fails. */
 int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,

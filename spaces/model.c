@@ -27,7 +27,7 @@ static const char *const model_fields[] = {
     "moe_topk", "moe_ffn_hidden", "moe_shared_ffn_hidden", "moe_dense_first",
     "moe_layer_freq", "moe_router", "moe_balance", "moe_capacity_factor",
     "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-    "v_head_dim", NULL,
+    "v_head_dim", "rope_base", NULL,
 };
 static const char *const root_groups[] = { "model", NULL };
 
@@ -63,6 +63,23 @@ static int read_kinds(struct model *m, const struct conf_group *g,
     return 0;
 }
 
+/* Optional rope_base: only with position = "rope", MODEL_ROPE_BASE_DEFAULT
+ * when absent there. */
+static int read_rope(struct model *m, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    char where[200];
+    m->rope_base = m->position == MODEL_POS_ROPE ? MODEL_ROPE_BASE_DEFAULT : 0;
+    if (!conf_has(g, "rope_base"))
+        return 0;
+    if (m->position == MODEL_POS_ROPE)
+        return conf_num(g, "rope_base", 1, false, 1e12, &m->rope_base, err);
+    conf_where(g->c, config_setting_get_member(g->s, "rope_base"), where,
+               sizeof where);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: 'rope_base' is only for "
+                      "position = \"rope\"", where);
+}
+
 /* Consistency between fields; each message names the field at fault. */
 static int check_shape(const struct model *m, const struct conf_group *g,
                        struct tpl_err *err)
@@ -93,9 +110,10 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
         conf_group(c, "model", &g, err) ||
         conf_check_group_known(&g, model_fields, err) ||
         read_kinds(m, &g, err) || read_sizes(m, &g, err) ||
-        model_read_arch(m, &g, err))
+        model_read_arch(m, &g, err) || check_shape(m, &g, err) ||
+        read_rope(m, &g, err))
         return TPL_ECONFIG;
-    return check_shape(m, &g, err);
+    return 0;
 }
 
 int model_load(struct model *m, const char *name_or_path,

@@ -58,7 +58,13 @@ struct model {                  /* a plain value: nothing to free */
     int64_t mtp_layers;         /* multi-token-prediction layers (DeepSeek-V3) */
     struct model_moe moe;
     struct model_mla mla;
+    double rope_base;           /* RoPE base theta (position "rope"), else 0 */
 };
+
+/* RoPE's base when a file names none: Su et al., "RoFormer", arXiv:2104.09864,
+ * eq. 15 (theta_i = 10000^(-2(i-1)/d)); Megatron-LM's --rotary-base default
+ * (megatron/training/arguments.py). */
+#define MODEL_ROPE_BASE_DEFAULT 10000.0
 
 /* Limits that keep every count well inside 64-bit and double precision. */
 #define MODEL_MAX_LAYERS  (1 << 14)

@@ -36,8 +36,8 @@ for e_fw in megatron nemo torchtitan; do
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in
             megatron) grep -o -- '--[a-z0-9-]*' ;;
-            nemo) sed -n 's/^ *\([a-z_]*:\).*/\1/p' | sed 's/:$//' | sed '/^$/d' ;;
-            torchtitan) sed -n 's/^\(\[[a-z_]*\]\)$/\1/p; s/^\([a-z_]*\) =.*/\1/p' ;;
+            nemo) sed -n 's/^ *\([a-z_0-9]*:\).*/\1/p' | sed 's/:$//' | sed '/^$/d' ;;
+            torchtitan) sed -n 's/^\(\[[a-z_.]*\]\)$/\1/p; s/^\([a-z_0-9]*\) =.*/\1/p' ;;
             esac); do
         case $e_known in
         *" $e_name "*|*" $e_name: "*) ;;
@@ -59,9 +59,12 @@ for e_fw in megatron nemo; do
         --framework "$e_fw" --model llama3-405b --system dgx-h100 --seq 8192 \
         --gbs 2048 --tp 8 --pp 10 --dp 64 --sp --recompute full --zero 1
 done
-check export-titan-vpp 2 "trainplan: error: torchtitan cannot run vpp 3 on pp 8: layers + 2 (128) must divide by pp and then by vpp for pipeline_parallel_layers_per_stage" -- \
-    export --framework torchtitan --model llama3-405b --tp 8 --pp 8 --dp 8 \
+# a layout torchtitan cannot be told to build: refused (exit 1) like any
+# plan the framework cannot run
+run_tp export --framework torchtitan --model llama3-405b --tp 8 --pp 8 --dp 8 \
     --vpp 3 --seq 8192 --gbs 192 --zero 0
+expect export-titan-vpp exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan cannot run tp8.pp8.dp8.mb1.vpp3: torchtitan cannot run vpp 3 on pp 8: layers + 2 (128) must divide by pp and then by vpp for pipeline_parallel_layers_per_stage (--nearest exports the nearest plan it runs)"
 
 # --gpus N: the best plan of a search on N GPUs
 run_tp search --gpus 256 --top 1 --format csv
@@ -77,3 +80,74 @@ run_tp export --gpus 8 --model llama3-405b
 expect export-nothing-fits exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
     "stderr1=trainplan: error: no feasible plan on 8 GPUs (see 'trainplan search --gpus 8')"
 check predict-no-framework 2 "trainplan: error: unknown option '--framework'" -- predict --framework nemo
+
+# Complete settings: every key of tests/data/export-required.txt (cited
+# there to each framework's source) in the output for a fixed set of plans.
+# e_keys FW: the names of stdin, nested ones as section.key
+e_keys()
+{
+    case $1 in
+    megatron) grep -v '^#' | grep -o -- '--[a-z0-9-]*' ;;
+    nemo) awk '/^#/ { next } /^[a-z_]+:/ { sub(/:.*/, ""); s = $0; print; next }
+               /^  [a-z_0-9]+:/ { k = $1; sub(/:.*/, "", k); print s "." k }' ;;
+    torchtitan) awk '/^\[/ { s = substr($0, 2, length($0) - 2); next }
+                     /^[a-z_0-9]+ =/ { print s "." $1 }' ;;
+    esac
+}
+for e_fw in megatron nemo torchtitan; do
+    e_req=$(grep "^$e_fw " tests/data/export-required.txt | cut -d' ' -f2-)
+    for e_plan in "--tp 8 --pp 4 --dp 8 --sp --recompute selective --vpp 2" \
+        "--model llama3-8b --tp 2 --pp 1 --dp 4 --precision fp8 --recompute full" \
+        "--model gpt3-175b --system selene-a100 --seq 2048 --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision fp16" \
+        "--model llama3-8b --tp 1 --pp 2 --dp 8 --recompute full --zero 0"; do
+        # shellcheck disable=SC2086
+        "$TRAINPLAN" export --framework "$e_fw" $e_plan 2>/dev/null | e_keys "$e_fw" >"$T_TMP/keys"
+        e_missing=
+        for e_k in $e_req; do
+            e_hit=
+            for e_alt in $(echo "$e_k" | tr '|' ' '); do
+                grep -qx -- "$e_alt" "$T_TMP/keys" && e_hit=1
+            done
+            [ -n "$e_hit" ] || e_missing="$e_missing $e_k"
+        done
+        T_CMD="export --framework $e_fw $e_plan: missing$e_missing"
+        expect "export-complete-$e_fw" '[ -s "$T_TMP/keys" ] && [ -z "$e_missing" ]'
+    done
+done
+
+# FP8 is written for every framework (Megatron-LM --fp8-format, Megatron-
+# Bridge's FP8 recipe, torchtitan's float8 converter)
+for e_fw in megatron:--fp8-format nemo:bf16_with_fp8 torchtitan:quantize.linear.float8; do
+    run_tp export --framework "${e_fw%%:*}" --model llama3-8b --tp 2 --pp 1 --dp 4 --precision fp8 --recompute full
+    expect "export-fp8-${e_fw%%:*}" exit=0 "stdout~${e_fw#*:}"
+done
+# Llama 3's RoPE base (config.json rope_theta 500000), not Megatron's 10000
+run_tp export --model llama3-8b --tp 2 --pp 1 --dp 4 --recompute full
+expect export-rotary-base exit=0 'stdout~^--rotary-base 500000 ' 'stdout~^--max-position-embeddings 8192 ' \
+    'stdout~^--attention-backend flash '
+run_tp export --model llama3-8b --tp 2 --pp 1 --dp 4 --recompute full --attention unfused
+expect export-attention-unfused exit=0 'stdout~^--attention-backend unfused '
+
+# A plan the framework cannot run: refused, or the nearest with --nearest
+E_Z1='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1'
+# shellcheck disable=SC2086
+run_tp export --framework torchtitan $E_Z1
+expect export-refuse exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan cannot run tp8.pp4.dp8.mb1.pf20.pl19.sp.rc-sel.z1: stack-zero: the stack cannot run zero 1 (no ZeRO-1 / distributed optimizer) (--nearest exports the nearest plan it runs)"
+# shellcheck disable=SC2086
+run_tp export --framework torchtitan $E_Z1 --nearest
+expect export-nearest exit=0 'stdout~^# trainplan: .*256 GPUs: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel$' \
+    'stderr~^trainplan: warning: --nearest: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel, predicted [0-9.]+ s per iteration$'
+run_tp export --model bloom-176b --tp 8 --pp 14 --dp 2 --nearest
+expect export-alibi exit=1 stdout= \
+    "stderr1=trainplan: error: --framework megatron: megatron has no ALiBi position embedding (model bloom-176b)"
+run_tp export --model gpt3-175b --seq 4096 --tp 8 --pp 12 --dp 8
+expect export-learned-short exit=1 stdout= \
+    "stderr~seq 4096 exceeds the 2048 rows of gpt3-175b's learned position table"
+
+# A plan that does not fit: nothing written unless --force
+run_tp export --model llama3-405b --tp 8 --pp 1 --dp 1
+expect export-oom exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
+    'stderr~^trainplan: error: tp8\.pp1\.dp1\.mb1 does not fit on dgx-h100: [0-9.]+ GiB per GPU \(stage 0\) of [0-9.]+ GiB usable, short by [0-9.]+ GiB; nothing written \(--force writes it\)$'
+run_tp export --model llama3-405b --tp 8 --pp 1 --dp 1 --force
+expect export-oom-force exit=1 'stdout~does not fit or breaks a rule' 'stdout~^--tensor-model-parallel-size 8 '

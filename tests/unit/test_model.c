@@ -118,3 +118,31 @@ Test(model, dense_layer_is_attention_mlp_norms)
     cr_assert_eq(model_active_params(&m), model_params(&m));
     cr_assert_eq(model_q_dim(&m), m.hidden);
 }
+
+/* RoPE base: Llama 3's config.json rope_theta 500000, Llama 2's 10000; a
+ * rope model that names none gets RoFormer's 10000 (Su et al. eq. 15); a
+ * learned-position model has none. */
+Test(model, rope_base)
+{
+    struct model a = load_model("llama3-8b"), b = load_model("llama2-7b");
+    struct model g = load_model("gpt3-175b"), d;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(a.rope_base, 500000.0);
+    cr_assert_eq(b.rope_base, 10000.0);
+    cr_assert_eq(g.rope_base, 0.0);
+    /* tests/data/model-ok.cfg: rope, no rope_base */
+    cr_assert_eq(model_load(&d, "tests/data/model-ok.cfg", NULL, 0, &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(d.rope_base, MODEL_ROPE_BASE_DEFAULT);
+    cr_assert_eq(d.rope_base, 10000.0);
+}
+
+Test(model, rope_base_only_with_rope)
+{
+    struct model m;
+    struct tpl_err err = { 0 };
+    const char *set[] = { "model.rope_base=500000" };
+    cr_assert_eq(model_load(&m, "gpt3-175b", set, 1, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "'rope_base' is only for position = \"rope\""),
+              "%s", err.msg);
+}
