@@ -224,7 +224,7 @@ validate-baseline: deps all
 	echo "validate-baseline: $(BASELINE) written; commit it with the modelling change that moved it"
 
 # ---- fuzzing: clang's libFuzzer on the parsers (tests/fuzz/fuzz_*.c) ----
-FUZZ_NAMES   = model system scenario stack gpus set runs samples sweep
+FUZZ_NAMES   = model system scenario stack gpus set runs samples sweep hf
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     = build/fuzz
 CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% $(BUILD)/sweep/% \
@@ -234,12 +234,12 @@ CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% $(BUILD)/sweep/
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)
-	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) -lconfig -lm
+	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) -lconfig -ljansson -lm
 
 fuzz-bins: $(FUZZ_BINS)
 
 fuzz-deps:
-	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev libconfig-dev"
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev libconfig-dev libjansson-dev"
 
 # seed corpora from the presets and the bad inputs, then fuzz each parser
 fuzz: fuzz-deps
@@ -259,6 +259,8 @@ fuzz: fuzz-deps
 	@printf 'stack.host_us=60\nstack.schedules=1f1b\nstack.zero=0,1\n' > $(FUZZ_DIR)/corpus/set/seed4
 	@cp tests/data/runs/*.csv $(FUZZ_DIR)/corpus/runs/
 	@cp tests/data/samples/*.csv $(FUZZ_DIR)/corpus/samples/
+	@for f in tests/data/hf/*.json tests/data/hf/*/config.json; do \
+	    cp "$$f" $(FUZZ_DIR)/corpus/hf/$$(echo "$$f" | tr / _); done
 	@for n in $(FUZZ_NAMES); do \
 	    echo "== fuzz $$n for $(FUZZ_SECONDS) s"; \
 	    LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \

@@ -3,6 +3,7 @@
 #include "spaces/model.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const norm_names[MODEL_NORM_COUNT] = {
@@ -116,17 +117,93 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
     return 0;
 }
 
+/* The model's name for a config.json: its folder's name when the file is
+ * called config.json (as Hugging Face repositories have it), else the file
+ * name without ".json". */
+static void hf_name(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *dir = base;
+    size_t len = strlen(base) - 5;                      /* less ".json" */
+    if (!strcmp(base, "config.json") && base > path) {
+        for (dir = base - 1; dir > path && dir[-1] != '/'; dir--)
+            ;
+        len = (size_t)(base - 1 - dir);
+    }
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), dir);
+    if (!out[0])
+        snprintf(out, n, "config");
+}
+
+/* A Hugging Face config.json, as the model file model_hf_text writes. */
+static char hf_text[4096];              /* the last config.json's model file */
+
+/* A check of model_read on a config.json's model file names the line of
+ * that text ("PATH:7: 'heads' must be ..."): name the JSON field instead,
+ * which the line's comment gives ("PATH: ... (config.json:
+ * num_attention_heads)"). */
+static void hf_explain(const char *path, struct tpl_err *err)
+{
+    char msg[sizeof err->msg];
+    size_t n = strlen(path);
+    const char *at = err->msg, *line = hf_text, *hash;
+    int k = 0, skip = 0;
+    if (strncmp(at, path, n) || at[n] != ':' ||
+        sscanf(at + n + 1, "%d:%n", &k, &skip) != 1 || skip == 0 || k < 1)
+        return;
+    for (int i = 1; i < k && line; i++)
+        line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+    hash = line ? strchr(line, '#') : NULL;
+    if (!hash || (strchr(line, '\n') && hash > strchr(line, '\n')))
+        return;
+    snprintf(msg, sizeof msg, "%s:%s (config.json: %.*s)", path,
+             at + n + 1 + skip, (int)strcspn(hash + 2, "\n"), hash + 2);
+    memcpy(err->msg, msg, sizeof msg);
+}
+
+static int load_hf(struct conf *c, const char *path, struct tpl_err *err)
+{
+    static char json[1 << 20];                  /* one model at a time */
+    char *text = hf_text;
+    char name[64];
+    FILE *fp = fopen(path, "rb");
+    size_t len;
+    int bad;
+    c->name = NULL;                             /* conf_release: nothing */
+    len = fp ? fread(json, 1, sizeof json - 1, fp) : 0;
+    bad = !fp || ferror(fp);
+    if (fp)
+        fclose(fp);
+    if (bad)
+        return tpl_errorf(err, TPL_EIO, "cannot read model file '%s'", path);
+    if (len == sizeof json - 1)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: larger than 1 MiB, not a "
+                          "config.json", path);
+    json[len] = '\0';
+    hf_name(path, name, sizeof name);
+    if (model_hf_text(json, path, name, text, sizeof hf_text, err))
+        return TPL_ECONFIG;
+    return conf_load_string(c, path, text, err);
+}
+
+static bool is_json(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 5 && !strcmp(s + n - 5, ".json");
+}
+
 int model_load(struct model *m, const char *name_or_path,
                const char *const *sets, int n_sets, struct tpl_err *err)
 {
     struct conf c;
-    int rc = conf_load_named(&c, name_or_path, model_presets,
+    int rc = is_json(name_or_path) ? load_hf(&c, name_or_path, err)
+           : conf_load_named(&c, name_or_path, model_presets,
                              model_presets_count, "model", err);
     for (int i = 0; rc == 0 && i < n_sets; i++)
         if (!strncmp(sets[i], "model.", 6))
             rc = conf_apply_set(&c, sets[i], err);
-    if (rc == 0)
-        rc = model_read(m, &c, err);
+    if (rc == 0 && (rc = model_read(m, &c, err)) && is_json(name_or_path))
+        hf_explain(name_or_path, err);
     conf_release(&c);
     return rc;
 }

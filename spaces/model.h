@@ -4,6 +4,7 @@
 #define SPACE_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/conf.h"
@@ -80,6 +81,14 @@ extern const size_t model_presets_count;
  * Returns 0 or TPL_ECONFIG / TPL_EIO / TPL_EUSAGE with 'err' filled. */
 int model_load(struct model *m, const char *name_or_path,
                const char *const *sets, int n_sets, struct tpl_err *err);
+/* A Hugging Face config.json's text 'json' (read from 'path', named 'name')
+ * as the text of a model file, into out (n bytes; 4096 is plenty): 0, or
+ * TPL_ECONFIG naming the path and every missing field, the first ill-typed
+ * one, or the unsupported architecture (spaces/hf.c). model_load takes a
+ * path ending in ".json" this way. */
+int model_hf_text(const char *json, const char *path, const char *name,
+                  char *out, size_t n, struct tpl_err *err);
+
 /* Validate an already parsed tree into m. */
 int model_read(struct model *m, const struct conf *c, struct tpl_err *err);
 

@@ -1,0 +1,265 @@
+/* spaces/hf.c: a Hugging Face config.json as a model file (spaces/README.md
+ * "Hugging Face config.json"). The JSON is read with jansson and mapped field
+ * by field, per architecture, into the text of a model file, which then goes
+ * the way every model file goes (--set, model_read's checks). Field names
+ * and defaults are those of the transformers configuration classes:
+ * transformers/models/llama/configuration_llama.py (LlamaConfig), mistral/,
+ * qwen2/, qwen3/ (same fields), gpt2/configuration_gpt2.py (GPT2Config),
+ * gpt_neox/configuration_gpt_neox.py (GPTNeoXConfig). */
+#include "spaces/model.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* What an architecture's config calls each field, and what it fixes. */
+struct hf_family {
+    const char *arch;                   /* architectures[0] */
+    const char *layers, *hidden, *heads, *kv_heads, *ffn, *vocab;
+    const char *positions;              /* learned table rows, or NULL */
+    const char *rope_base;              /* RoPE theta key, or NULL */
+    const char *const *dropouts;        /* any > 0: dropout runs */
+    double dropout_default;             /* of each, when absent */
+    int64_t ffn_per_hidden;             /* ffn absent: this x hidden; 0: required */
+    bool glu, tied_default, bias;
+    const char *norm;                   /* the model file's word */
+    const char *note;                   /* what the model file cannot say */
+};
+
+static const char *const llama_drop[] = { "attention_dropout", NULL };
+static const char *const gpt2_drop[] = { "resid_pdrop", "attn_pdrop",
+                                         "embd_pdrop", NULL };
+static const char *const neox_drop[] = { "attention_dropout", "hidden_dropout",
+                                         NULL };
+
+#define LLAMA(a, note) { a, "num_hidden_layers", "hidden_size",               \
+    "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
+    "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
+    "rmsnorm", note }
+
+static const struct hf_family families[] = {
+    LLAMA("LlamaForCausalLM", NULL),
+    LLAMA("MistralForCausalLM", "sliding-window attention is timed as full "
+          "causal attention"),
+    LLAMA("Qwen2ForCausalLM", "the q/k/v biases (h + 2 kv per layer) are "
+          "not counted: 'bias' is one switch for all projections"),
+    LLAMA("Qwen3ForCausalLM", NULL),
+    { "GPT2LMHeadModel", "n_layer", "n_embd", "n_head", NULL, "n_inner",
+      "vocab_size", "n_positions", NULL, gpt2_drop, 0.1, 4, false, true, true,
+      "layernorm", NULL },
+    { "GPTNeoXForCausalLM", "num_hidden_layers", "hidden_size",
+      "num_attention_heads", NULL, "intermediate_size", "vocab_size", NULL,
+      "rotary_emb_base", neox_drop, 0, 0, false, false, true, "layernorm",
+      "partial rotary (rotary_pct) and the parallel residual are not "
+      "modelled; neither changes the counts" },
+};
+
+/* Mixture-of-experts architectures: refused until MoE is modelled. */
+static const char *const moe_archs[] = {
+    "MixtralForCausalLM", "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
+    "Qwen3MoeForCausalLM", NULL,
+};
+
+struct hf_out {                 /* the model file's text being written */
+    char *buf;
+    size_t n, len;
+};
+
+static void put(struct hf_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(struct hf_out *o, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    k = vsnprintf(o->buf + o->len, o->n - o->len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        o->len = o->len + (size_t)k < o->n ? o->len + (size_t)k : o->n - 1;
+}
+
+/* Letters, digits, '.', '_' and '-' of s; others become '_'. */
+static void clean(const char *s, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++)
+        out[i] = (strchr("._-", s[i]) || (s[i] >= '0' && s[i] <= '9') ||
+                  ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')) ? s[i] : '_';
+    out[i] = '\0';
+}
+
+/* The family of architectures[0] (or model_type's capitalised guess). */
+static int family_of(const json_t *root, const char *path,
+                     const struct hf_family **out, struct tpl_err *err)
+{
+    const char *arch = json_string_value(json_array_get(
+                       json_object_get(root, "architectures"), 0));
+    char a[64];
+    if (!arch)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: missing field 'architectures' "
+                          "(a list naming the model class)", path);
+    for (int i = 0; moe_archs[i]; i++)
+        if (!strcmp(arch, moe_archs[i]))
+            return tpl_errorf(err, TPL_ECONFIG, "%s: 'architectures' %s is a "
+                              "mixture of experts, which trainplan does not "
+                              "model yet", path, arch);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (!strcmp(arch, families[i].arch)) {
+            *out = &families[i];
+            return 0;
+        }
+    clean(arch, a, sizeof a);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: unsupported 'architectures' %s "
+                      "(supported: LlamaForCausalLM, MistralForCausalLM, "
+                      "Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel, "
+                      "GPTNeoXForCausalLM)", path, a);
+}
+
+struct hf_read {                /* one config being read */
+    const json_t *root;
+    const char *path;
+    char missing[256];          /* "'a', 'b'" */
+    char bad[160];              /* the first ill-typed field */
+};
+
+/* An integer field in [1, 2^30]; absent: 'dflt' when > 0, else missing. */
+static int64_t get_int(struct hf_read *r, const char *key, int64_t dflt)
+{
+    const json_t *v = key ? json_object_get(r->root, key) : NULL;
+    size_t len = strlen(r->missing);
+    if (!v || json_is_null(v)) {
+        if (dflt <= 0)
+            snprintf(r->missing + len, sizeof r->missing - len, "%s'%s'",
+                     len ? ", " : "", key);
+        return dflt > 0 ? dflt : 1;
+    }
+    if (json_is_integer(v) && json_integer_value(v) >= 1 &&
+        json_integer_value(v) <= (1 << 30))
+        return json_integer_value(v);
+    if (!r->bad[0])
+        snprintf(r->bad, sizeof r->bad, "'%s' must be an integer in [1, "
+                 "1073741824]", key);
+    return 1;
+}
+
+/* A number field >= 0, 'dflt' when absent. */
+static double get_num(struct hf_read *r, const char *key, double dflt)
+{
+    const json_t *v = json_object_get(r->root, key);
+    if (!v || json_is_null(v))
+        return dflt;
+    if (json_is_number(v) && json_number_value(v) >= 0)
+        return json_number_value(v);
+    if (!r->bad[0])
+        snprintf(r->bad, sizeof r->bad, "'%s' must be a number >= 0", key);
+    return dflt;
+}
+
+static bool get_bool(struct hf_read *r, const char *key, bool dflt)
+{
+    const json_t *v = json_object_get(r->root, key);
+    if (!v || json_is_null(v))
+        return dflt;
+    if (json_is_boolean(v))
+        return json_is_true(v);
+    if (!r->bad[0])
+        snprintf(r->bad, sizeof r->bad, "'%s' must be true or false", key);
+    return dflt;
+}
+
+/* The shapes. GPT-2's n_inner is null for 4 n_embd (GPT2Config). */
+static void put_sizes(struct hf_out *o, struct hf_read *r,
+                      const struct hf_family *f)
+{
+    /* one at a time: 'missing' lists them in this order */
+    int64_t layers = get_int(r, f->layers, 0), hidden = get_int(r, f->hidden, 0);
+    int64_t heads = get_int(r, f->heads, 0);
+    int64_t kv = get_int(r, f->kv_heads, heads);
+    int64_t ffn = get_int(r, f->ffn, f->ffn_per_hidden * hidden);
+    int64_t vocab = get_int(r, f->vocab, 0);
+    put(o, "  layers = %lld;  # %s\n  hidden = %lld;  # %s\n"
+        "  heads = %lld;  # %s\n", (long long)layers, f->layers,
+        (long long)hidden, f->hidden, (long long)heads, f->heads);
+    put(o, "  kv_heads = %lld;  # %s\n  ffn_hidden = %lld;  # %s\n"
+        "  vocab = %lld;  # %s\n", (long long)kv, f->kv_heads ? f->kv_heads
+        : "= heads", (long long)ffn, f->ffn, (long long)vocab, f->vocab);
+    if (f->positions)
+        put(o, "  position = \"learned\";\n  position_table = %lld;  # %s\n",
+            (long long)get_int(r, f->positions, 0), f->positions);
+    else
+        put(o, "  position = \"rope\";\n  position_table = 0;\n"
+            "  rope_base = %.17g;  # %s\n", get_num(r, f->rope_base, 10000),
+            f->rope_base);
+}
+
+/* The kinds. Dropout defaults: GPT-2 0.1, the others 0. */
+static void put_kinds(struct hf_out *o, struct hf_read *r,
+                      const struct hf_family *f)
+{
+    bool dropout = false;
+    for (int i = 0; f->dropouts[i]; i++)
+        dropout |= get_num(r, f->dropouts[i], f->dropout_default) > 0;
+    put(o, "  glu = %s;\n  tied_embeddings = %s;  # tie_word_embeddings\n"
+        "  norm = \"%s\";\n  bias = %s;\n  dropout = %s;\n",
+        f->glu ? "true" : "false",
+        get_bool(r, "tie_word_embeddings", f->tied_default) ? "true" : "false",
+        f->norm,
+        f->bias || get_bool(r, "attention_bias", false) ? "true" : "false",
+        dropout ? "true" : "false");
+}
+
+/* A head dimension other than hidden / heads (Qwen3's head_dim) cannot be
+ * said in a model file. */
+static int check_head_dim(struct hf_read *r, const struct hf_family *f,
+                          struct tpl_err *err)
+{
+    const json_t *v = json_object_get(r->root, "head_dim");
+    int64_t h, a;
+    if (!v || json_is_null(v) || r->missing[0] || r->bad[0])
+        return 0;
+    h = get_int(r, f->hidden, 0);
+    a = get_int(r, f->heads, 0);
+    if (json_is_integer(v) && json_integer_value(v) * a == h)
+        return 0;
+    return tpl_errorf(err, TPL_ECONFIG, "%s: 'head_dim' must be hidden_size / "
+                      "num_attention_heads (%lld): another head width is not "
+                      "modelled", r->path, (long long)(h / a));
+}
+
+int model_hf_text(const char *json, const char *path, const char *name,
+                  char *out, size_t n, struct tpl_err *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(json, 0, &jerr);
+    const struct hf_family *f = NULL;
+    struct hf_read r = { .root = root, .path = path };
+    struct hf_out o = { out, n, 0 };
+    char nm[64], ar[64];
+    int rc;
+    if (!root || !json_is_object(root)) {
+        json_decref(root);
+        return tpl_errorf(err, TPL_ECONFIG, "%s:%d: not a JSON object%s%.80s",
+                          path, root ? 1 : jerr.line, root ? "" : ": ",
+                          root ? "" : jerr.text);
+    }
+    if ((rc = family_of(root, path, &f, err)) == 0) {
+        clean(name, nm, sizeof nm);
+        clean(f->arch, ar, sizeof ar);
+        put(&o, "# %s: from a Hugging Face config.json (%s)\n", nm, ar);
+        if (f->note)
+            put(&o, "# not expressed: %s\n", f->note);
+        put(&o, "model: {\n  name = \"%s\";\n  description = \"%s (config.json)"
+            "\";\n", nm, ar);
+        put_sizes(&o, &r, f);
+        put_kinds(&o, &r, f);
+        put(&o, "};\n");
+        rc = r.missing[0] ? tpl_errorf(err, TPL_ECONFIG, "%s: missing field%s "
+                                       "%s (%s)", path, strchr(r.missing, ',') ?
+                                       "s" : "", r.missing, f->arch)
+           : r.bad[0] ? tpl_errorf(err, TPL_ECONFIG, "%s: %s", path, r.bad)
+           : check_head_dim(&r, f, err);
+    }
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,23 @@
+# tests/cli/t-hf.sh: a Hugging Face config.json as --model, end to end: the
+# README's "Bring your own model" three commands (search, predict, export)
+# from Llama-3-8B's config.json to Megatron-LM flags. Sourced by run.sh.
+
+# expect's conditions are single-quoted, for lib.sh to eval after the run
+# (file-wide directive):
+# shellcheck disable=SC2016,SC2034
+
+H_CFG=tests/data/hf/llama-3-8b/config.json
+run_tp search --model "$H_CFG" --gpus 64 --top 1 --format csv
+h_key=$(t_cols "$T_OUT" key | sed -n 1p)
+expect hf-search exit=0 '[ -n "$h_key" ]'
+run_tp predict --model "$H_CFG" --tp 1 --pp 1 --dp 64 --recompute full --zero 1
+expect hf-predict exit=0 'stdout~^llama-3-8b on dgx-h100'
+run_tp export --model "$H_CFG" --gpus 64
+expect hf-export exit=0 "stdout~GPUs: $h_key\$" 'stdout~^--rotary-base 500000 ' \
+    'stdout~^--num-layers 32 ' 'stdout~^--num-query-groups 8 ' \
+    'stdout~^--ffn-hidden-size 14336 ' 'stdout~^--max-position-embeddings 8192 '
+# the same flags as the preset made from the same config.json, but the name
+run_tp export --model llama3-8b --gpus 64
+sed 1d "$T_OUT" >"$T_TMP/preset"
+run_tp export --model "$H_CFG" --gpus 64
+expect hf-export-is-preset exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"'

@@ -1,0 +1,97 @@
+/* tests/unit/test_hf.c: Hugging Face config.json import (spaces/hf.c)
+ * against published parameter counts and the presets made from the same
+ * configs. The configs under tests/data/hf/ were written for these tests
+ * with the public values of each checkpoint's config.json. */
+#include "helpers.h"
+
+static struct model load_hf(const char *path)
+{
+    struct model m;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(model_load(&m, path, NULL, 0, &err), 0, "%s: %s", path, err.msg);
+    return m;
+}
+
+/* Llama-3-8B's config.json is the llama3-8b preset, field by field. */
+Test(hf, llama3_8b_is_the_preset)
+{
+    struct model a = load_hf("tests/data/hf/llama-3-8b/config.json");
+    struct model b = load_model("llama3-8b");
+    cr_assert_str_eq(a.name, "llama-3-8b");
+    cr_assert_eq(model_params(&a), 8030261248LL);    /* model card: 8.03 B */
+    cr_assert_eq(model_params(&a), model_params(&b));
+    cr_assert_eq(a.rope_base, 500000.0);
+    cr_assert(a.glu && !a.tied_embeddings && !a.bias && !a.dropout);
+    cr_assert_eq(a.norm, MODEL_NORM_RMSNORM);
+    cr_assert_eq(a.kv_heads, 8);
+}
+
+/* GPT-2 small: 124,439,808 parameters (the count of the released
+ * checkpoint: 12 x 7,087,872 per layer + 50257 x 768 + 1024 x 768 + the
+ * final LayerNorm 2 x 768, tied head); n_inner null is 4 x n_embd;
+ * GPT2Config's dropouts default to 0.1. */
+Test(hf, gpt2_small)
+{
+    struct model m = load_hf("tests/data/hf/gpt2/config.json");
+    cr_assert_eq(model_params(&m), 124439808LL);
+    cr_assert_eq(m.ffn_hidden, 3072);
+    cr_assert_eq(m.position, MODEL_POS_LEARNED);
+    cr_assert_eq(m.position_table, 1024);
+    cr_assert(m.tied_embeddings && m.bias && m.dropout && !m.glu);
+}
+
+/* Pythia-1B (GPT-NeoX): 1,011,781,632 parameters, the total of the Pythia
+ * suite's table (Biderman et al. 2023, arXiv:2304.01373, Table 1 counts
+ * "1,011,781,632" with embeddings). */
+Test(hf, pythia_1b)
+{
+    struct model m = load_hf("tests/data/hf/pythia-1b/config.json");
+    cr_assert_eq(model_params(&m), 1011781632LL);
+    cr_assert_eq(m.rope_base, 10000.0);
+    cr_assert(!m.tied_embeddings && m.bias && !m.dropout);
+}
+
+/* Qwen2: rope_theta 1e6; its q/k/v-only biases are not counted. */
+Test(hf, qwen2_7b)
+{
+    struct model m = load_hf("tests/data/hf/qwen2-7b/config.json");
+    cr_assert_eq(m.rope_base, 1e6);
+    cr_assert_eq(m.kv_heads, 4);
+    cr_assert(!m.bias);
+}
+
+static void refused(const char *path, const char *want)
+{
+    struct model m;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(model_load(&m, path, NULL, 0, &err), TPL_ECONFIG, "%s", path);
+    cr_assert(strstr(err.msg, want), "%s: '%s' lacks '%s'", path, err.msg, want);
+}
+
+/* Every missing field at once; MoE, other head widths, unknown classes,
+ * wrong types and non-JSON refused with the field named. */
+Test(hf, refusals)
+{
+    refused("tests/data/hf/missing.json", "missing fields 'num_hidden_layers', "
+            "'intermediate_size', 'vocab_size' (LlamaForCausalLM)");
+    refused("tests/data/hf/mixtral-8x7b/config.json", "mixture of experts");
+    refused("tests/data/hf/qwen3-0.6b/config.json", "'head_dim' must be");
+    refused("tests/data/hf/bert.json", "unsupported 'architectures' BertForMaskedLM");
+    refused("tests/data/hf/bad-type.json", "'tie_word_embeddings' must be true or false");
+    refused("tests/data/hf/broken.json", "broken.json:4: not a JSON object");
+    refused("tests/data/hf/array.json", "array.json:1: not a JSON object");
+    refused("tests/data/hf/zero-layers.json", "'n_layer' must be an integer");
+    refused("tests/data/hf/heads.json", "'heads' must be a divisor of 'hidden' "
+            "(config.json: num_attention_heads)");
+}
+
+/* The text is a model file: --set applies to it like to any other. */
+Test(hf, set_applies)
+{
+    struct model m;
+    struct tpl_err err = { 0 };
+    const char *set[] = { "model.layers=16" };
+    cr_assert_eq(model_load(&m, "tests/data/hf/llama-3-8b/config.json", set, 1,
+                            &err), 0, "%s", err.msg);
+    cr_assert_eq(m.layers, 16);
+}
