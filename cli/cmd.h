@@ -18,7 +18,7 @@
 
 typedef int cmd_fn(int argc, char **argv, struct tpl_err *err);
 cmd_fn cmd_predict, cmd_export, cmd_search, cmd_tradeoff, cmd_compare,
-       cmd_validate, cmd_calibrate, cmd_list, cmd_sweep;
+       cmd_validate, cmd_calibrate, cmd_list, cmd_sweep, cmd_show;
 
 #define CMD_MAX_SETS 64
 struct cmd_sets {               /* --set assignments, in command-line order */

@@ -41,6 +41,7 @@ static const struct cmd {
     { "validate", cmd_validate, 0, "predict published runs and report the error" },
     { "calibrate", cmd_calibrate, 0, "fit a system to sampled kernel timings" },
     { "list", cmd_list, 0, "list the preset models, systems and scenarios" },
+    { "show", cmd_show, 0, "a model or system as resolved, with derived figures" },
     { "help", cmd_help, 0, "show this help" },
     { "--help", cmd_help, 0, NULL },    /* not listed: the forms of help */
     { "-h", cmd_help, 0, NULL },

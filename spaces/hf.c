@@ -263,3 +263,22 @@ int model_hf_text(const char *json, const char *path, const char *name,
     json_decref(root);
     return rc;
 }
+
+/* The model's name for a config.json: its folder's name when the file is
+ * called config.json (as Hugging Face repositories have it), else the file
+ * name without ".json". */
+void model_hf_name(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *dir = base;
+    size_t len = strlen(base) - 5;                      /* less ".json" */
+    if (!strcmp(base, "config.json") && base > path) {
+        for (dir = base - 1; dir > path && dir[-1] != '/'; dir--)
+            ;
+        len = (size_t)(base - 1 - dir);
+    }
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), dir);
+    if (!out[0])
+        snprintf(out, n, "config");
+}
+

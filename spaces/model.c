@@ -117,25 +117,6 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
     return 0;
 }
 
-/* The model's name for a config.json: its folder's name when the file is
- * called config.json (as Hugging Face repositories have it), else the file
- * name without ".json". */
-static void hf_name(const char *path, char *out, size_t n)
-{
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    const char *dir = base;
-    size_t len = strlen(base) - 5;                      /* less ".json" */
-    if (!strcmp(base, "config.json") && base > path) {
-        for (dir = base - 1; dir > path && dir[-1] != '/'; dir--)
-            ;
-        len = (size_t)(base - 1 - dir);
-    }
-    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), dir);
-    if (!out[0])
-        snprintf(out, n, "config");
-}
-
-/* A Hugging Face config.json, as the model file model_hf_text writes. */
 static char hf_text[4096];              /* the last config.json's model file */
 
 /* A check of model_read on a config.json's model file names the line of
@@ -161,6 +142,7 @@ static void hf_explain(const char *path, struct tpl_err *err)
     memcpy(err->msg, msg, sizeof msg);
 }
 
+/* A Hugging Face config.json, as the model file model_hf_text writes. */
 static int load_hf(struct conf *c, const char *path, struct tpl_err *err)
 {
     static char json[1 << 20];                  /* one model at a time */
@@ -180,7 +162,7 @@ static int load_hf(struct conf *c, const char *path, struct tpl_err *err)
         return tpl_errorf(err, TPL_ECONFIG, "%s: larger than 1 MiB, not a "
                           "config.json", path);
     json[len] = '\0';
-    hf_name(path, name, sizeof name);
+    model_hf_name(path, name, sizeof name);
     if (model_hf_text(json, path, name, text, sizeof hf_text, err))
         return TPL_ECONFIG;
     return conf_load_string(c, path, text, err);

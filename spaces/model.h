@@ -89,6 +89,10 @@ int model_load(struct model *m, const char *name_or_path,
 int model_hf_text(const char *json, const char *path, const char *name,
                   char *out, size_t n, struct tpl_err *err);
 
+/* The name of a config.json's model: its folder's name when the file is
+ * config.json, else the file name without ".json". */
+void model_hf_name(const char *path, char *out, size_t n);
+
 /* Validate an already parsed tree into m. */
 int model_read(struct model *m, const struct conf *c, struct tpl_err *err);
 
