@@ -42,6 +42,13 @@ int opt_int(const char *opt, const char *val, int64_t lo, int64_t hi,
  * json, not 'x'" with the names from the writers' table. */
 int opt_format(const char *val, enum res_format *out, struct tpl_err *err);
 
+/* getopt_long takes any unambiguous prefix of a long option ('--gpu' for
+ * '--gpus'): called before it, refuse every '--name' of argv that is not
+ * exactly one of table t's (NULL-terminated), naming the nearest. 0 or
+ * TPL_EUSAGE. */
+struct option;
+int cmd_long_options_exact(int argc, char **argv, const struct option *t,
+                           struct tpl_err *err);
 /* The usage error of getopt's ':' (missing value) or '?' (unknown option)
  * for argv[optind - 1]: TPL_EUSAGE with err filled. */
 int cmd_option_error(int c, char **argv, struct tpl_err *err);

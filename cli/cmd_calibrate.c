@@ -113,6 +113,8 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     struct hw_system base, fitted;
     struct res_report out_rep = { .kind = RES_REPORT_SYSTEM_FILE };
     int c, rc;
+    if (cmd_long_options_exact(argc, argv, long_opts, err))
+        return TPL_EUSAGE;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {

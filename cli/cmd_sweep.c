@@ -89,6 +89,8 @@ struct sweep_args {             /* the command line, applied after the file */
 static int parse(struct sweep_args *a, int argc, char **argv, struct tpl_err *err)
 {
     int c;
+    if (cmd_long_options_exact(argc, argv, long_opts, err))
+        return TPL_EUSAGE;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {

@@ -178,6 +178,8 @@ int cmd_validate(int argc, char **argv, struct tpl_err *err)
     struct validate_opts o = { .fmt = RES_FMT_TABLE, .tol = fid_tolerance_default };
     int c, rc;
     command_line(o.command, sizeof o.command, argc, argv);
+    if (cmd_long_options_exact(argc, argv, long_opts, err))
+        return TPL_EUSAGE;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1)

@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "common/log.h"
+#include "common/names.h"
 
 #define TRAINPLAN_VERSION "0.1.0"
 
@@ -150,8 +151,13 @@ int main(int argc, char **argv)
     if (i == argc || (argv[i][0] == '-' && !find(argv[i]))) {
         c = find("search");             /* the default: options go to search */
         i--;
-    } else if (!(c = find(argv[i])))
+    } else if (!(c = find(argv[i]))) {
+        const char *near = tpl_nearest_name(argv[i], commands, N_COMMANDS,
+                                            sizeof commands[0]);
         return finish(NULL, tpl_errorf(&err, TPL_EUSAGE, "unknown command "
-                                       "'%s'", argv[i]), &err);
+                                       "'%s'%s%s%s", argv[i], near ? " (did "
+                                       "you mean '" : "", near ? near : "",
+                                       near ? "'?)" : ""), &err);
+    }
     return finish(c->name, run(c, argc - i, argv + i, &err), &err);
 }

@@ -4,6 +4,8 @@
  * of options made from the rows of plan_dims (spaces/dims.h). */
 #include "cli/options.h"
 
+#include "common/names.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
@@ -545,6 +547,44 @@ static int parse_one(struct cmd_opts *o, const struct cmd_spec *spec,
     return rows[id].parse(o, &rows[id], val, err);
 }
 
+/* "unknown option '--gpu' (did you mean '--gpus'?)" for argv token a. */
+static int unknown_option(const char *a, size_t len, const struct option *t,
+                          struct tpl_err *err)
+{
+    char name[64];
+    size_t n = 0;
+    const char *near;
+    while (t[n].name)
+        n++;
+    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
+    near = tpl_nearest_name(name, t, n, sizeof t[0]);
+    return tpl_errorf(err, TPL_EUSAGE, "unknown option '%s'%s%s%s", a, near ?
+                      " (did you mean '--" : "", near ? near : "",
+                      near ? "'?)" : "");
+}
+
+int cmd_long_options_exact(int argc, char **argv, const struct option *t,
+                           struct tpl_err *err)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i];
+        size_t len = strcspn(a, "=") - 2;
+        const struct option *o = NULL;
+        if (!strcmp(a, "-o"))
+            i++;                        /* its value, whatever it looks like */
+        if (strncmp(a, "--", 2))
+            continue;
+        for (const struct option *r = t; r->name && !o; r++)
+            if (strlen(r->name) == len && !strncmp(r->name, a + 2, len))
+                o = r;
+        if (!o)
+            return unknown_option(a, len, t, err);
+        if (o->has_arg == required_argument && !a[2 + len])
+            i++;                        /* --name VALUE */
+    }
+    return 0;
+}
+
 int cmd_option_error(int c, char **argv, struct tpl_err *err)
 {
     return tpl_errorf(err, TPL_EUSAGE, "%s '%s'", c == ':' ? "missing value for"
@@ -577,6 +617,8 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
     const char *shorts = short_options(spec);
     int c;
     long_table(spec, table);
+    if (cmd_long_options_exact(argc, argv, table, err))
+        return TPL_EUSAGE;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, shorts, table, NULL)) != -1) {

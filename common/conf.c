@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/alloc.h"
+#include "common/names.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -163,10 +165,17 @@ int conf_check_known(const struct conf *c, const config_setting_t *s,
             ok = name && strcmp(name, known[k]) == 0;
         if (!ok) {
             char where[200];
+            size_t n_known = 0;
+            const char *near;
+            while (known[n_known])
+                n_known++;
+            near = name ? tpl_nearest_name(name, known, n_known,
+                                           sizeof known[0]) : NULL;
             conf_where(c, m, where, sizeof where);
-            return tpl_errorf(err, TPL_ECONFIG, "%s: unknown %s '%s' in %s",
+            return tpl_errorf(err, TPL_ECONFIG, "%s: unknown %s '%s' in %s%s%s%s",
                               where, config_setting_is_root(s) ? "group" : "field",
-                              name ? name : "?", what);
+                              name ? name : "?", what, near ? " (did you mean '"
+                              : "", near ? near : "", near ? "'?)" : "");
         }
     }
     return 0;
@@ -406,8 +415,8 @@ int conf_apply_set(struct conf *c, const char *assignment, struct tpl_err *err)
 const struct conf_preset *conf_preset_find(const struct conf_preset *presets,
                                            size_t n, const char *name)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(presets[i].name, name))
+    for (size_t i = 0; i < n; i++)     /* names are lower case: any case */
+        if (!strcasecmp(presets[i].name, name))
             return &presets[i];
     return NULL;
 }
@@ -424,11 +433,15 @@ int conf_load_named(struct conf *c, const char *name,
 {
     const struct conf_preset *p = looks_like_path(name) ? NULL
                                 : conf_preset_find(presets, n, name);
+    const char *near;
     c->name = NULL;
     if (p)
         return conf_load_string(c, p->name, p->text, err);
     if (looks_like_path(name) || access(name, F_OK) == 0)
         return conf_load_file(c, name, err);
+    near = tpl_nearest_name(name, presets, n, sizeof presets[0]);
     return tpl_errorf(err, TPL_ECONFIG, "unknown %s '%s': not a preset "
-                      "(see 'trainplan list %ss') nor a file", kind, name, kind);
+                      "(see 'trainplan list %ss') nor a file%s%s%s", kind,
+                      name, kind, near ? "; did you mean '" : "",
+                      near ? near : "", near ? "'?" : "");
 }

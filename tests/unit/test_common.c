@@ -1,5 +1,6 @@
 /* tests/unit/test_common.c: PCG, --set overrides, loaders, output files. */
 #include "helpers.h"
+#include "common/names.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,7 +57,7 @@ Test(conf, set_overrides_and_names_its_origin)
                      "in [1, 16384]");
     cr_assert_eq(hw_system_load(&h, "dgx-h100", typo, 1, &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "--set network.nic_gpbs: unknown field 'nic_gpbs' "
-                     "in 'network'");
+                     "in 'network' (did you mean 'nic_gbps'?)");
 }
 
 Test(conf, file_errors_name_file_line_field)
@@ -168,4 +169,32 @@ Test(outfile, links_stay_links)
     unlink(link);
     unlink(file);
     cr_assert_eq(rmdir(dir), 0);
+}
+
+/* "Did you mean": Levenshtein distance (case-insensitive), the nearest
+ * within 2 edits (1 for 4-5 characters, prefixes only below), first wins. */
+Test(names, nearest)
+{
+    static const struct { const char *name; int x; } t[] = {
+        { "search", 0 }, { "sweep", 0 }, { "predict", 0 }, { NULL, 0 },
+        { "gpus", 0 },
+    };
+    size_t n = sizeof t / sizeof t[0];
+    cr_assert_eq(tpl_edit_distance("kitten", "sitting"), 3);
+    cr_assert_eq(tpl_edit_distance("", "abc"), 3);
+    cr_assert_eq(tpl_edit_distance("GPUS", "gpus"), 0);
+    cr_assert_str_eq(tpl_nearest_name("serch", t, n, sizeof t[0]), "search");
+    cr_assert_str_eq(tpl_nearest_name("predcit", t, n, sizeof t[0]), "predict");
+    cr_assert_str_eq(tpl_nearest_name("gpu", t, n, sizeof t[0]), "gpus");
+    cr_assert_str_eq(tpl_nearest_name("swep", t, n, sizeof t[0]), "sweep");
+    cr_assert_null(tpl_nearest_name("dp", t, n, sizeof t[0]));
+    cr_assert_null(tpl_nearest_name("tradeoff", t, n, sizeof t[0]));
+}
+
+Test(names, presets_in_any_case)
+{
+    cr_assert_not_null(conf_preset_find(model_presets, model_presets_count,
+                                        "Llama3-70B"));
+    cr_assert_null(conf_preset_find(model_presets, model_presets_count,
+                                    "llama3-70"));
 }
