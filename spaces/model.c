@@ -174,18 +174,38 @@ static bool is_json(const char *s)
     return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
+/* A model that --set changed is named so in every output and export
+ * header ("llama3-70b+set"): compared with the same input without the
+ * assignments, so setting a field to its own value changes nothing. */
+static void label_modified(struct model *m, const char *name_or_path,
+                           struct tpl_err *err)
+{
+    struct model base;
+    char name[sizeof m->name];
+    if (model_load(&base, name_or_path, NULL, 0, err) ||
+        !memcmp(&base, m, sizeof base))
+        return;
+    snprintf(name, sizeof name, "%.59s+set", m->name);
+    memcpy(m->name, name, sizeof name);
+}
+
 int model_load(struct model *m, const char *name_or_path,
                const char *const *sets, int n_sets, struct tpl_err *err)
 {
+    bool changed = false;
     struct conf c;
     int rc = is_json(name_or_path) ? load_hf(&c, name_or_path, err)
            : conf_load_named(&c, name_or_path, model_presets,
                              model_presets_count, "model", err);
     for (int i = 0; rc == 0 && i < n_sets; i++)
-        if (!strncmp(sets[i], "model.", 6))
+        if (!strncmp(sets[i], "model.", 6)) {
             rc = conf_apply_set(&c, sets[i], err);
+            changed = true;
+        }
     if (rc == 0 && (rc = model_read(m, &c, err)) && is_json(name_or_path))
         hf_explain(name_or_path, err);
     conf_release(&c);
+    if (rc == 0 && changed)
+        label_modified(m, name_or_path, err);
     return rc;
 }

@@ -151,3 +151,12 @@ expect export-oom exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
     'stderr~^trainplan: error: tp8\.pp1\.dp1\.mb1 does not fit on dgx-h100: [0-9.]+ GiB per GPU \(stage 0\) of [0-9.]+ GiB usable, short by [0-9.]+ GiB; nothing written \(--force writes it\)$'
 run_tp export --model llama3-405b --tp 8 --pp 1 --dp 1 --force
 expect export-oom-force exit=1 'stdout~does not fit or breaks a rule' 'stdout~^--tensor-model-parallel-size 8 '
+
+# a preset changed by --set model.* is labelled in the header (and in every
+# output: the model's name); set to its own value it is not
+run_tp export --set model.layers=48 --tp 8 --pp 4 --dp 8 --sp --recompute selective
+expect export-set-labelled exit=0 'stdout~^# trainplan: llama3-70b\+set on dgx-h100' 'stdout~^--num-layers 48 '
+run_tp export --set model.layers=80 --tp 8 --pp 4 --dp 8 --sp --recompute selective
+expect export-set-same exit=0 'stdout~^# trainplan: llama3-70b on dgx-h100'
+run_tp predict --set model.layers=48 --tp 8 --pp 4 --dp 8 --sp --recompute selective --format json
+expect predict-set-labelled exit=0 'stdout~"llama3-70b\+set"'
