@@ -77,6 +77,8 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
             "micro-batches\n", "job", (long long)c->job.seq,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), (long long)r->microbatches);
+    fprintf(fp, "  %-22s %lld parameters, %.4g FLOPs per token\n", "model",
+            (long long)model_params(&c->model), res_flops_per_token(c, r));
     if (reason[0])
         fprintf(fp, "  %-22s no: %s\n", "feasible", reason);
     else

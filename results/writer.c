@@ -155,14 +155,19 @@ static json_t *ops_obj(const struct pred_layer *l)
     return ops;
 }
 
+double res_flops_per_token(const struct pred_ctx *c, const struct pred_result *r)
+{
+    return r->model_flops / ((double)c->job.gbs * (double)c->job.seq);
+}
+
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                       const struct pred_result *r)
 {
     char reason[256];
     json_t *o;
     res_plan_reason(c, p, r, reason, sizeof reason);
-    o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, "
-                  "s:b, s:s, s:o, s:o, s:o}",
+    o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, "
+                  "s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
                   "plan", plan_obj(c, p),
                   "iteration_s", num(r->iteration_s),
                   "iteration_s_low", num(r->iteration_s_low),
@@ -171,6 +176,8 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                   "tokens_per_s", num(r->tokens_per_s),
                   "mfu", num(r->mfu), "hfu", num(r->hfu),
                   "model_flops", num(r->model_flops),
+                  "params", (json_int_t)model_params(&c->model),
+                  "flops_per_token", num(res_flops_per_token(c, r)),
                   "memory_gib", num(r->mem.total_bytes / RES_GIB),
                   "memory", memory_obj(&r->mem),
                   "fits", r->rule == PLAN_OK && r->mem.fits,

@@ -32,6 +32,9 @@ const char *res_usable_text(const struct pred_mem *m, char *buf, size_t n);
 void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
                      const struct pred_result *r, char *buf, size_t n);
 
+/* Model FLOPs per trained token (forward and backward, no recompute):
+ * r->model_flops over the iteration's gbs x seq tokens. */
+double res_flops_per_token(const struct pred_ctx *c, const struct pred_result *r);
 /* The JSON object of one predicted plan (keys in README.md "JSON output"):
  * a new reference, owned by the caller. */
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
