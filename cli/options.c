@@ -610,6 +610,16 @@ static const char *short_options(const struct cmd_spec *spec)
     return ":";
 }
 
+/* -o plans.csv / plans.json picks the format unless --format names one. */
+static void format_from_out(struct cmd_opts *o)
+{
+    const char *dot = o->out ? strrchr(o->out, '.') : NULL;
+    enum res_format f;
+    if (dot && !cmd_opts_given(o, OPT_FORMAT) && strcmp(dot + 1, "table") &&
+        res_format_parse(dot + 1, &f) == 0)
+        o->fmt = f;
+}
+
 int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
                    char **argv, struct tpl_err *err)
 {
@@ -635,6 +645,7 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
     if (optind < argc)
         return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'",
                           argv[optind]);
+    format_from_out(o);
     return 0;
 }
 
