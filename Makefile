@@ -76,7 +76,7 @@ BENCH     = $(BUILD)/bench/bench-predict
 DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
             libgsl-dev libcairo2-dev libopenmpi-dev openmpi-bin
 
-.PHONY: all run test check unit cli-test bench deps install clean fuzz \
+.PHONY: all run test check unit cli-test bench deps install clean fuzz completion \
         fuzz-smoke fuzz-bins fuzz-deps memcheck validate update-golden \
         readme-fidelity mutate validate-baseline
 .DELETE_ON_ERROR:
@@ -280,9 +280,20 @@ memcheck: deps all
 	@command -v valgrind >/dev/null || $(MAKE) --no-print-directory deps DEB_PKGS=valgrind
 	TRAINPLAN=./$(PROG) sh tests/memcheck.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+# bash (and zsh via bashcompinit) completion, generated from the program's
+# own help and lists by doc/completion.sh
+completion: $(BUILD)/completion/trainplan.bash
+$(BUILD)/completion/trainplan.bash: $(PROG) doc/completion.sh
+	@mkdir -p $(@D)
+	$(QUIET_GEN)sh doc/completion.sh ./$(PROG) > $@.tmp && mv $@.tmp $@
+
+install: all completion
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(PROG) $(DESTDIR)$(PREFIX)/bin/trainplan
+	install -m 644 doc/trainplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/trainplan.1
+	install -m 644 $(BUILD)/completion/trainplan.bash \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/trainplan
 
 clean:
 	rm -rf build trainplan

@@ -1,0 +1,28 @@
+# tests/cli/t-doc.sh: the manual page renders (man -l, groff without
+# warnings) and has a section for every command of 'trainplan help'; the
+# completion generated from the program completes commands, options and
+# presets. Sourced by run.sh.
+
+# shellcheck disable=SC2016,SC2034
+
+if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
+    d_err=$(MANWIDTH=80 man -l doc/trainplan.1 2>&1 >"$T_TMP/man.txt"; groff -man -ww -z doc/trainplan.1 2>&1)
+    T_CMD="man -l doc/trainplan.1: $d_err"
+    expect man-renders '[ -z "$d_err" ]' 'grep -q "^EXIT STATUS" "$T_TMP/man.txt"'
+else
+    skip man-renders "man or groff not installed"
+fi
+d_missing=
+for d_cmd in $("$TRAINPLAN" help | sed -n '/^commands:/,/^$/p' | awk 'NF >= 2 && $1 != "commands:" { print $1 }'); do
+    grep -qx "\.B $d_cmd" doc/trainplan.1 || d_missing="$d_missing $d_cmd"
+done
+T_CMD="doc/trainplan.1 lacks commands:$d_missing"
+expect man-every-command '[ -z "$d_missing" ]'
+
+sh doc/completion.sh "$TRAINPLAN" >"$T_TMP/c.bash" 2>"$T_TMP/c.err"
+T_RC=$? T_CMD="doc/completion.sh"
+expect completion-generates exit=0 'bash -n "$T_TMP/c.bash"'
+d_got=$(bash -c '. "$1"; t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _trainplan; echo "${COMPREPLY[*]}"; }
+    t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7; t trainplan search --rec' _ "$T_TMP/c.bash" | tr '\n' '|')
+T_CMD="completion: got '$d_got'"
+expect completion-words '[ "$d_got" = "export|--nearest|llama3-70b|--recompute|" ]'
