@@ -32,7 +32,7 @@ OPENMP   ?= -fopenmp
 CAIRO_CFLAGS := $(shell pkg-config --cflags cairo fontconfig 2>/dev/null || echo -I/usr/include/cairo)
 ALL_CFLAGS  = -std=c17 -D_POSIX_C_SOURCE=200809L -I. $(OPENMP) $(WARN) $(CFLAGS)
 ALL_LDFLAGS = $(OPENMP) $(LDFLAGS)
-LDLIBS     += -lconfig -ljansson -lgsl -lgslcblas -lcairo -lfontconfig -lm
+LDLIBS     += -lconfig -lcsv -ljansson -lgsl -lgslcblas -lcairo -lfontconfig -lm
 
 ifdef DEVELOPER
 ALL_CFLAGS += -Werror
@@ -73,7 +73,7 @@ LIB       = $(BUILD)/libtrainplan.a
 UNIT      = $(BUILD)/tests/unit-tests
 BENCH     = $(BUILD)/bench/bench-predict
 
-DEB_PKGS  = gcc make pkg-config libconfig-dev libjansson-dev libcriterion-dev \
+DEB_PKGS  = gcc make pkg-config libconfig-dev libcsv-dev libjansson-dev libcriterion-dev \
             libgsl-dev libcairo2-dev libopenmpi-dev openmpi-bin
 
 .PHONY: all run test check unit cli-test bench deps install clean fuzz completion \
@@ -234,12 +234,12 @@ CORE_OBJ     = $(filter-out $(BUILD)/search/% $(BUILD)/results/% $(BUILD)/sweep/
 FUZZ_BINS    = $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_OBJ)
-	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) -lconfig -ljansson -lm
+	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) -lconfig -lcsv -ljansson -lm
 
 fuzz-bins: $(FUZZ_BINS)
 
 fuzz-deps:
-	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev libconfig-dev libjansson-dev"
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev libconfig-dev libjansson-dev libcsv-dev"
 
 # seed corpora from the presets and the bad inputs, then fuzz each parser
 fuzz: fuzz-deps

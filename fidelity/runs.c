@@ -1,7 +1,9 @@
-/* fidelity/runs.c: the runs-file reader (../shared/data/RUNS.md). Strict
- * comma-separated text: no quoting, "\n" or "\r\n" line ends, empty lines
- * skipped. One table says where each column's value goes and how it is
- * checked; the checks across columns run once a row is read. */
+/* fidelity/runs.c: the runs-file reader (../shared/data/RUNS.md). CSV as
+ * RFC 4180 and spreadsheets write it, read with libcsv (Debian libcsv-dev,
+ * CSV_STRICT): quoted fields (with commas, doubled quotes, line breaks),
+ * "\n" or "\r\n" line ends, a UTF-8 byte-order mark, empty lines skipped;
+ * spaces are kept. One table says where each column's value goes and how it
+ * is checked; the checks across columns run once a row is read. */
 #include "fidelity/runs.h"
 
 #include <assert.h>
@@ -13,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <csv.h>
 
 #include "common/alloc.h"
 #include "spaces/gpus.h"
@@ -152,9 +156,12 @@ static size_t id_add(struct id_set *set, const struct run_row *rows, size_t i)
 struct reader {
     const char *name;           /* for messages */
     const char *p;              /* next unread byte of the text */
-    int line;                   /* 1-based line now in buf */
-    char *buf;                  /* that line, split in place at the commas */
-    size_t buf_cap;
+    int line;                   /* 1-based line where the record ended */
+    struct csv_parser csv;
+    bool row_done, finished;
+    char *buf;                  /* the record's fields, each NUL-ended */
+    size_t used, buf_cap;
+    size_t *off;                /* where each field starts in buf */
     char **field;
     size_t n_field, field_cap;
     size_t n_header;            /* fields in the header */
@@ -165,7 +172,7 @@ struct reader {
 static int bad(const struct reader *rd, struct tpl_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* "NAME:LINE: ..." for the line being read. */
+/* "NAME:LINE: ..." for the record being read. */
 static int bad(const struct reader *rd, struct tpl_err *err, const char *fmt, ...)
 {
     char what[288];
@@ -176,45 +183,66 @@ static int bad(const struct reader *rd, struct tpl_err *err, const char *fmt, ..
     return tpl_errorf(err, TPL_ECONFIG, "%s:%d: %s", rd->name, rd->line, what);
 }
 
-/* The next non-empty line into rd->buf, without its "\n" or "\r\n". */
-static bool next_line(struct reader *rd)
+/* libcsv's field callback: one more field of the record. */
+static void on_field(void *s, size_t len, void *arg)
 {
-    while (*rd->p) {
-        const char *s = rd->p, *nl = strchr(s, '\n');
-        size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        rd->p = nl ? nl + 1 : s + n;
-        rd->line++;
-        if (n && s[n - 1] == '\r')
-            n--;
-        if (n == 0)
-            continue;
-        if (n + 1 > rd->buf_cap) {
-            rd->buf_cap = n + 1;
-            rd->buf = xrealloc(rd->buf, rd->buf_cap);
-        }
-        memcpy(rd->buf, s, n);
-        rd->buf[n] = '\0';
-        return true;
+    struct reader *rd = arg;
+    if (rd->used + len + 1 > rd->buf_cap) {
+        rd->buf_cap = 2 * (rd->used + len + 1);
+        rd->buf = xrealloc(rd->buf, rd->buf_cap);
     }
-    return false;
+    if (rd->n_field == rd->field_cap) {
+        rd->field_cap = rd->field_cap ? 2 * rd->field_cap : 64;
+        rd->field = xrealloc(rd->field, rd->field_cap * sizeof *rd->field);
+        rd->off = xrealloc(rd->off, rd->field_cap * sizeof *rd->off);
+    }
+    if (len)
+        memcpy(rd->buf + rd->used, s, len);
+    rd->buf[rd->used + len] = '\0';
+    rd->off[rd->n_field++] = rd->used;
+    rd->used += len + 1;
 }
 
-static void split(struct reader *rd)
+static void on_row(int c, void *arg)
 {
-    char *s = rd->buf, *comma;
-    rd->n_field = 0;
-    do {
-        if (rd->n_field == rd->field_cap) {
-            rd->field_cap = rd->field_cap ? 2 * rd->field_cap : 64;
-            rd->field = xrealloc(rd->field, rd->field_cap * sizeof *rd->field);
-        }
-        rd->field[rd->n_field++] = s;
-        comma = strchr(s, ',');
-        if (comma) {
-            *comma = '\0';
-            s = comma + 1;
-        }
-    } while (comma);
+    (void)c;
+    ((struct reader *)arg)->row_done = true;
+}
+
+static int no_space(unsigned char c)    /* keep spaces: " 8" is not 8 */
+{
+    (void)c;
+    return 0;
+}
+
+static int csv_bad(struct reader *rd, struct tpl_err *err)
+{
+    return bad(rd, err, "not CSV (RFC 4180): %s",
+               csv_strerror(csv_error(&rd->csv)));
+}
+
+/* The next record into rd->field / rd->n_field, fed to libcsv a line at a
+ * time so that rd->line is where it ended: 1, 0 at the end, or TPL_ECONFIG. */
+static int next_record(struct reader *rd, struct tpl_err *err)
+{
+    rd->n_field = rd->used = 0;
+    rd->row_done = false;
+    while (!rd->row_done && *rd->p) {
+        const char *s = rd->p, *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) + 1 : strlen(s);
+        rd->p += n;
+        rd->line++;
+        if (csv_parse(&rd->csv, s, n, on_field, on_row, rd) != n)
+            return csv_bad(rd, err);
+    }
+    if (!rd->row_done && !rd->finished) {
+        rd->finished = true;
+        if (csv_fini(&rd->csv, on_field, on_row, rd))
+            return csv_bad(rd, err);
+    }
+    for (size_t i = 0; i < rd->n_field; i++)
+        rd->field[i] = rd->buf + rd->off[i];
+    return rd->row_done;
 }
 
 static size_t column_find(const char *name)
@@ -233,10 +261,12 @@ static const char *value_of(const struct reader *rd, const char *name)
 
 static int read_header(struct reader *rd, struct tpl_err *err)
 {
-    if (!next_line(rd))
+    int rc = next_record(rd, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
         return tpl_errorf(err, TPL_ECONFIG, "%s: no header line (empty file)",
                           rd->name);
-    split(rd);
     rd->n_header = rd->n_field;
     for (size_t c = 0; c < N_COLUMNS; c++)
         rd->pos[c] = NO_POS;
@@ -524,7 +554,6 @@ static int add_row(struct reader *rd, struct runs *out, size_t *cap,
 {
     size_t k;
     int rc;
-    split(rd);
     if (out->n == *cap) {
         *cap = *cap ? 2 * *cap : 256;
         out->rows = xrealloc(out->rows, *cap * sizeof *out->rows);
@@ -548,11 +577,19 @@ int runs_parse(struct runs *out, const char *name, const char *text,
     int rc;
     out->rows = NULL;
     out->n = 0;
+    if (!strncmp(rd.p, "\xef\xbb\xbf", 3))   /* UTF-8 byte-order mark */
+        rd.p += 3;
+    if (csv_init(&rd.csv, CSV_STRICT | CSV_STRICT_FINI))
+        TPL_BUG("csv_init: out of memory");
+    csv_set_space_func(&rd.csv, no_space);
     rc = read_header(&rd, err);
     out->has_stack = rc == 0 && rd.pos[column_find("stack")] != NO_POS;
-    while (!rc && next_line(&rd))
+    while (!rc && (rc = next_record(&rd, err)) == 1)
         rc = add_row(&rd, out, &cap, err);
+    rc = rc < 0 ? rc : 0;
+    csv_free(&rd.csv);
     free(rd.buf);
+    free(rd.off);
     free(rd.field);
     free(rd.ids.slot);
     if (rc)

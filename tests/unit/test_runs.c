@@ -486,3 +486,33 @@ Test(runs, optional_stack_column)
                      "megatron-deepspeed, megatron-core, torchtitan, "
                      "nemo-automodel or other, not 'deepspeed'");
 }
+
+/* Runs files as spreadsheets write them (RFC 4180): a UTF-8 byte-order
+ * mark, CRLF, quoted fields holding commas, doubled quotes and a line
+ * break; the line of a record is where it ends. An unterminated quote is
+ * an error naming the line. */
+Test(runs, rfc4180_as_spreadsheets_write)
+{
+    static const char text[] =
+        "\xef\xbb\xbf" "id,source,confidence,system,gpu,num_gpus,gpus_per_node,"
+        "model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,"
+        "moe_experts,moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,"
+        "precision,measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,"
+        "note\r\n"
+        "\"T-1\",mlperf_gpt3,C,dgx-h100,H100-SXM5-80GB,8,8,Tiny,2,64,4,4,256,"
+        "1000,1024,n,0,0,4,1,2,1,1,1,y,none,1,2,16,fp8,,none,,y,,"
+        "\"tp, pp: a \"\"quoted\"\"\r\nnote\"\r\n";
+    struct runs r;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(runs_parse(&r, "t.csv", text, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.n, 1);
+    cr_assert_str_eq(r.rows[0].id, "T-1");
+    cr_assert_eq(r.rows[0].line, 3);
+    cr_assert_eq(r.rows[0].tp, 4);
+    runs_release(&r);
+    char broken[sizeof text];
+    snprintf(broken, sizeof broken, "%.*s\"T-1,x\r\n",
+             (int)(strchr(text, '\n') + 1 - text), text);   /* the header */
+    cr_assert_eq(runs_parse(&r, "t.csv", broken, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "t.csv:2: not CSV (RFC 4180)"), "%s", err.msg);
+}
