@@ -31,7 +31,7 @@ const char *model_balance_name(enum model_balance b) { return balance_names[b]; 
 /* ---- reading ---- */
 
 /* An optional integer: 'dflt' when absent. */
-static int opt_int(const struct conf_group *g, const char *key, int64_t lo,
+static int mbr_int(const struct conf_group *g, const char *key, int64_t lo,
                    int64_t hi, int64_t dflt, int64_t *out, struct tpl_err *err)
 {
     *out = dflt;
@@ -43,14 +43,14 @@ static int read_moe(struct model_moe *e, const struct conf_group *g,
 {
     int router = 0, balance = 0;
     e->capacity_factor = 0;
-    if (opt_int(g, "experts", 0, 1 << 14, 0, &e->experts, err) ||
-        opt_int(g, "moe_topk", 1, 1 << 14, 1, &e->topk, err) ||
-        opt_int(g, "moe_ffn_hidden", 1, MODEL_MAX_FFN, 1, &e->ffn_hidden, err) ||
-        opt_int(g, "moe_shared_ffn_hidden", 0, MODEL_MAX_FFN, 0,
+    if (mbr_int(g, "experts", 0, 1 << 14, 0, &e->experts, err) ||
+        mbr_int(g, "moe_topk", 1, 1 << 14, 1, &e->topk, err) ||
+        mbr_int(g, "moe_ffn_hidden", 1, MODEL_MAX_FFN, 1, &e->ffn_hidden, err) ||
+        mbr_int(g, "moe_shared_ffn_hidden", 0, MODEL_MAX_FFN, 0,
                 &e->shared_ffn_hidden, err) ||
-        opt_int(g, "moe_dense_first", 0, MODEL_MAX_LAYERS, 0, &e->dense_first,
+        mbr_int(g, "moe_dense_first", 0, MODEL_MAX_LAYERS, 0, &e->dense_first,
                 err) ||
-        opt_int(g, "moe_layer_freq", 1, MODEL_MAX_LAYERS, 1, &e->layer_freq,
+        mbr_int(g, "moe_layer_freq", 1, MODEL_MAX_LAYERS, 1, &e->layer_freq,
                 err) ||
         (conf_has(g, "moe_router") && conf_enum(g, "moe_router", router_names,
                                                  MODEL_ROUTER_COUNT, &router, err)) ||
@@ -67,11 +67,11 @@ static int read_moe(struct model_moe *e, const struct conf_group *g,
 static int read_mla(struct model_mla *a, const struct conf_group *g,
                     struct tpl_err *err)
 {
-    return opt_int(g, "q_lora_rank", 0, MODEL_MAX_HIDDEN, 0, &a->q_lora_rank, err) ||
-           opt_int(g, "kv_lora_rank", 0, MODEL_MAX_HIDDEN, 0, &a->kv_lora_rank, err) ||
-           opt_int(g, "qk_nope_head_dim", 0, 1 << 12, 0, &a->qk_nope_dim, err) ||
-           opt_int(g, "qk_rope_head_dim", 0, 1 << 12, 0, &a->qk_rope_dim, err) ||
-           opt_int(g, "v_head_dim", 0, 1 << 12, 0, &a->v_dim, err)
+    return mbr_int(g, "q_lora_rank", 0, MODEL_MAX_HIDDEN, 0, &a->q_lora_rank, err) ||
+           mbr_int(g, "kv_lora_rank", 0, MODEL_MAX_HIDDEN, 0, &a->kv_lora_rank, err) ||
+           mbr_int(g, "qk_nope_head_dim", 0, 1 << 12, 0, &a->qk_nope_dim, err) ||
+           mbr_int(g, "qk_rope_head_dim", 0, 1 << 12, 0, &a->qk_rope_dim, err) ||
+           mbr_int(g, "v_head_dim", 0, 1 << 12, 0, &a->v_dim, err)
          ? TPL_ECONFIG : 0;
 }
 
@@ -121,11 +121,11 @@ int model_read_arch(struct model *m, const struct conf_group *g,
 {
     const char *key, *must = "absent without 'experts' (a dense model)";
     char where[200];
-    if (opt_int(g, "head_dim", 0, 1 << 12, 0, &m->head_dim, err) ||
-        opt_int(g, "sliding_window", 0, 1 << 24, 0, &m->sliding_window, err) ||
-        opt_int(g, "sliding_every", 0, MODEL_MAX_LAYERS, 0, &m->sliding_every,
+    if (mbr_int(g, "head_dim", 0, 1 << 12, 0, &m->head_dim, err) ||
+        mbr_int(g, "sliding_window", 0, 1 << 24, 0, &m->sliding_window, err) ||
+        mbr_int(g, "sliding_every", 0, MODEL_MAX_LAYERS, 0, &m->sliding_every,
                 err) ||
-        opt_int(g, "mtp_layers", 0, 64, 0, &m->mtp_layers, err) ||
+        mbr_int(g, "mtp_layers", 0, 64, 0, &m->mtp_layers, err) ||
         read_moe(&m->moe, g, err) || read_mla(&m->mla, g, err))
         return TPL_ECONFIG;
     if (!(key = stray_moe_field(m, g)) && !(key = arch_fault(m, &must)))

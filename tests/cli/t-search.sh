@@ -188,7 +188,7 @@ done <"$T_TMP/agree.rows"
 
 # -o FILE.csv / FILE.json picks the format unless --format says otherwise
 run_tp search --gpus 64 --top 1 -o "$T_TMP/plans.csv"
-expect out-ext-csv exit=0 stdout= 'head -1 "$T_TMP/plans.csv" | grep -q "^rank,key,"'
+expect out-ext-csv exit=0 stdout= 'head -1 "$T_TMP/plans.csv" | grep -q "^rank,.*,key,"'
 run_tp search --gpus 64 --top 1 -o "$T_TMP/plans.json"
 expect out-ext-json exit=0 'head -1 "$T_TMP/plans.json" | grep -q "^{"'
 run_tp search --gpus 64 --top 1 -o "$T_TMP/plans2.json" --format table
