@@ -100,10 +100,14 @@ static void model_figures(const struct model *m, int64_t seq)
     j.seq = seq;
     j.gbs = 1;
     printf("\n# ---- derived (trainplan show) ----\n"
-           "# parameters          %lld total: %lld per layer x %lld layers, "
+           "# parameters          %lld total: %lld per dense layer x %lld layers, "
            "embedding %lld, head %lld\n", (long long)model_params(m),
            (long long)model_layer_params(m), (long long)m->layers,
            (long long)model_embedding_params(m), (long long)model_head_params(m));
+    if (model_is_moe(m))
+        printf("# active parameters   %lld per token (top-%lld of %lld "
+               "experts; spaces/params.c)\n", (long long)model_active_params(m),
+               (long long)m->moe.topk, (long long)m->moe.experts);
     printf("# model FLOPs/token   %.6g at seq %lld (forward and backward, "
            "predictor/flops.c: Narayanan et al. SC21 Eq. 3)\n",
            pred_model_flops(m, &j) / (double)seq, (long long)seq);

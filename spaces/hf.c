@@ -25,6 +25,8 @@ struct hf_family {
     bool glu, tied_default, bias;
     const char *norm;                   /* the model file's word */
     const char *note;                   /* what the model file cannot say */
+    /* mixture of experts (spaces/arch.c): NULL for a dense family */
+    const char *experts, *topk, *moe_ffn;
 };
 
 static const char *const llama_drop[] = { "attention_dropout", NULL };
@@ -36,7 +38,14 @@ static const char *const neox_drop[] = { "attention_dropout", "hidden_dropout",
 #define LLAMA(a, note) { a, "num_hidden_layers", "hidden_size",               \
     "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
     "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
-    "rmsnorm", note }
+    "rmsnorm", note, NULL, NULL, NULL }
+/* Mixtral and Qwen3-MoE: every layer MoE, softmax router with an auxiliary
+ * balancing loss (transformers' MixtralSparseMoeBlock, Qwen3MoeSparseMoeBlock
+ * with decoder_sparse_step 1) */
+#define LLAMA_MOE(a, note, e, k, f) { a, "num_hidden_layers", "hidden_size",  \
+    "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
+    "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
+    "rmsnorm", note, e, k, f }
 
 static const struct hf_family families[] = {
     LLAMA("LlamaForCausalLM", NULL),
@@ -44,21 +53,28 @@ static const struct hf_family families[] = {
           "causal attention"),
     LLAMA("Qwen2ForCausalLM", "the q/k/v biases (h + 2 kv per layer) are "
           "not counted: 'bias' is one switch for all projections"),
-    LLAMA("Qwen3ForCausalLM", NULL),
+    LLAMA("Qwen3ForCausalLM", "the per-head q/k RMSNorm weights (2 x head_dim "
+          "per layer) are not counted"),
+    LLAMA_MOE("MixtralForCausalLM", "sliding-window attention is timed as "
+              "full causal attention", "num_local_experts",
+              "num_experts_per_tok", "intermediate_size"),
+    LLAMA_MOE("Qwen3MoeForCausalLM", "mlp_only_layers and decoder_sparse_step "
+              "other than 1 are not read", "num_experts", "num_experts_per_tok",
+              "moe_intermediate_size"),
     { "GPT2LMHeadModel", "n_layer", "n_embd", "n_head", NULL, "n_inner",
       "vocab_size", "n_positions", NULL, gpt2_drop, 0.1, 4, false, true, true,
-      "layernorm", NULL },
+      "layernorm", NULL, NULL, NULL, NULL },
     { "GPTNeoXForCausalLM", "num_hidden_layers", "hidden_size",
       "num_attention_heads", NULL, "intermediate_size", "vocab_size", NULL,
       "rotary_emb_base", neox_drop, 0, 0, false, false, true, "layernorm",
       "partial rotary (rotary_pct) and the parallel residual are not "
-      "modelled; neither changes the counts" },
+      "modelled; neither changes the counts", NULL, NULL, NULL },
 };
 
-/* Mixture-of-experts architectures: refused until MoE is modelled. */
+/* Mixture-of-experts architectures not mapped yet (MLA, shared experts,
+ * dense-first layers, MTP: use the deepseek-v3 / kimi-k2 presets). */
 static const char *const moe_archs[] = {
-    "MixtralForCausalLM", "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
-    "Qwen3MoeForCausalLM", NULL,
+    "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM", NULL,
 };
 
 struct hf_out {                 /* the model file's text being written */
@@ -102,8 +118,9 @@ static int family_of(const json_t *root, const char *path,
     for (int i = 0; moe_archs[i]; i++)
         if (!strcmp(arch, moe_archs[i]))
             return tpl_errorf(err, TPL_ECONFIG, "%s: 'architectures' %s is a "
-                              "mixture of experts, which trainplan does not "
-                              "model yet", path, arch);
+                              "mixture of experts whose config.json trainplan "
+                              "does not map yet (see 'trainplan list models' "
+                              "for presets)", path, arch);
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (!strcmp(arch, families[i].arch)) {
             *out = &families[i];
@@ -112,7 +129,8 @@ static int family_of(const json_t *root, const char *path,
     clean(arch, a, sizeof a);
     return tpl_errorf(err, TPL_ECONFIG, "%s: unsupported 'architectures' %s "
                       "(supported: LlamaForCausalLM, MistralForCausalLM, "
-                      "Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel, "
+                      "Qwen2ForCausalLM, Qwen3ForCausalLM, MixtralForCausalLM, "
+                      "Qwen3MoeForCausalLM, GPT2LMHeadModel, "
                       "GPTNeoXForCausalLM)", path, a);
 }
 
@@ -209,22 +227,25 @@ static void put_kinds(struct hf_out *o, struct hf_read *r,
         dropout ? "true" : "false");
 }
 
-/* A head dimension other than hidden / heads (Qwen3's head_dim) cannot be
- * said in a model file. */
-static int check_head_dim(struct hf_read *r, const struct hf_family *f,
-                          struct tpl_err *err)
+/* The optional fields: a head width other than hidden / heads (Qwen3's
+ * head_dim) and the experts. */
+static void put_arch(struct hf_out *o, struct hf_read *r,
+                     const struct hf_family *f)
 {
-    const json_t *v = json_object_get(r->root, "head_dim");
-    int64_t h, a;
-    if (!v || json_is_null(v) || r->missing[0] || r->bad[0])
-        return 0;
-    h = get_int(r, f->hidden, 0);
-    a = get_int(r, f->heads, 0);
-    if (json_is_integer(v) && json_integer_value(v) * a == h)
-        return 0;
-    return tpl_errorf(err, TPL_ECONFIG, "%s: 'head_dim' must be hidden_size / "
-                      "num_attention_heads (%lld): another head width is not "
-                      "modelled", r->path, (long long)(h / a));
+    const json_t *hd = json_object_get(r->root, "head_dim");
+    int64_t hidden = get_int(r, f->hidden, 0), heads = get_int(r, f->heads, 0);
+    if (hd && !json_is_null(hd) && get_int(r, "head_dim", 0) * heads != hidden)
+        put(o, "  head_dim = %lld;  # head_dim\n",
+            (long long)get_int(r, "head_dim", 0));
+    if (!f->experts)
+        return;
+    put(o, "  experts = %lld;  # %s\n", (long long)get_int(r, f->experts, 0),
+        f->experts);
+    put(o, "  moe_topk = %lld;  # %s\n", (long long)get_int(r, f->topk, 0),
+        f->topk);
+    put(o, "  moe_ffn_hidden = %lld;  # %s\n", (long long)get_int(r, f->moe_ffn,
+        0), f->moe_ffn);
+    put(o, "  moe_router = \"softmax\";\n  moe_balance = \"aux_loss\";\n");
 }
 
 int model_hf_text(const char *json, const char *path, const char *name,
@@ -253,12 +274,13 @@ int model_hf_text(const char *json, const char *path, const char *name,
             "\";\n", nm, ar);
         put_sizes(&o, &r, f);
         put_kinds(&o, &r, f);
+        put_arch(&o, &r, f);
         put(&o, "};\n");
         rc = r.missing[0] ? tpl_errorf(err, TPL_ECONFIG, "%s: missing field%s "
                                        "%s (%s)", path, strchr(r.missing, ',') ?
                                        "s" : "", r.missing, f->arch)
            : r.bad[0] ? tpl_errorf(err, TPL_ECONFIG, "%s: %s", path, r.bad)
-           : check_head_dim(&r, f, err);
+           : 0;
     }
     json_decref(root);
     return rc;

@@ -23,7 +23,7 @@ expect show-system-reads-back exit=0 'cmp -s "$T_OUT" "$T_TMP/preset.txt"'
 run_tp show model llama3-70b
 cp "$T_OUT" "$T_TMP/m.cfg"
 expect show-model exit=0 'stdout~^# llama3-70b: Meta Llama 3 70B \(source:' \
-    'stdout~^# parameters +70553706496 total: 855654400 per layer x 80 layers'
+    'stdout~^# parameters +70553706496 total: 855654400 per dense layer x 80 layers'
 # shellcheck disable=SC2086
 run_tp predict --model "$T_TMP/m.cfg" $S_PLAN
 expect show-model-reads-back exit=0 'cmp -s "$T_OUT" "$T_TMP/preset.txt"'
