@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/log.h"
 #include "results/charts.h"
 #include "spaces/gpus.h"
@@ -99,6 +100,21 @@ static int search_gpus(const struct cmd_opts *o, const struct cmd_inputs *in,
     return search_run(&cfg, res, err);
 }
 
+/* The GPU counts: --gpus (else the scenario's), and --reference's count
+ * when it is not among them (tradeoff scales against it). */
+static int gpus_of(const struct cmd_opts *o, const struct cmd_inputs *in,
+                   struct gpu_list *gpus, struct tpl_err *err)
+{
+    const char *list = o->gpus ? o->gpus : in->scen.space.gpus;
+    size_t n = strlen(list) + 32;
+    char *buf = xmalloc(n);
+    int rc;
+    snprintf(buf, n, "%s,%lld", list, (long long)o->reference);
+    rc = gpu_list_parse(gpus, o->reference > 0 ? buf : list, "--gpus", err);
+    free(buf);
+    return rc;
+}
+
 int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
                    struct pred_ctx *ctx, struct search_result *res,
                    struct tpl_err *err)
@@ -110,8 +126,7 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
         return rc;
     cmd_opts_apply_job(o, &in->scen.job);
     cmd_opts_apply_space(o, &in->scen.space);
-    if (gpu_list_parse(&gpus, o->gpus ? o->gpus : in->scen.space.gpus, "--gpus",
-                       err))   /* checked when parsed and when loaded */
+    if (gpus_of(o, in, &gpus, err))    /* checked when parsed and loaded */
         return TPL_EUSAGE;
     cmd_ctx_init(ctx, in, in->scen.space.tp_cross_node);
     pred_ctx_headroom(ctx, o->headroom);

@@ -322,6 +322,8 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_TOKENS]    = { "tokens", REQ, parse_num, OFF(tokens), 0, 0, 1, 1e18 },
     [OPT_PRICE]     = { "price", REQ, parse_num, OFF(price), 0, 0, 0, 1e6 },
     [OPT_KNEE]      = { "knee", REQ, parse_num, OFF(knee), 0, 0, 0.01, 1 },
+    [OPT_REFERENCE] = { "reference", REQ, parse_int, OFF(reference), 1,
+                        SPACE_MAX_GPUS, 0, 0 },
     [OPT_FRAMEWORK] = { "framework", REQ, parse_framework, 0, 0, 0, 0, 0 },
     [OPT_EXPORT_GPUS] = { "gpus", REQ, parse_int, OFF(export_gpus), 1, 1 << 20,
                           0, 0 },

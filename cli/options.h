@@ -31,7 +31,7 @@ enum opt_id {
     /* the search */
     OPT_GPUS, OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS,
     /* what training takes */
-    OPT_TOKENS, OPT_PRICE, OPT_KNEE,
+    OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE,
     /* export: the framework, and the GPU count whose best plan it writes */
     OPT_FRAMEWORK, OPT_EXPORT_GPUS,
     /* memory kept free beyond the system's reserve */
@@ -56,6 +56,7 @@ struct cmd_opts {
     const char *variants[CMD_MAX_VARIANTS];     /* "NAME:K=V[,K=V]" */
     int n_variants;
     int64_t gbs, seq, top, budget, seed, export_gpus;
+    int64_t reference;          /* --reference N: scaling against N GPUs (0: none) */
     enum job_precision precision;
     enum job_attention attention;
     bool tp_cross_node, exhaustive, stats;

@@ -4,6 +4,7 @@
  * with recompute, communication with the optimizer step, pipeline bubble). */
 #include "results/compare.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,12 +23,24 @@ static struct shares shares_of(const struct pred_result *r)
     };
 }
 
-/* Speed-up of system s at row i against the first system (0: n/a). */
+/* Speed-up of system s at row i against the first system: its days to
+ * train over the first's (days, not iterations: the systems may differ in
+ * reliability); NAN when either has no plan there (n/a, never 0). */
 static double speedup(const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *a = &cmp->sys[0].t.rows[i];
     const struct tradeoff_row *b = &cmp->sys[s].t.rows[i];
-    return a->feasible && b->feasible ? a->r.iteration_s / b->r.iteration_s : 0;
+    return a->feasible && b->feasible ? a->days / b->days : (double)NAN;
+}
+
+/* "1.23x", or "n/a" (table); "1.2300" or "" (CSV). Returns buf. */
+static const char *speedup_text(double x, bool csv_cell, char *buf, size_t n)
+{
+    if (isnan(x))
+        snprintf(buf, n, "%s", csv_cell ? "" : "n/a");
+    else
+        snprintf(buf, n, csv_cell ? "%.4f" : "%.2fx", x);
+    return buf;
 }
 
 static bool partial(const struct compare *cmp)
@@ -43,16 +56,19 @@ static void table_row(FILE *fp, const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
     struct shares sh;
-    char key[96];
+    char key[96], x[32];
     if (!w->feasible) {
-        fprintf(fp, "  %-18s %-32s\n", cmp->sys[s].label, "(no feasible plan)");
+        fprintf(fp, "  %-18s %-32s %8s %8s\n", cmp->sys[s].label,
+                w->stalled ? "(never finishes)" : "(no feasible plan)", "",
+                "n/a");
         return;
     }
     sh = shares_of(&w->r);
     plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "  %-18s %-32s %8.3f %7.2fx %9.2f %12.0f %9.1f %7.1f%% "
+    fprintf(fp, "  %-18s %-32s %8.3f %8s %9.2f %12.0f %9.1f %7.1f%% "
             "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, w->r.iteration_s,
-            speedup(cmp, s, i), w->days, w->cost_usd, w->energy_kwh / 1000,
+            speedup_text(speedup(cmp, s, i), false, x, sizeof x), w->days,
+            w->cost_usd, w->energy_kwh / 1000,
             100 * sh.compute, 100 * sh.comm, 100 * sh.bubble);
 }
 
@@ -74,36 +90,59 @@ static void table(FILE *fp, const struct compare *cmp)
     }
 }
 
+/* The flag of every system whose efficiencies are modelling defaults. */
+static void table_notes(FILE *fp, const struct compare *cmp)
+{
+    bool first = true;
+    for (int s = 0; s < cmp->n; s++) {
+        if (cmp->sys[s].ctx.hw.calibrated)
+            continue;
+        fputs(first ? "\n" : "", fp);
+        first = false;
+        res_uncalibrated_note(fp, &cmp->sys[s].ctx.hw);
+    }
+    fputs("\nspeed-up: days to train on the first system over days on this "
+          "one (interruptions included); n/a where either has no plan\n", fp);
+}
+
+static void csv_row(FILE *fp, const struct compare *cmp, int s, size_t i)
+{
+    const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+    const char *cal = cmp->sys[s].ctx.hw.calibrated ? "y" : "n";
+    struct shares sh;
+    char key[96], x[32];
+    if (!w->feasible) {
+        fprintf(fp, "%lld,%s,%s,,,,,,,,,,,%s\n", (long long)w->gpus,
+                cmp->sys[s].label, cmp->sys[s].ctx.stack, cal);
+        return;
+    }
+    sh = shares_of(&w->r);
+    plan_key(&w->plan, key, sizeof key);
+    fprintf(fp, "%lld,%s,%s,%s,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%s\n",
+            (long long)w->gpus, cmp->sys[s].label, cmp->sys[s].ctx.stack, key,
+            w->r.iteration_s, speedup_text(speedup(cmp, s, i), true, x, sizeof x),
+            w->days, w->gpu_hours, w->cost_usd, w->energy_kwh, sh.compute,
+            sh.comm, sh.bubble, cal);
+}
+
 static void csv(FILE *fp, const struct compare *cmp)
 {
     fputs("gpus,system,stack,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
-          "energy_kwh,compute_share,comm_share,bubble_share\n", fp);
+          "energy_kwh,compute_share,comm_share,bubble_share,calibrated\n", fp);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++)
-        for (int s = 0; s < cmp->n; s++) {
-            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-            struct shares sh;
-            char key[96];
-            if (!w->feasible) {
-                fprintf(fp, "%lld,%s,%s,,,,,,,,,,\n", (long long)w->gpus,
-                        cmp->sys[s].label, cmp->sys[s].ctx.stack);
-                continue;
-            }
-            sh = shares_of(&w->r);
-            plan_key(&w->plan, key, sizeof key);
-            fprintf(fp, "%lld,%s,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,"
-                    "%.4f\n", (long long)w->gpus, cmp->sys[s].label,
-                    cmp->sys[s].ctx.stack, key, w->r.iteration_s,
-                    speedup(cmp, s, i), w->days, w->gpu_hours, w->cost_usd,
-                    w->energy_kwh, sh.compute, sh.comm, sh.bubble);
-        }
+        for (int s = 0; s < cmp->n; s++)
+            csv_row(fp, cmp, s, i);
 }
 
 /* System s at GPU count i. */
 static json_t *json_system(const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-    json_t *o = json_pack("{s:s, s:b}", "system", cmp->sys[s].label,
-                          "feasible", w->feasible);
+    double x = speedup(cmp, s, i);
+    json_t *o = json_pack("{s:s, s:b, s:b, s:o}", "system", cmp->sys[s].label,
+                          "calibrated", cmp->sys[s].ctx.hw.calibrated,
+                          "feasible", w->feasible,
+                          "speedup", isnan(x) ? json_null() : json_real(x));
     struct shares sh;
     if (!w->feasible)
         return o;
@@ -111,7 +150,7 @@ static json_t *json_system(const struct compare *cmp, int s, size_t i)
     json_object_set_new(o, "plan", res_plan_json(&cmp->sys[s].ctx, &w->plan,
                                                  &w->r));
     json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
-        "s:{s:f, s:f, s:f}}", "speedup", speedup(cmp, s, i),
+        "s:{s:f, s:f, s:f}}", "goodput", w->g.fraction,
         "days", w->days, "gpu_hours", w->gpu_hours,
         "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
         "shares", "compute", sh.compute, "comm", sh.comm,
@@ -140,6 +179,7 @@ int res_compare_table(FILE *fp, const struct res_report *rep, struct tpl_err *er
 {
     (void)err;
     table(fp, rep->u.compare);
+    table_notes(fp, rep->u.compare);
     if (partial(rep->u.compare))
         fputs("\npartial: interrupted; the plans are the best found before "
               "the stop\n", fp);

@@ -140,6 +140,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             job_attention_name(c->job.attention), s->top_k);
     spare_line(fp, c);
     band_line(fp, c);
+    res_uncalibrated_note(fp, &c->hw);
     for (size_t i = 0; i < s->n; i++)
         table_gpu(fp, c, &s->per_gpu[i]);
     if (st->partial)

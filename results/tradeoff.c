@@ -70,11 +70,37 @@ static void find_knee(struct tradeoff *t)
     }
 }
 
+/* What training the row's tokens takes on its best plan: every hour
+ * training, then with the expected interruptions (goodput.h). */
+static void fill_row(const struct pred_ctx *c, const struct tradeoff *t,
+                     struct tradeoff_row *row)
+{
+    double hours = t->tokens / row->r.tokens_per_s / 3600.0;
+    row->days_ideal = hours / 24.0;
+    row->gpu_hours_ideal = hours * (double)row->gpus;
+    res_goodput_of(&c->hw, &c->model, row->gpus, &row->g);
+    if (row->g.fraction < 1e-9) {       /* never finishes: no figures */
+        row->feasible = false;
+        row->stalled = true;
+        return;
+    }
+    row->days = row->days_ideal / row->g.fraction;
+    row->gpu_hours = row->gpu_hours_ideal / row->g.fraction;
+    row->cost_usd = row->gpu_hours * t->usd_per_gpu_hour;
+    row->power_w = res_gpu_power_w(&c->hw, &row->r);
+    row->energy_kwh = row->power_w * row->gpu_hours / 1000.0;
+}
+
+/* Trained tokens/s per GPU: what scaling compares. */
+static double per_gpu(const struct tradeoff_row *w)
+{
+    return w->r.tokens_per_s * w->g.fraction / (double)w->gpus;
+}
+
 void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
                         double tokens, double usd_per_gpu_hour,
                         double knee_fraction, struct tradeoff *out)
 {
-    double base = 0;
     memset(out, 0, sizeof *out);
     out->rows = xcalloc(s->n ? s->n : 1, sizeof *out->rows);
     out->n = s->n;
@@ -82,26 +108,60 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
     out->usd_per_gpu_hour = usd_per_gpu_hour;
     out->knee_fraction = knee_fraction;
     out->partial = s->stats.partial;
+    out->reference = -1;
     for (size_t i = 0; i < s->n; i++) {
         struct tradeoff_row *row = &out->rows[i];
-        double hours;
         row->gpus = s->per_gpu[i].gpus;
         row->feasible = s->per_gpu[i].n_hits > 0;
         if (!row->feasible)
             continue;
         row->plan = s->per_gpu[i].hits[0].plan;
         row->r = s->per_gpu[i].results[0];
-        hours = tokens / row->r.tokens_per_s / 3600.0;
-        row->days = hours / 24.0;
-        row->gpu_hours = hours * (double)row->gpus;
-        row->cost_usd = row->gpu_hours * usd_per_gpu_hour;
-        row->power_w = res_gpu_power_w(&c->hw, &row->r);
-        row->energy_kwh = row->power_w * row->gpu_hours / 1000.0;
-        if (base == 0)
-            base = row->r.tokens_per_s / (double)row->gpus;
-        row->scaling = row->r.tokens_per_s / (double)row->gpus / base;
+        fill_row(c, out, row);
     }
+    for (size_t i = 0; i < s->n && out->reference < 0; i++)
+        if (out->rows[i].feasible)
+            res_tradeoff_reference(out, out->rows[i].gpus);
     res_tradeoff_mark(out);
+}
+
+int res_tradeoff_reference(struct tradeoff *t, int64_t gpus)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->rows[i].gpus != gpus)
+            continue;
+        if (!t->rows[i].feasible)
+            return -1;
+        t->reference = (long)i;
+        for (size_t k = 0; k < t->n; k++)
+            if (t->rows[k].feasible)
+                t->rows[k].scaling = per_gpu(&t->rows[k]) / per_gpu(&t->rows[i]);
+        return 0;
+    }
+    return -1;
+}
+
+/* GPU-seconds per million trained tokens that part p of row w costs. */
+static double part_cost(const struct tradeoff_row *w, int p)
+{
+    double tokens_per_iter = w->r.tokens_per_s * w->r.iteration_s;
+    return 1e6 * w->r.part_s[p] * (double)w->gpus / tokens_per_iter;
+}
+
+enum pred_part res_tradeoff_relief(const struct tradeoff_row *a,
+                                   const struct tradeoff_row *b,
+                                   double *cost_a, double *cost_b)
+{
+    enum pred_part best = PRED_PART_COMPUTE;
+    double drop = -HUGE_VAL;
+    for (int p = 0; p < PRED_PART_COUNT; p++)
+        if (part_cost(a, p) - part_cost(b, p) > drop) {
+            drop = part_cost(a, p) - part_cost(b, p);
+            best = (enum pred_part)p;
+            *cost_a = part_cost(a, p);
+            *cost_b = part_cost(b, p);
+        }
+    return best;
 }
 
 void res_tradeoff_mark(struct tradeoff *t)
@@ -118,20 +178,88 @@ void res_tradeoff_release(struct tradeoff *t)
 
 /* ---- writers ---- */
 
+static const char *frontier_mark(const struct tradeoff *t, size_t i)
+{
+    return (long)i == t->knee ? "yes, knee" : t->rows[i].frontier ? "yes" : "";
+}
+
 static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
 {
     const struct tradeoff_row *w = &t->rows[i];
     char key[96];
+    if (w->stalled) {
+        fprintf(fp, "%7lld  %-32s interrupted every %.0f s on average, restart "
+                "%.0f s: no progress\n", (long long)w->gpus, "(never finishes)",
+                w->g.mtbf_s, w->g.restart_s);
+        return;
+    }
     if (!w->feasible) {
         fprintf(fp, "%7lld  %-32s\n", (long long)w->gpus, "(no feasible plan)");
         return;
     }
     plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "%7lld  %-32s %8.3f %5.1f%% %9.2f %12.0f %14.0f %10.1f %6.0f "
-            "%6.1f%%  %s\n", (long long)w->gpus, key, w->r.iteration_s,
-            100 * w->r.mfu, w->days, w->gpu_hours, w->cost_usd,
+    fprintf(fp, "%7lld  %-32s %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f %14.0f "
+            "%10.1f %6.0f %6.1f%%  %s\n", (long long)w->gpus, key,
+            w->r.iteration_s, 100 * w->r.mfu, 100 * w->g.fraction,
+            w->days_ideal, w->days, w->gpu_hours, w->cost_usd,
             w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
-            (long)i == t->knee ? "yes, knee" : w->frontier ? "yes" : "");
+            frontier_mark(t, i));
+}
+
+/* What goodput assumed, once: the system's fields and the state written. */
+static void table_goodput(FILE *fp, const struct pred_ctx *c,
+                          const struct tradeoff *t)
+{
+    const struct tradeoff_row *w = t->reference >= 0 ? &t->rows[t->reference]
+                                                     : NULL;
+    fprintf(fp, "goodput: an interruption every %.0f GPU-hours stops the job "
+            "(reliability.gpu_mtbf_hours), restart %.1f min "
+            "(reliability.restart_min); ", c->hw.gpu_mtbf_s / 3600,
+            c->hw.restart_s / 60);
+    if (w)
+        fprintf(fp, "checkpoints of %.0f GB written at %.0f GB/s "
+                "(reliability.storage_gbs) in %.2f s, every %.1f min at %lld "
+                "GPUs (Daly 2006)", w->g.state_bytes / 1e9,
+                c->hw.storage_bytes_per_s / 1e9, w->g.write_s,
+                w->g.interval_s / 60, (long long)w->gpus);
+    fputs("; days are wall-clock, with interruptions; ideal days assume every "
+          "hour trains\n", fp);
+}
+
+/* The reference, and why a count scales above 100 %. */
+static void table_scaling(FILE *fp, const struct tradeoff *t)
+{
+    const struct tradeoff_row *a;
+    if (t->reference < 0)
+        return;
+    a = &t->rows[t->reference];
+    fprintf(fp, "scaling: trained tokens/s per GPU against %lld GPUs\n",
+            (long long)a->gpus);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct tradeoff_row *b = &t->rows[i];
+        double sa = 0, sb = 0;
+        enum pred_part p;
+        if (!b->feasible || b->scaling <= 1.0005)
+            continue;
+        p = res_tradeoff_relief(a, b, &sa, &sb);
+        fprintf(fp, "  above 100 %% at %lld GPUs (%.1f %%): its plan spends "
+                "%.1f GPU-s per million tokens in %s against %.1f at %lld, the "
+                "largest saving of its layout\n", (long long)b->gpus,
+                100 * b->scaling, sb, pred_part_name(p), sa, (long long)a->gpus);
+    }
+}
+
+static void table_knee(FILE *fp, const struct tradeoff *t)
+{
+    if (t->knee >= 0)
+        fprintf(fp, "knee: %lld GPUs; past it, doubling the GPUs saves less "
+                "than %.0f %% of what perfect scaling would\n",
+                (long long)t->rows[t->knee].gpus, 100 * t->knee_fraction);
+    else if (t->n)
+        fprintf(fp, "no knee in this range (%lld..%lld GPUs): every doubling on "
+                "the frontier saves at least %.0f %% of what perfect scaling "
+                "would\n", (long long)t->rows[0].gpus,
+                (long long)t->rows[t->n - 1].gpus, 100 * t->knee_fraction);
 }
 
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
@@ -141,19 +269,17 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
             t->tokens,
             (long long)c->job.seq, (long long)c->job.gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
-    fprintf(fp, "%7s  %-32s %8s %6s %9s %12s %14s %10s %6s %7s  %s\n", "GPUs",
-            "plan", "iter s", "MFU", "days", "GPU-hours", "cost USD",
-            "MWh", "W/GPU", "scaling", "frontier");
+    fprintf(fp, "%7s  %-32s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
+            "GPUs", "plan", "iter s", "MFU", "goodput", "ideal d", "days",
+            "GPU-hours", "cost USD", "MWh", "W/GPU", "scaling", "frontier");
     for (size_t i = 0; i < t->n; i++)
         table_row(fp, t, i);
-    if (t->knee >= 0)
-        fprintf(fp, "\nknee: %lld GPUs; past it, doubling the GPUs saves less "
-                "than %.0f %% of what perfect scaling would\n",
-                (long long)t->rows[t->knee].gpus, 100 * t->knee_fraction);
-    else
-        fprintf(fp, "\nno knee: every doubling on the frontier saves at least "
-                "%.0f %% of what perfect scaling would\n", 100 * t->knee_fraction);
+    fputc('\n', fp);
+    table_knee(fp, t);
+    table_scaling(fp, t);
+    table_goodput(fp, c, t);
     fputs("energy: GPU boards only (hosts, network and cooling not included)\n", fp);
+    res_uncalibrated_note(fp, &c->hw);
     if (t->partial)
         fputs("partial: interrupted; the plans are the best found before the "
               "stop\n", fp);
@@ -162,47 +288,77 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 static void csv(FILE *fp, const struct tradeoff *t)
 {
     fputs("gpus,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,cost_usd,"
-          "energy_kwh,power_w_per_gpu,scaling,frontier,knee\n", fp);
+          "energy_kwh,power_w_per_gpu,scaling,frontier,knee,goodput,"
+          "days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
+          "checkpoint_interval_s\n", fp);
     for (size_t i = 0; i < t->n; i++) {
         const struct tradeoff_row *w = &t->rows[i];
         char key[96] = "";
         if (!w->feasible) {
-            fprintf(fp, "%lld,,,,,,,,,,,n,n\n", (long long)w->gpus);
+            fprintf(fp, "%lld,,,,,,,,,,,n,n,,,,,,\n", (long long)w->gpus);
             continue;
         }
         plan_key(&w->plan, key, sizeof key);
-        fprintf(fp, "%lld,%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4f,%s,%s\n",
+        fprintf(fp, "%lld,%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4f,%s,%s,"
+                "%.4f,%.6g,%.6g,%.6g,%.4g,%.6g\n",
                 (long long)w->gpus, key, w->r.iteration_s, w->r.tokens_per_s,
                 w->r.mfu, w->days, w->gpu_hours, w->cost_usd, w->energy_kwh,
                 w->power_w, w->scaling, w->frontier ? "y" : "n",
-                (long)i == t->knee ? "y" : "n");
+                (long)i == t->knee ? "y" : "n", w->g.fraction, w->days_ideal,
+                w->gpu_hours_ideal, w->g.mtbf_s, w->g.write_s, w->g.interval_s);
     }
+}
+
+static json_t *json_goodput(const struct goodput *g)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "fraction", g->fraction,
+                     "job_mtbf_s", g->mtbf_s, "restart_s", g->restart_s,
+                     "checkpoint_bytes", g->state_bytes,
+                     "checkpoint_write_s", g->write_s,
+                     "checkpoint_interval_s", g->interval_s);
+}
+
+static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
+                        size_t i)
+{
+    const struct tradeoff_row *w = &t->rows[i];
+    json_t *o = json_pack("{s:I, s:b, s:b}", "gpus", (json_int_t)w->gpus,
+                          "feasible", w->feasible, "stalled", w->stalled);
+    if (w->feasible || w->stalled)
+        json_object_set_new(o, "goodput", json_goodput(&w->g));
+    if (!w->feasible)
+        return o;
+    json_object_set_new(o, "plan", res_plan_json(c, &w->plan, &w->r));
+    json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+        "s:f, s:b, s:b}", "days", w->days, "gpu_hours", w->gpu_hours,
+        "days_ideal", w->days_ideal, "gpu_hours_ideal", w->gpu_hours_ideal,
+        "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
+        "power_w_per_gpu", w->power_w, "scaling", w->scaling,
+        "frontier", w->frontier, "knee", (long)i == t->knee));
+    return o;
+}
+
+static json_t *row_gpus(const struct tradeoff *t, long i)
+{
+    return i >= 0 ? json_integer((json_int_t)t->rows[i].gpus) : json_null();
 }
 
 static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
 {
     json_t *rows = json_array();
-    for (size_t i = 0; i < t->n; i++) {
-        const struct tradeoff_row *w = &t->rows[i];
-        json_t *o = json_pack("{s:I, s:b}", "gpus", (json_int_t)w->gpus,
-                              "feasible", w->feasible);
-        if (w->feasible) {
-            json_object_set_new(o, "plan", res_plan_json(c, &w->plan, &w->r));
-            json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, "
-                "s:b, s:b}", "days", w->days, "gpu_hours", w->gpu_hours,
-                "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
-                "power_w_per_gpu", w->power_w, "scaling", w->scaling,
-                "frontier", w->frontier, "knee", (long)i == t->knee));
-        }
-        json_array_append_new(rows, o);
-    }
-    return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:b, s:o}", "model",
+    for (size_t i = 0; i < t->n; i++)
+        json_array_append_new(rows, json_row(c, t, i));
+    return json_pack("{s:s, s:s, s:s, s:b, s:f, s:f, s:f, s:o, s:o, "
+                     "s:{s:f, s:f, s:f}, s:b, s:o}", "model",
                      c->model.name, "system", c->hw.name, "stack", c->stack,
-                     "tokens", t->tokens,
+                     "calibrated", c->hw.calibrated, "tokens", t->tokens,
                      "usd_per_gpu_hour", t->usd_per_gpu_hour,
                      "knee_fraction", t->knee_fraction,
-                     "knee_gpus", t->knee >= 0
-                     ? json_integer((json_int_t)t->rows[t->knee].gpus) : json_null(),
+                     "knee_gpus", row_gpus(t, t->knee),
+                     "reference_gpus", row_gpus(t, t->reference),
+                     "reliability", "gpu_mtbf_hours", c->hw.gpu_mtbf_s / 3600,
+                     "storage_gbs", c->hw.storage_bytes_per_s / 1e9,
+                     "restart_min", c->hw.restart_s / 60,
                      "partial", t->partial, "rows", rows);
 }
 

@@ -28,3 +28,14 @@ check compare-variant-set 2 "trainplan: error: --set 'network': expected section
 check compare-unknown-system 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --systems dgx-h100,tpu-v5 --gpus 64
 check compare-variant-bad-value 3 "trainplan: error: --set network.nic_gbps: 'nic_gbps' must be a number in (0, 10000000]" -- compare --variant slow:network.nic_gbps=0 --gpus 64
 check compare-unknown-option 2 "trainplan: error: unknown option '--top'" -- compare --top 3
+
+# a system with no plan at a count: n/a, never 0.00x; uncalibrated presets
+# are flagged
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12
+expect compare-na exit=0 'stdout~^  dgx-a100 +\(no feasible plan\) +n/a' \
+    'stdout~^  dgx-b200 +tp[^ ]+ +[0-9.]+ +n/a ' 'stdout!~0\.00x' \
+    'stdout~^uncalibrated: dgx-b200'
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format csv
+expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n$'
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format json
+expect compare-na-json exit=0 'stdout~"speedup": null' 'stdout~"calibrated": false'
