@@ -54,7 +54,7 @@ static const enum opt_id ids[] = {
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE, false };
 
 /* Peak resident memory in KiB from /proc (0 where there is none). */
 static long peak_rss_kib(void)

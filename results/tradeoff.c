@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "results/batches.h"
 #include "results/report.h"
 
 /* ---- power ----
@@ -91,6 +92,8 @@ static void fill_row(const struct pred_ctx *c, const struct tradeoff *t,
     row->energy_kwh = row->power_w * row->gpu_hours / 1000.0;
 }
 
+static void finish(struct tradeoff *t);
+
 /* Trained tokens/s per GPU: what scaling compares. */
 static double per_gpu(const struct tradeoff_row *w)
 {
@@ -108,21 +111,52 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
     out->usd_per_gpu_hour = usd_per_gpu_hour;
     out->knee_fraction = knee_fraction;
     out->partial = s->stats.partial;
-    out->reference = -1;
+    out->gbs_min = out->gbs_max = c->job.gbs;
     for (size_t i = 0; i < s->n; i++) {
         struct tradeoff_row *row = &out->rows[i];
         row->gpus = s->per_gpu[i].gpus;
+        row->gbs = c->job.gbs;
         row->feasible = s->per_gpu[i].n_hits > 0;
         if (!row->feasible)
             continue;
         row->plan = s->per_gpu[i].hits[0].plan;
         row->r = s->per_gpu[i].results[0];
+        row->warn = res_batch_warnings(&row->plan, &row->r);
         fill_row(c, out, row);
     }
-    for (size_t i = 0; i < s->n && out->reference < 0; i++)
-        if (out->rows[i].feasible)
-            res_tradeoff_reference(out, out->rows[i].gpus);
-    res_tradeoff_mark(out);
+    finish(out);
+}
+
+void res_tradeoff_pick(struct tradeoff *t, const struct tradeoff *other)
+{
+    for (size_t i = 0; i < t->n && i < other->n; i++) {
+        struct tradeoff_row *a = &t->rows[i];
+        const struct tradeoff_row *b = &other->rows[i];
+        if (b->feasible ? !a->feasible || b->days < a->days
+                        : !a->feasible && !a->stalled && b->stalled)
+            *a = *b;
+    }
+    t->gbs_min = t->gbs_min < other->gbs_min ? t->gbs_min : other->gbs_min;
+    t->gbs_max = t->gbs_max > other->gbs_max ? t->gbs_max : other->gbs_max;
+    t->partial = t->partial || other->partial;
+    finish(t);
+}
+
+int res_tradeoff_suggest(struct tradeoff *t, const struct pred_ctx *c,
+                         const struct space *space, struct tpl_err *err)
+{
+    static struct pred_ctx cb;          /* large: not on the stack */
+    for (size_t i = 0; i < t->n; i++) {
+        struct tradeoff_row *w = &t->rows[i];
+        int n;
+        if (w->feasible || w->stalled)
+            continue;
+        res_ctx_with_gbs(c, w->gbs, &cb);
+        if ((n = res_batches_nearby(&cb, space, w->gpus, w->nearby, 3, err)) < 0)
+            return n;
+        w->n_nearby = n;
+    }
+    return 0;
 }
 
 int res_tradeoff_reference(struct tradeoff *t, int64_t gpus)
@@ -164,6 +198,16 @@ enum pred_part res_tradeoff_relief(const struct tradeoff_row *a,
     return best;
 }
 
+/* Reference (the smallest feasible count), frontier, knee. */
+static void finish(struct tradeoff *t)
+{
+    t->reference = -1;
+    for (size_t i = 0; i < t->n && t->reference < 0; i++)
+        if (t->rows[i].feasible)
+            res_tradeoff_reference(t, t->rows[i].gpus);
+    res_tradeoff_mark(t);
+}
+
 void res_tradeoff_mark(struct tradeoff *t)
 {
     mark_frontier(t);
@@ -194,13 +238,18 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
         return;
     }
     if (!w->feasible) {
-        fprintf(fp, "%7lld  %-32s\n", (long long)w->gpus, "(no feasible plan)");
+        fprintf(fp, "%7lld  %-32s", (long long)w->gpus, "(no feasible plan)");
+        for (int k = 0; k < w->n_nearby; k++)
+            fprintf(fp, "%s%lld", k ? ", " : "  batch sizes with a plan: ",
+                    (long long)w->nearby[k]);
+        fputc('\n', fp);
         return;
     }
     plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "%7lld  %-32s %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f %14.0f "
-            "%10.1f %6.0f %6.1f%%  %s\n", (long long)w->gpus, key,
-            w->r.iteration_s, 100 * w->r.mfu, 100 * w->g.fraction,
+    fprintf(fp, "%7lld  %-32s %6lld %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f "
+            "%14.0f %10.1f %6.0f %6.1f%%  %s\n", (long long)w->gpus, key,
+            (long long)w->gbs, w->r.iteration_s, 100 * w->r.mfu,
+            100 * w->g.fraction,
             w->days_ideal, w->days, w->gpu_hours, w->cost_usd,
             w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
             frontier_mark(t, i));
@@ -219,10 +268,10 @@ static void table_goodput(FILE *fp, const struct pred_ctx *c,
     if (w)
         fprintf(fp, "checkpoints of %.0f GB written at %.0f GB/s "
                 "(reliability.storage_gbs) in %.2f s, every %.1f min at %lld "
-                "GPUs (Daly 2006)", w->g.state_bytes / 1e9,
+                "GPUs (Daly 2006); ", w->g.state_bytes / 1e9,
                 c->hw.storage_bytes_per_s / 1e9, w->g.write_s,
                 w->g.interval_s / 60, (long long)w->gpus);
-    fputs("; days are wall-clock, with interruptions; ideal days assume every "
+    fputs("days are wall-clock, with interruptions; ideal days assume every "
           "hour trains\n", fp);
 }
 
@@ -249,13 +298,44 @@ static void table_scaling(FILE *fp, const struct tradeoff *t)
     }
 }
 
+/* A plan's batch warnings, one line each. */
+static void table_warnings(FILE *fp, const struct tradeoff *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct tradeoff_row *w = &t->rows[i];
+        if (!w->feasible)
+            continue;
+        if (w->warn & RES_WARN_FEW_MICROBATCHES)
+            fprintf(fp, "warning: %lld GPUs: %lld micro-batches for %d "
+                    "pipeline stages: the bubble is at least half of the "
+                    "pipeline's time; a larger batch would fill it\n",
+                    (long long)w->gpus, (long long)w->r.microbatches,
+                    (int)w->plan.pp);
+        if (w->warn & RES_WARN_DP_AT_BATCH)
+            fprintf(fp, "warning: %lld GPUs: data parallelism at the batch's "
+                    "limit (dp %d x mbs %d = gbs %lld): more GPUs add no data "
+                    "parallelism at this batch\n", (long long)w->gpus,
+                    (int)w->plan.dp, (int)w->plan.mbs, (long long)w->gbs);
+    }
+}
+
+static int frontier_count(const struct tradeoff *t)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->rows[i].frontier;
+    return n;
+}
+
 static void table_knee(FILE *fp, const struct tradeoff *t)
 {
     if (t->knee >= 0)
         fprintf(fp, "knee: %lld GPUs; past it, doubling the GPUs saves less "
                 "than %.0f %% of what perfect scaling would\n",
                 (long long)t->rows[t->knee].gpus, 100 * t->knee_fraction);
-    else if (t->n)
+    else if (frontier_count(t) < 2)
+        fputs("no knee: fewer than two GPU counts have a plan\n", fp);
+    else
         fprintf(fp, "no knee in this range (%lld..%lld GPUs): every doubling on "
                 "the frontier saves at least %.0f %% of what perfect scaling "
                 "would\n", (long long)t->rows[0].gpus,
@@ -264,17 +344,23 @@ static void table_knee(FILE *fp, const struct tradeoff *t)
 
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
-    fprintf(fp, "%s on %s (stack %s): %.4g tokens, seq %lld, gbs %lld, %s; "
+    char gbs[64];
+    if (t->gbs_min == t->gbs_max)
+        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)t->gbs_min);
+    else
+        snprintf(gbs, sizeof gbs, "gbs %lld..%lld (the best per count)",
+                 (long long)t->gbs_min, (long long)t->gbs_max);
+    fprintf(fp, "%s on %s (stack %s): %.4g tokens, seq %lld, %s, %s; "
             "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
-            t->tokens,
-            (long long)c->job.seq, (long long)c->job.gbs,
+            t->tokens, (long long)c->job.seq, gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
-    fprintf(fp, "%7s  %-32s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
-            "GPUs", "plan", "iter s", "MFU", "goodput", "ideal d", "days",
+    fprintf(fp, "%7s  %-32s %6s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
+            "GPUs", "plan", "gbs", "iter s", "MFU", "goodput", "ideal d", "days",
             "GPU-hours", "cost USD", "MWh", "W/GPU", "scaling", "frontier");
     for (size_t i = 0; i < t->n; i++)
         table_row(fp, t, i);
     fputc('\n', fp);
+    table_warnings(fp, t);
     table_knee(fp, t);
     table_scaling(fp, t);
     table_goodput(fp, c, t);
@@ -285,27 +371,28 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
               "stop\n", fp);
 }
 
-static void csv(FILE *fp, const struct tradeoff *t)
+static void csv(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
     fputs("gpus,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,cost_usd,"
           "energy_kwh,power_w_per_gpu,scaling,frontier,knee,goodput,"
           "days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
-          "checkpoint_interval_s\n", fp);
+          "checkpoint_interval_s,gbs,tokens_per_batch\n", fp);
     for (size_t i = 0; i < t->n; i++) {
         const struct tradeoff_row *w = &t->rows[i];
         char key[96] = "";
         if (!w->feasible) {
-            fprintf(fp, "%lld,,,,,,,,,,,n,n,,,,,,\n", (long long)w->gpus);
+            fprintf(fp, "%lld,,,,,,,,,,,n,n,,,,,,,,\n", (long long)w->gpus);
             continue;
         }
         plan_key(&w->plan, key, sizeof key);
         fprintf(fp, "%lld,%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4f,%s,%s,"
-                "%.4f,%.6g,%.6g,%.6g,%.4g,%.6g\n",
+                "%.4f,%.6g,%.6g,%.6g,%.4g,%.6g,%lld,%lld\n",
                 (long long)w->gpus, key, w->r.iteration_s, w->r.tokens_per_s,
                 w->r.mfu, w->days, w->gpu_hours, w->cost_usd, w->energy_kwh,
                 w->power_w, w->scaling, w->frontier ? "y" : "n",
                 (long)i == t->knee ? "y" : "n", w->g.fraction, w->days_ideal,
-                w->gpu_hours_ideal, w->g.mtbf_s, w->g.write_s, w->g.interval_s);
+                w->gpu_hours_ideal, w->g.mtbf_s, w->g.write_s, w->g.interval_s,
+                (long long)w->gbs, (long long)(w->gbs * c->job.seq));
     }
 }
 
@@ -321,14 +408,25 @@ static json_t *json_goodput(const struct goodput *g)
 static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
                         size_t i)
 {
+    static struct pred_ctx cb;          /* the row's batch; large */
     const struct tradeoff_row *w = &t->rows[i];
-    json_t *o = json_pack("{s:I, s:b, s:b}", "gpus", (json_int_t)w->gpus,
-                          "feasible", w->feasible, "stalled", w->stalled);
+    json_t *o = json_pack("{s:I, s:b, s:b, s:I}", "gpus", (json_int_t)w->gpus,
+                          "feasible", w->feasible, "stalled", w->stalled,
+                          "gbs", (json_int_t)w->gbs);
     if (w->feasible || w->stalled)
         json_object_set_new(o, "goodput", json_goodput(&w->g));
-    if (!w->feasible)
+    if (!w->feasible) {
+        json_t *near = json_array();
+        for (int k = 0; k < w->n_nearby; k++)
+            json_array_append_new(near, json_integer((json_int_t)w->nearby[k]));
+        json_object_set_new(o, "nearby_gbs", near);
         return o;
-    json_object_set_new(o, "plan", res_plan_json(c, &w->plan, &w->r));
+    }
+    res_ctx_with_gbs(c, w->gbs, &cb);
+    json_object_set_new(o, "plan", res_plan_json(&cb, &w->plan, &w->r));
+    json_object_set_new(o, "warnings", json_pack("{s:b, s:b}",
+        "few_microbatches", (w->warn & RES_WARN_FEW_MICROBATCHES) != 0,
+        "dp_at_batch", (w->warn & RES_WARN_DP_AT_BATCH) != 0));
     json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
         "s:f, s:b, s:b}", "days", w->days, "gpu_hours", w->gpu_hours,
         "days_ideal", w->days_ideal, "gpu_hours_ideal", w->gpu_hours_ideal,
@@ -374,7 +472,7 @@ int res_tradeoff_table(FILE *fp, const struct res_report *rep, struct tpl_err *e
 int res_tradeoff_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    csv(fp, rep->u.tradeoff);
+    csv(fp, rep->ctx, rep->u.tradeoff);
     return 0;
 }
 

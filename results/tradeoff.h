@@ -17,6 +17,10 @@ struct tradeoff_row {
     bool feasible;              /* false: no plan fits, or it never finishes */
     bool stalled;               /* a plan fits but interruptions come faster
                                    than it restarts: goodput ~0 */
+    int64_t gbs;                /* the global batch of its plan (sequences) */
+    unsigned warn;              /* res_batch_warn bits (batches.h) */
+    int64_t nearby[3];          /* no plan: batch sizes that have one */
+    int n_nearby;               /*   (res_tradeoff_suggest) */
     struct plan plan;
     struct pred_result r;
     struct goodput g;           /* interruptions, checkpoints (goodput.h) */
@@ -31,6 +35,7 @@ struct tradeoff_row {
 struct tradeoff {               /* caller-owned: res_tradeoff_release */
     struct tradeoff_row *rows;
     size_t n;
+    int64_t gbs_min, gbs_max;   /* the batches chosen over (equal: one) */
     double tokens, usd_per_gpu_hour, knee_fraction;
     long knee;                  /* index of the knee row, -1 if none */
     long reference;             /* row scaling is against, -1 if none */
@@ -53,6 +58,15 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
                         double tokens, double usd_per_gpu_hour,
                         double knee_fraction, struct tradeoff *out);
 void res_tradeoff_release(struct tradeoff *t);
+/* Fold in another batch's tradeoff over the same GPU counts: per count the
+ * plan that trains the tokens in fewer days (the smaller batch on a tie,
+ * when 'other' is the larger); then the frontier, knee and reference
+ * (the smallest feasible count) again. */
+void res_tradeoff_pick(struct tradeoff *t, const struct tradeoff *other);
+/* For each count without a plan, up to 3 nearby batch sizes that have one
+ * (res_batches_nearby at the row's batch). 0 or an error of the search. */
+int res_tradeoff_suggest(struct tradeoff *t, const struct pred_ctx *c,
+                         const struct space *space, struct tpl_err *err);
 /* Scale against the row of 'gpus' instead: 0, or -1 when no row has that
  * count or it has no feasible plan (nothing changes). */
 int res_tradeoff_reference(struct tradeoff *t, int64_t gpus);

@@ -33,9 +33,13 @@ check compare-unknown-option 2 "trainplan: error: unknown option '--top'" -- com
 # are flagged
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12
 expect compare-na exit=0 'stdout~^  dgx-a100 +\(no feasible plan\) +n/a' \
-    'stdout~^  dgx-b200 +tp[^ ]+ +[0-9.]+ +n/a ' 'stdout!~0\.00x' \
+    'stdout~^  dgx-b200 +tp[^ ]+ +256 +[0-9.]+ +n/a ' 'stdout!~0\.00x' \
     'stdout~^uncalibrated: dgx-b200'
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format csv
-expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n$'
+expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n,256$'
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format json
 expect compare-na-json exit=0 'stdout~"speedup": null' 'stdout~"calibrated": false'
+run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 96,128 --tokens 15e12
+expect compare-gbs-list exit=0 'stdout~gbs 512\.\.1024' \
+    'stdout~^  dgx-h100 +\(no feasible plan\) +n/a  batch sizes with a plan: 528' \
+    'stdout~^  dgx-h100 +tp[^ ]+ +1024 '

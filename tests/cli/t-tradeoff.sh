@@ -17,7 +17,7 @@ golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 
 
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
-t_rows=$(awk -F, 'NR > 1 && NF != 19' "$T_TMP/t.csv" | wc -l)
+t_rows=$(awk -F, 'NR > 1 && NF != 21' "$T_TMP/t.csv" | wc -l)
 t_knees=$(awk -F, 'NR > 1 && $13 == "y"' "$T_TMP/t.csv" | wc -l)
 T_CMD="tradeoff --format csv: $t_rows malformed rows, $t_knees knees"
 expect tradeoff-csv-shape '[ "$t_rows" = 0 ]' '[ "$t_knees" -le 1 ]'
@@ -59,3 +59,18 @@ run_tp tradeoff --model llama3-8b --system dgx-h100 --seq 4096 --gbs 256 --gpus 
 expect tradeoff-reference-added exit=0 'stdout~^ +8  tp' 'stdout~against 8 GPUs' \
     'stdout~^no knee in this range \(8\.\.64 GPUs\)'
 check tradeoff-reference-range 2 "trainplan: error: '--reference' must be an integer in [1, 1048576], not '0'" -- tradeoff --reference 0
+
+# batch-aware: --gbs as a list or range, the best per count over it; the
+# batch sizes that would work where none does; one batch elsewhere
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 96,128,256 --gbs 512..1024
+expect tradeoff-gbs-range exit=0 'stdout~gbs 512\.\.1024 \(the best per count\)' \
+    'stdout~^ +96  \(no feasible plan\) +batch sizes with a plan: 528, 480, 576' \
+    'stdout~^ +128  tp[^ ]+ +1024 '
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256 --gbs 512,1024 --format json
+expect tradeoff-gbs-json exit=0 'stdout~"gbs": 1024' 'stdout~"few_microbatches": false'
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 4096 --gbs 256
+expect tradeoff-gbs-warnings exit=0 'stdout~^warning: 4096 GPUs: ' 'stdout~data parallelism at the batch'
+check tradeoff-gbs-list-bad 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..256'" -- tradeoff --gbs 512..256
+check tradeoff-gbs-step-zero 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..1024:0'" -- tradeoff --gbs 512..1024:0
+check search-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: tradeoff and compare)" -- search --gbs 512,1024
+check predict-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: tradeoff and compare)" -- predict --gbs 512..1024
