@@ -146,6 +146,13 @@ int res_tradeoff_suggest(struct tradeoff *t, const struct pred_ctx *c,
                          const struct space *space, struct tpl_err *err)
 {
     static struct pred_ctx cb;          /* large: not on the stack */
+    size_t none = 0;
+    for (size_t i = 0; i < t->n; i++)
+        none += !t->rows[i].feasible && !t->rows[i].stalled;
+    if (none > RES_SUGGEST_MAX) {
+        t->unsuggested = none;
+        return 0;
+    }
     for (size_t i = 0; i < t->n; i++) {
         struct tradeoff_row *w = &t->rows[i];
         int n;
@@ -279,6 +286,7 @@ static void table_goodput(FILE *fp, const struct pred_ctx *c,
 static void table_scaling(FILE *fp, const struct tradeoff *t)
 {
     const struct tradeoff_row *a;
+    int shown = 0, more = 0;
     if (t->reference < 0)
         return;
     a = &t->rows[t->reference];
@@ -288,23 +296,28 @@ static void table_scaling(FILE *fp, const struct tradeoff *t)
         const struct tradeoff_row *b = &t->rows[i];
         double sa = 0, sb = 0;
         enum pred_part p;
-        if (!b->feasible || b->scaling <= 1.0005)
+        if (!b->feasible || b->scaling <= 1.0005 || (shown == 5 && ++more))
             continue;
+        shown++;
         p = res_tradeoff_relief(a, b, &sa, &sb);
         fprintf(fp, "  above 100 %% at %lld GPUs (%.1f %%): its plan spends "
                 "%.1f GPU-s per million tokens in %s against %.1f at %lld, the "
                 "largest saving of its layout\n", (long long)b->gpus,
                 100 * b->scaling, sb, pred_part_name(p), sa, (long long)a->gpus);
     }
+    if (more)
+        fprintf(fp, "  and %d more counts above 100 %%\n", more);
 }
 
-/* A plan's batch warnings, one line each. */
+/* A plan's batch warnings, one line each (the first 8). */
 static void table_warnings(FILE *fp, const struct tradeoff *t)
 {
+    int shown = 0, more = 0;
     for (size_t i = 0; i < t->n; i++) {
         const struct tradeoff_row *w = &t->rows[i];
-        if (!w->feasible)
+        if (!w->feasible || !w->warn || (shown == 8 && ++more))
             continue;
+        shown++;
         if (w->warn & RES_WARN_FEW_MICROBATCHES)
             fprintf(fp, "warning: %lld GPUs: %lld micro-batches for %d "
                     "pipeline stages: the bubble is at least half of the "
@@ -317,6 +330,8 @@ static void table_warnings(FILE *fp, const struct tradeoff *t)
                     "parallelism at this batch\n", (long long)w->gpus,
                     (int)w->plan.dp, (int)w->plan.mbs, (long long)w->gbs);
     }
+    if (more)
+        fprintf(fp, "warning: and %d more GPU counts (the JSON has each)\n", more);
 }
 
 static int frontier_count(const struct tradeoff *t)
@@ -361,6 +376,9 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
         table_row(fp, t, i);
     fputc('\n', fp);
     table_warnings(fp, t);
+    if (t->unsuggested)
+        fprintf(fp, "%zu GPU counts have no plan: too many to search nearby "
+                "batch sizes for (at most %d)\n", t->unsuggested, RES_SUGGEST_MAX);
     table_knee(fp, t);
     table_scaling(fp, t);
     table_goodput(fp, c, t);

@@ -39,6 +39,8 @@ struct tradeoff {               /* caller-owned: res_tradeoff_release */
     double tokens, usd_per_gpu_hour, knee_fraction;
     long knee;                  /* index of the knee row, -1 if none */
     long reference;             /* row scaling is against, -1 if none */
+    size_t unsuggested;         /* counts without a plan left without batch
+                                   suggestions (more than RES_SUGGEST_MAX) */
     bool partial;               /* the search was interrupted */
 };
 
@@ -64,7 +66,10 @@ void res_tradeoff_release(struct tradeoff *t);
  * (the smallest feasible count) again. */
 void res_tradeoff_pick(struct tradeoff *t, const struct tradeoff *other);
 /* For each count without a plan, up to 3 nearby batch sizes that have one
- * (res_batches_nearby at the row's batch). 0 or an error of the search. */
+ * (res_batches_nearby at the row's batch: up to 8 searches of that count),
+ * when at most RES_SUGGEST_MAX counts have none; else none, and
+ * t->unsuggested says how many. 0 or an error of the search. */
+#define RES_SUGGEST_MAX 16
 int res_tradeoff_suggest(struct tradeoff *t, const struct pred_ctx *c,
                          const struct space *space, struct tpl_err *err);
 /* Scale against the row of 'gpus' instead: 0, or -1 when no row has that
