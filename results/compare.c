@@ -113,6 +113,11 @@ static void table_notes(FILE *fp, const struct compare *cmp)
         first = false;
         res_uncalibrated_note(fp, &cmp->sys[s].ctx.hw);
     }
+    for (int s = 0; s < cmp->n; s++)
+        if (cmp->sys[s].t.unsuggested)
+            fprintf(fp, "%s: %zu GPU counts have no plan: too many to search "
+                    "nearby batch sizes for (at most %d)\n", cmp->sys[s].label,
+                    cmp->sys[s].t.unsuggested, RES_SUGGEST_MAX);
     fputs("\nspeed-up: days to train on the first system over days on this "
           "one (interruptions included); n/a where either has no plan\n", fp);
 }
