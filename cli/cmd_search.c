@@ -164,6 +164,7 @@ int cmd_search(int argc, char **argv, struct tpl_err *err)
     static struct pred_ctx ctx;
     struct search_result res;
     struct res_report rep;
+    struct res_nearby *nearby = NULL;
     int rc;
     cmd_opts_init(&o);
     o.top = 5;
@@ -172,8 +173,16 @@ int cmd_search(int argc, char **argv, struct tpl_err *err)
     if ((rc = cmd_search_run(&o, &in, &ctx, &res, err)))
         return rc;
     rep = (struct res_report){ .kind = RES_REPORT_SEARCH, .fmt = o.fmt,
-        .ctx = &ctx, .u.search = { &res, o.stats } };
-    rc = cmd_write_report(o.out, &rep, err);
+        .ctx = &ctx, .u.search = { &res, o.stats, NULL, 0 } };
+    if (!res.stats.partial) {           /* where a count has no plan */
+        nearby = xcalloc(res.n + 1, sizeof *nearby);
+        rc = res_search_nearby(&ctx, &in.scen.space, &res, RES_SUGGEST_MAX,
+                               nearby, &rep.u.search.skipped, err);
+        rep.u.search.nearby = nearby;
+    }
+    if (rc == 0)
+        rc = cmd_write_report(o.out, &rep, err);
+    free(nearby);
     if (rc == 0 && o.chart)
         rc = res_search_chart(o.chart, o.chart_w, o.chart_h, &ctx, &res, err);
     rc = cmd_search_status(rc, &res, err);

@@ -96,6 +96,31 @@ int res_batches_nearby(const struct pred_ctx *c, const struct space *space,
     return found;
 }
 
+int res_search_nearby(const struct pred_ctx *c, const struct space *space,
+                      const struct search_result *s, size_t max_counts,
+                      struct res_nearby *out, size_t *skipped,
+                      struct tpl_err *err)
+{
+    size_t none = 0;
+    *skipped = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        out[i].n = 0;
+        none += s->per_gpu[i].n_hits == 0;
+    }
+    if (none > max_counts) {
+        *skipped = none;
+        return 0;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        int n = s->per_gpu[i].n_hits ? 0 : res_batches_nearby(c, space,
+                    s->per_gpu[i].gpus, out[i].v, 3, err);
+        if (n < 0)
+            return n;
+        out[i].n = n;
+    }
+    return 0;
+}
+
 /* ---- warnings ----
  * The 1F1B pipeline bubble is (pp - 1) / (m + pp - 1) of the iteration
  * (Narayanan et al. SC21, sec. 2.2.1: bubble time fraction (p - 1) / m over

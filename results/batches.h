@@ -26,6 +26,20 @@ int res_batches_nearby(const struct pred_ctx *c, const struct space *space,
                        int64_t gpus, int64_t *out, int n_max,
                        struct tpl_err *err);
 
+/* The batch sizes found for one GPU count without a plan. */
+struct res_nearby {
+    int64_t v[3];
+    int n;
+};
+/* For every count of a search without a plan, its res_batches_nearby into
+ * out[0 .. s->n) (caller-sized), when at most 'max_counts' have none; else
+ * nothing is searched and *skipped says how many have none. 0 or an error
+ * of the searches. */
+int res_search_nearby(const struct pred_ctx *c, const struct space *space,
+                      const struct search_result *s, size_t max_counts,
+                      struct res_nearby *out, size_t *skipped,
+                      struct tpl_err *err);
+
 /* Warning bits for a plan at its batch. */
 enum res_batch_warn {
     RES_WARN_FEW_MICROBATCHES = 1,      /* micro-batches < pipeline stages */

@@ -76,14 +76,23 @@ static void rejected_line(FILE *fp, const struct search_gpu *g)
     fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
 }
 
+/* Where a count has no plan: the batch sizes that would have one. */
+static void table_nearby(FILE *fp, const struct res_nearby *nb)
+{
+    for (int k = 0; nb && k < nb->n; k++)
+        fprintf(fp, "%s%lld%s", k ? ", " : "  batch sizes with a plan: ",
+                (long long)nb->v[k], k + 1 == nb->n ? "\n" : "");
+}
+
 static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
-                      const struct search_gpu *g)
+                      const struct search_gpu *g, const struct res_nearby *nb)
 {
     char key[96], parts[128], why[320];
     fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
     if (g->n_hits == 0) {
         why_none(g, why, sizeof why);
         fprintf(fp, "  no feasible plan: %s\n", why);
+        table_nearby(fp, nb);
     } else
         fprintf(fp, "  %3s   %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
                 "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
@@ -130,8 +139,10 @@ static void band_line(FILE *fp, const struct pred_ctx *c)
 }
 
 static void table_write(FILE *fp, const struct pred_ctx *c,
-                        const struct search_result *s, bool work)
+                        const struct res_report *rep)
 {
+    const struct search_result *s = rep->u.search.s;
+    const struct res_nearby *nb = rep->u.search.nearby;
     const struct search_stats *st = &s->stats;
     fprintf(fp, "%s on %s (stack %s): seq %lld, gbs %lld, %s, %s attention; "
             "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
@@ -142,7 +153,11 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
     band_line(fp, c);
     res_uncalibrated_note(fp, &c->hw);
     for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, c, &s->per_gpu[i]);
+        table_gpu(fp, c, &s->per_gpu[i], nb ? &nb[i] : NULL);
+    if (rep->u.search.skipped)
+        fprintf(fp, "\n%zu GPU counts have no plan: too many to search nearby "
+                "batch sizes for (at most %d)\n", rep->u.search.skipped,
+                RES_SUGGEST_MAX);
     if (st->partial)
         fprintf(fp, "\npartial: interrupted; these are the best plans found "
                 "before the stop\n");
@@ -159,7 +174,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             (unsigned long long)st->enumerated,
             (unsigned long long)(st->memory + st->feasible),
             (unsigned long long)st->feasible);
-    if (work)
+    if (rep->u.search.work)
         fprintf(fp, "evaluated %llu, pruned by the time bound %llu, %.3f s, "
                 "%.2f M plans/s\n", (unsigned long long)st->evaluated,
                 (unsigned long long)st->bound, st->seconds,
@@ -198,7 +213,8 @@ static json_t *rules_obj(const uint64_t *rule, uint64_t memory)
     return o;
 }
 
-static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
+static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
+                       const struct res_nearby *nb)
 {
     json_t *plans = json_array();
     char why[320] = "";
@@ -208,9 +224,10 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
                             json_boolean(search_tied_with_best(g, k)));
         json_array_append_new(plans, p);
     }
+    json_t *o;
     if (g->n_hits == 0)
         why_none(g, why, sizeof why);
-    return json_pack("{s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
+    o = json_pack("{s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
                      "gpus", (json_int_t)g->gpus, "plans", plans,
                      "top_first_pct", round(1000 * g->top_first) / 10,
                      "enumerated", (json_int_t)g->enumerated,
@@ -218,15 +235,25 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
                      "feasible", (json_int_t)g->feasible,
                      "pruned", rules_obj(g->rule, g->memory),
                      "reason", why);
+    if (nb && g->n_hits == 0) {
+        json_t *v = json_array();
+        for (int k = 0; k < nb->n; k++)
+            json_array_append_new(v, json_integer((json_int_t)nb->v[k]));
+        json_object_set_new(o, "nearby_gbs", v);
+    }
+    return o;
 }
 
-static json_t *search_json(const struct pred_ctx *c, const struct search_result *s,
-                           bool work)
+static json_t *search_json(const struct pred_ctx *c, const struct res_report *rep)
 {
+    const struct search_result *s = rep->u.search.s;
+    const struct res_nearby *nb = rep->u.search.nearby;
+    bool work = rep->u.search.work;
     const struct search_stats *st = &s->stats;
     json_t *results = json_array(), *stats;
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(results, gpu_obj(c, &s->per_gpu[i]));
+        json_array_append_new(results, gpu_obj(c, &s->per_gpu[i],
+                                               nb ? &nb[i] : NULL));
     stats = json_pack("{s:I, s:I, s:I, s:o, s:b, s:b}",
                       "space", (json_int_t)st->space_size,
                       "enumerated", (json_int_t)st->enumerated,
@@ -254,7 +281,7 @@ static json_t *search_json(const struct pred_ctx *c, const struct search_result 
 int res_search_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    table_write(fp, rep->ctx, rep->u.search.s, rep->u.search.work);
+    table_write(fp, rep->ctx, rep);
     return 0;
 }
 
@@ -267,6 +294,5 @@ int res_search_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 
 int res_search_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
-    return res_json_emit(fp, search_json(rep->ctx, rep->u.search.s,
-                                         rep->u.search.work), err);
+    return res_json_emit(fp, search_json(rep->ctx, rep), err);
 }

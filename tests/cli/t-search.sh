@@ -185,3 +185,12 @@ while IFS= read -r a_line; do
         '[ -s "$T_TMP/agree/$a_key.blk" ]' \
         'cmp -s "$T_TMP/agree/$a_key.blk" "$T_TMP/agree-p/$a_key.blk"'
 done <"$T_TMP/agree.rows"
+
+# a count with no plan names nearby batch sizes that have one (results/batches.c)
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 96,128 --top 1
+expect search-nearby-gbs exit=0 'stdout~^  no feasible plan: no valid plan; most rejected by rule gbs-dp' \
+    'stdout~^  batch sizes with a plan: 528, 480, 576$'
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 96,128 --top 1 --format json
+expect search-nearby-gbs-json exit=0 'stdout~"nearby_gbs": \['
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 1..40:1 --top 1
+expect search-nearby-cap exit=0 'stdout~^36 GPU counts have no plan: too many to search nearby batch sizes for \(at most 16\)'
