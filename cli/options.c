@@ -665,7 +665,7 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
                           argv[optind]);
     if (o->n_gbs > 1 && !spec->gbs_lists)
         return tpl_errorf(err, TPL_EUSAGE, "'--gbs' takes one batch size here "
-                          "(lists and ranges: tradeoff and compare)");
+                          "(lists and ranges: search, tradeoff and compare)");
     return 0;
 }
 

@@ -121,6 +121,36 @@ int res_search_nearby(const struct pred_ctx *c, const struct space *space,
     return 0;
 }
 
+/* ---- search over a list of batches ---- */
+
+static double best_rate(const struct search_gpu *g)
+{
+    return g->n_hits ? g->results[0].tokens_per_s : 0;
+}
+
+void res_search_pick(struct search_result *best, int64_t *gbs_of,
+                     const struct search_result *other, int64_t gbs)
+{
+    struct search_stats *a = &best->stats;
+    const struct search_stats *b = &other->stats;
+    for (size_t i = 0; i < best->n && i < other->n; i++)
+        if (best_rate(&other->per_gpu[i]) > best_rate(&best->per_gpu[i])) {
+            best->per_gpu[i] = other->per_gpu[i];
+            gbs_of[i] = gbs;
+        }
+    a->space_size += b->space_size;
+    a->enumerated += b->enumerated;
+    a->evaluated += b->evaluated;
+    a->feasible += b->feasible;
+    a->memory += b->memory;
+    a->bound += b->bound;
+    for (int r = 0; r < PLAN_RULE_COUNT; r++)
+        a->rule[r] += b->rule[r];
+    a->sampled = a->sampled || b->sampled;
+    a->partial = a->partial || b->partial;
+    a->seconds += b->seconds;
+}
+
 /* ---- warnings ----
  * The 1F1B pipeline bubble is (pp - 1) / (m + pp - 1) of the iteration
  * (Narayanan et al. SC21, sec. 2.2.1: bubble time fraction (p - 1) / m over

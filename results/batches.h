@@ -40,6 +40,14 @@ int res_search_nearby(const struct pred_ctx *c, const struct space *space,
                       struct res_nearby *out, size_t *skipped,
                       struct tpl_err *err);
 
+/* Fold another batch's search over the same GPU counts into 'best': per
+ * count, the batch whose best plan trains the most tokens/s (the earlier
+ * batch on a tie); gbs_of[i] is the batch of count i. best->per_gpu must
+ * be best's own array; its entries then point into 'other', which must
+ * outlive it. Stats add up; partial if either is. */
+void res_search_pick(struct search_result *best, int64_t *gbs_of,
+                     const struct search_result *other, int64_t gbs);
+
 /* Warning bits for a plan at its batch. */
 enum res_batch_warn {
     RES_WARN_FEW_MICROBATCHES = 1,      /* micro-batches < pipeline stages */

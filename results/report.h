@@ -40,12 +40,15 @@ struct res_report {
         /* 'work': the figures that depend on the run and its thread count;
          * 'nearby': per GPU count, batch sizes that have a plan where the
          * count has none (NULL: not searched; batches.h); 'skipped': how
-         * many counts were left unsearched (too many) */
+         * many counts were left unsearched (too many); 'gbs': the batch of
+         * each count's plans */
         struct {
             const struct search_result *s;
             bool work;
             const struct res_nearby *nearby;
             size_t skipped;
+            const int64_t *gbs;         /* per count (--gbs lists: batches.h);
+                                           NULL: ctx's */
         } search;
         const struct tradeoff *tradeoff;
         const struct compare *compare;

@@ -8,6 +8,18 @@
 
 /* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
  * that rejected most plans. */
+/* The context of count i: the report's, at that count's batch when a list
+ * of batches was searched. Valid until the next call. */
+static const struct pred_ctx *ctx_at(const struct res_report *rep, size_t i)
+{
+    static struct pred_ctx cb;          /* large: not on the stack */
+    const int64_t *gbs = rep->u.search.gbs;
+    if (!gbs || gbs[i] == rep->ctx->job.gbs)
+        return rep->ctx;
+    res_ctx_with_gbs(rep->ctx, gbs[i], &cb);
+    return &cb;
+}
+
 static void why_none(const struct search_gpu *g,
                      char *buf, size_t n)
 {
@@ -85,10 +97,15 @@ static void table_nearby(FILE *fp, const struct res_nearby *nb)
 }
 
 static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
-                      const struct search_gpu *g, const struct res_nearby *nb)
+                      const struct search_gpu *g, const struct res_nearby *nb,
+                      bool list)
 {
     char key[96], parts[128], why[320];
-    fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
+    if (list && g->n_hits)
+        fprintf(fp, "\n%lld GPUs, gbs %lld\n", (long long)g->gpus,
+                (long long)ctx->job.gbs);
+    else
+        fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
     if (g->n_hits == 0) {
         why_none(g, why, sizeof why);
         fprintf(fp, "  no feasible plan: %s\n", why);
@@ -138,22 +155,34 @@ static void band_line(FILE *fp, const struct pred_ctx *c)
             100 * c->band.lo, 100 * c->band.hi);
 }
 
+static void table_header(FILE *fp, const struct pred_ctx *c,
+                         const struct res_report *rep)
+{
+    char gbs[80];
+    if (rep->u.search.gbs)
+        snprintf(gbs, sizeof gbs, "gbs per count (of the list, the one with "
+                 "the most tokens/s)");
+    else
+        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)c->job.gbs);
+    fprintf(fp, "%s on %s (stack %s): seq %lld, %s, %s, %s attention; "
+            "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
+            (long long)c->job.seq, gbs, job_precision_name(c->job.precision),
+            job_attention_name(c->job.attention), rep->u.search.s->top_k);
+}
+
 static void table_write(FILE *fp, const struct pred_ctx *c,
                         const struct res_report *rep)
 {
     const struct search_result *s = rep->u.search.s;
     const struct res_nearby *nb = rep->u.search.nearby;
     const struct search_stats *st = &s->stats;
-    fprintf(fp, "%s on %s (stack %s): seq %lld, gbs %lld, %s, %s attention; "
-            "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
-            (long long)c->job.seq,
-            (long long)c->job.gbs, job_precision_name(c->job.precision),
-            job_attention_name(c->job.attention), s->top_k);
+    table_header(fp, c, rep);
     spare_line(fp, c);
     band_line(fp, c);
     res_uncalibrated_note(fp, &c->hw);
     for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, c, &s->per_gpu[i], nb ? &nb[i] : NULL);
+        table_gpu(fp, ctx_at(rep, i), &s->per_gpu[i], nb ? &nb[i] : NULL,
+                  rep->u.search.gbs != NULL);
     if (rep->u.search.skipped)
         fprintf(fp, "\n%zu GPU counts have no plan: too many to search nearby "
                 "batch sizes for (at most %d)\n", rep->u.search.skipped,
@@ -183,9 +212,9 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
 
 /* ---- CSV ---- */
 
-static void csv_write(FILE *fp, const struct pred_ctx *c,
-                      const struct search_result *s)
+static void csv_write(FILE *fp, const struct res_report *rep)
 {
+    const struct search_result *s = rep->u.search.s;
     if (s->stats.partial)               /* a comment line a reader can skip */
         fputs("# partial: interrupted before the search finished\n", fp);
     fputs("rank,tied_with_best,top_first_pct,", fp);
@@ -196,7 +225,7 @@ static void csv_write(FILE *fp, const struct pred_ctx *c,
             fprintf(fp, "%d,%s,%.1f,", k + 1,
                     search_tied_with_best(g, k) ? "true" : "false",
                     100 * g->top_first);
-            res_csv_row(fp, c, &g->hits[k].plan, &g->results[k]);
+            res_csv_row(fp, ctx_at(rep, i), &g->hits[k].plan, &g->results[k]);
         }
     }
 }
@@ -227,8 +256,9 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
     json_t *o;
     if (g->n_hits == 0)
         why_none(g, why, sizeof why);
-    o = json_pack("{s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
-                     "gpus", (json_int_t)g->gpus, "plans", plans,
+    o = json_pack("{s:I, s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
+                     "gpus", (json_int_t)g->gpus, "gbs", (json_int_t)c->job.gbs,
+                     "plans", plans,
                      "top_first_pct", round(1000 * g->top_first) / 10,
                      "enumerated", (json_int_t)g->enumerated,
                      "valid", (json_int_t)g->valid,
@@ -252,7 +282,7 @@ static json_t *search_json(const struct pred_ctx *c, const struct res_report *re
     const struct search_stats *st = &s->stats;
     json_t *results = json_array(), *stats;
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(results, gpu_obj(c, &s->per_gpu[i],
+        json_array_append_new(results, gpu_obj(ctx_at(rep, i), &s->per_gpu[i],
                                                nb ? &nb[i] : NULL));
     stats = json_pack("{s:I, s:I, s:I, s:o, s:b, s:b}",
                       "space", (json_int_t)st->space_size,
@@ -288,7 +318,7 @@ int res_search_table(FILE *fp, const struct res_report *rep, struct tpl_err *err
 int res_search_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    csv_write(fp, rep->ctx, rep->u.search.s);
+    csv_write(fp, rep);
     return 0;
 }
 

@@ -72,8 +72,7 @@ run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 4096 --gbs 2
 expect tradeoff-gbs-warnings exit=0 'stdout~^warning: 4096 GPUs: ' 'stdout~data parallelism at the batch'
 check tradeoff-gbs-list-bad 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..256'" -- tradeoff --gbs 512..256
 check tradeoff-gbs-step-zero 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..1024:0'" -- tradeoff --gbs 512..1024:0
-check search-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: tradeoff and compare)" -- search --gbs 512,1024
-check predict-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: tradeoff and compare)" -- predict --gbs 512..1024
+check predict-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: search, tradeoff and compare)" -- predict --gbs 512..1024
 run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 1..40:1
 expect tradeoff-suggest-cap exit=0 'stdout~^36 GPU counts have no plan: too many to search nearby batch sizes for \(at most 16\)' \
     'stdout!~batch sizes with a plan'

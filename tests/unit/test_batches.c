@@ -92,3 +92,35 @@ Test(batches, pick_per_count)
     cr_assert_eq(t.gbs_max, 1024);
     cr_assert_eq(t.reference, 0);
 }
+
+/* The search over a batch list keeps, per count, the batch whose best plan
+ * has the most tokens/s: 64 GPUs 100 (gbs 512) against 150 (1024): 1024;
+ * 128 GPUs no plan at 512 against 300: 1024; 256 GPUs 500 against 400:
+ * 512 kept. Stats add up. */
+Test(batches, search_pick_per_count)
+{
+    static const double ta[3] = { 100, 0, 500 }, tb[3] = { 150, 300, 400 };
+    struct pred_result ra[3], rb[3];
+    struct search_gpu ga[3], gb[3];
+    struct search_result a = { .n = 3, .per_gpu = ga }, b = { .n = 3, .per_gpu = gb };
+    int64_t gbs_of[3] = { 512, 512, 512 };
+    memset(ra, 0, sizeof ra);
+    memset(rb, 0, sizeof rb);
+    for (int i = 0; i < 3; i++) {
+        ra[i].tokens_per_s = ta[i];
+        rb[i].tokens_per_s = tb[i];
+        ga[i] = (struct search_gpu){ .gpus = 64 << i, .n_hits = i != 1,
+                                     .results = &ra[i] };
+        gb[i] = (struct search_gpu){ .gpus = 64 << i, .n_hits = 1,
+                                     .results = &rb[i] };
+    }
+    a.stats.enumerated = 7;
+    b.stats.enumerated = 5;
+    res_search_pick(&a, gbs_of, &b, 1024);
+    cr_assert_eq(gbs_of[0], 1024);
+    cr_assert_eq(gbs_of[1], 1024);
+    cr_assert_eq(gbs_of[2], 512);
+    cr_assert_eq(ga[1].results, &rb[1]);
+    cr_assert_eq(ga[2].results, &ra[2]);
+    cr_assert_eq(a.stats.enumerated, 12);
+}
