@@ -15,7 +15,7 @@
 
 static const char usage[] =
 "usage: trainplan search [--scenario FILE] [--model M] [--system S]\n"
-"                        [--stack K] [--gbs N] [--seq N] [--gpus LIST]\n"
+"                        [--stack K] [--gbs N|LIST] [--seq N] [--gpus LIST]\n"
 "                        [--top K] [space options]\n"
 "                        [--precision P] [--attention flash|unfused]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
@@ -28,6 +28,8 @@ static const char usage[] =
 "seq 8192, gbs 512, GPUs 64..1024, every dimension free) unless given here.\n"
 "\n"
 "  --gpus LIST      64,128,256 | 64..4096 (doubling) | 8..16384:8 (step 8)\n"
+"  --gbs N|LIST     one batch, or a list in the same forms: per count, the\n"
+"                   top plans of the batch with the most tokens/s\n"
 "  --top K          plans per GPU count (default 5)\n"
 "  --stack K        the training software (trainplan list stacks) or a stack\n"
 "                   file; plans it cannot run break a stack-* rule\n"

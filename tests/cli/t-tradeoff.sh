@@ -76,3 +76,8 @@ check predict-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (l
 run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 1..40:1
 expect tradeoff-suggest-cap exit=0 'stdout~^36 GPU counts have no plan: too many to search nearby batch sizes for \(at most 16\)' \
     'stdout!~batch sizes with a plan'
+# the knee moves with goodput: restarts of 10 hours bring it to 2048 GPUs
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096
+expect tradeoff-knee-default exit=0 'stdout~^no knee in this range \(256\.\.4096 GPUs\)'
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096 --set reliability.restart_min=600
+expect tradeoff-knee-moves exit=0 'stdout~^knee: 2048 GPUs'
