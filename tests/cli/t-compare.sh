@@ -43,3 +43,12 @@ run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 5
 expect compare-gbs-list exit=0 'stdout~gbs 512\.\.1024' \
     'stdout~^  dgx-h100 +\(no feasible plan\) +n/a  batch sizes with a plan: 528' \
     'stdout~^  dgx-h100 +tp[^ ]+ +1024 '
+# the flag follows the system into every report: search, predict, tradeoff, export
+for c_cmd in search tradeoff export; do
+    run_tp "$c_cmd" --system dgx-b200 --gpus 64
+    expect "uncalibrated-$c_cmd" 'stdout~^(# )?uncalibrated: dgx-b200'
+done
+run_tp predict --system gb200-nvl72 --tp 8 --pp 4 --dp 2
+expect uncalibrated-predict 'stdout~^uncalibrated: gb200-nvl72'
+run_tp search --system dgx-h100 --gpus 64
+expect calibrated-no-flag exit=0 'stdout!~uncalibrated'
