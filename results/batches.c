@@ -2,6 +2,7 @@
  * context, the batch warnings (batches.h). */
 #include "results/batches.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "predictor/flops.h"
@@ -21,13 +22,22 @@ void res_ctx_with_gbs(const struct pred_ctx *c, int64_t gbs,
 
 #define MAX_CANDIDATES 8
 
-static int64_t by_distance_gbs;         /* qsort has no argument: set first */
-
-static int by_distance(const void *a, const void *b)
+/* Does x come before y: nearer to gbs, then smaller. */
+static bool nearer(int64_t x, int64_t y, int64_t gbs)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    int64_t dx = llabs(x - by_distance_gbs), dy = llabs(y - by_distance_gbs);
-    return dx != dy ? (dx > dy) - (dx < dy) : (x > y) - (x < y);
+    int64_t dx = llabs(x - gbs), dy = llabs(y - gbs);
+    return dx != dy ? dx < dy : x < y;
+}
+
+/* Insertion sort by nearer(): a few values, and no global for qsort. */
+static void sort_nearest(int64_t *v, int n, int64_t gbs)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && nearer(v[k], v[k - 1], gbs); k--) {
+            int64_t t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
 }
 
 static int add_unique(int64_t *v, int n, int64_t x, int64_t gbs)
@@ -56,8 +66,7 @@ static int candidates(int64_t gpus, int64_t gbs, int64_t *v, int n_max)
         n = add_unique(tmp, n, gbs / q * q, gbs);
         n = add_unique(tmp, n, (gbs / q + 1) * q, gbs);
     }
-    by_distance_gbs = gbs;
-    qsort(tmp, (size_t)n, sizeof tmp[0], by_distance);
+    sort_nearest(tmp, n, gbs);
     for (int i = 0; i < n && i < n_max; i++)
         v[i] = tmp[i];
     return n < n_max ? n : n_max;
