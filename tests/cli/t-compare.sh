@@ -39,9 +39,9 @@ run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 2
 expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n,256$'
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format json
 expect compare-na-json exit=0 'stdout~"speedup": null' 'stdout~"calibrated": false'
-run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 96,128 --tokens 15e12
+run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 200,256 --tokens 15e12
 expect compare-gbs-list exit=0 'stdout~gbs 512\.\.1024' \
-    'stdout~^  dgx-h100 +\(no feasible plan\) +n/a  batch sizes with a plan: 528' \
+    'stdout~^  dgx-h100 +\(no feasible plan\) +n/a  batch sizes with a plan: 500' \
     'stdout~^  dgx-h100 +tp[^ ]+ +1024 '
 # the flag follows the system into every report: search, predict, tradeoff, export
 for c_cmd in search tradeoff export; do

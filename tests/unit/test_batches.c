@@ -7,14 +7,13 @@
 #include "results/batches.h"
 #include "results/tradeoff.h"
 
-/* 96 GPUs at gbs 512 (Llama-3-70B, 64 heads, 80 layers): 96 = 3 x 32, so
- * tp x pp (powers of two that divide 64 heads and 80 layers) leaves a 3 in
- * dp, and dp must divide the batch (rule gbs-dp): 512 = 2^9 has none.
- * Candidates are multiples of 3 x 2^j with a step of at least 512/16 = 32:
- * 48 gives 480 and 528, 96 gives 480 and 576, 192 gives 384 and 576, 384
- * gives 384 and 768; by distance to 512: 528 (16), 480 (32), 576 (64).
- * Each has dp = 3 with tp 8 x pp 4 (528/3 = 176, 480/3 = 160, 576/3 = 192
- * sequences per rank), which fits on 80 GB. */
+/* 200 GPUs at gbs 512 (Llama-3-70B): 200 = 25 x 8, and dp must divide the
+ * batch (rule gbs-dp), so a 5 must go into dp, which 512 = 2^9 cannot
+ * hold (search: no valid plan). Candidates are multiples of 25 x 2^j with a
+ * step of at least 512/16 = 32: 50 gives 500 and 550, 100 gives 500 and
+ * 600, 200 gives 400 and 600, 400 gives 400 and 800; by distance to 512:
+ * 500 (12), 550 (38), 600 (88). Each has dp = 5 with tp 8 x pp 5 (80
+ * layers, 16 a stage): 100, 110 and 120 sequences per rank. */
 Test(batches, nearby_sizes_by_hand)
 {
     struct model m = load_model("llama3-70b");
@@ -25,10 +24,10 @@ Test(batches, nearby_sizes_by_hand)
     struct tpl_err err = { 0 };
     int64_t near[3] = { 0 };
     pred_ctx_init(&c, &m, &h, &j, false);
-    cr_assert_eq(res_batches_nearby(&c, &s, 96, near, 3, &err), 3, "%s", err.msg);
-    cr_assert_eq(near[0], 528);
-    cr_assert_eq(near[1], 480);
-    cr_assert_eq(near[2], 576);
+    cr_assert_eq(res_batches_nearby(&c, &s, 200, near, 3, &err), 3, "%s", err.msg);
+    cr_assert_eq(near[0], 500);
+    cr_assert_eq(near[1], 550);
+    cr_assert_eq(near[2], 600);
 }
 
 /* Model FLOPs per iteration are linear in the batch (Narayanan Eq. 3: 72 B
