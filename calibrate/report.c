@@ -75,9 +75,13 @@ int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
     int rc = conf_load_named(&c, system, hw_presets, hw_presets_count, "system", err);
     if (rc)
         return rc;
+    config_setting_t *eff;
     for (int f = 0; f < CAL_FIELD_COUNT; f++)
         if (rep->params[f].fitted)
             set_num(&c, cal_fields[f].path, rep->params[f].value);
+    eff = config_lookup(&c.cfg, "efficiency");
+    if (eff && config_setting_get_member(eff, "calibrated"))
+        config_setting_remove(eff, "calibrated");  /* fitted now: no flag */
     fprintf(fp, "# %s: fitted by 'trainplan calibrate' from the %s samples in\n"
             "# %s; every other field as in the base system.\n", fitted->name,
             rep->gpu, samples_dir);

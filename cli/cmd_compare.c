@@ -12,7 +12,7 @@
 static const char usage[] =
 "usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
 "                         [--scenario FILE] [--model M] [--stack K]\n"
-"                         [--gbs N] [--seq N]\n"
+"                         [--gbs N|LIST] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
 "                         [--headroom GiB|%] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
@@ -24,7 +24,10 @@ static const char usage[] =
 "system, days, cost (each system's price) and energy to train --tokens\n"
 "tokens, and the shares of compute, communication and pipeline bubble that\n"
 "explain the difference. Defaults come from the scenario; --stack names the\n"
-"training software every system runs (trainplan list stacks).\n"
+"training software every system runs (trainplan list stacks). --gbs takes a\n"
+"list or range (512,1024 or 512..4096): per count and system, the plan that\n"
+"trains the tokens soonest over those batches. A count with no plan shows\n"
+"n/a and the batch sizes near --gbs that have one.\n"
 "\n"
 "{headroom}";
 
@@ -35,7 +38,7 @@ static const enum opt_id ids[] = {
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { usage, ids, OPT_DIMS_NONE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_NONE, true };
 
 #define MAX_ENTRIES (RES_COMPARE_MAX + 1)   /* one more: the builder refuses */
 
@@ -82,6 +85,8 @@ static int job_of(struct compare_job *job, const struct cmd_opts *o,
         .space = &in->scen.space, .stop = &cmd_interrupted,
         .tokens = o->tokens > 0 ? o->tokens : in->scen.job.tokens,
         .headroom = o->headroom,
+        .gbs = cmd_opts_given(o, OPT_GBS) ? o->gbs_v : NULL,
+        .n_gbs = cmd_opts_given(o, OPT_GBS) ? o->n_gbs : 0,
         .progress = tpl_progress_shown() ? tpl_progress : NULL,
         .progress_arg = (void *)(uintptr_t)"search" };
     if (job->tokens <= 0)

@@ -51,7 +51,7 @@ static const enum opt_id ids[] = {      /* predict's, and the framework */
     OPT_NEAREST, OPT_FORCE, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN, false };
 
 /* The stack each exporter's launch settings run when none is named. */
 static const char *const fw_stack[RES_FW_COUNT] = {

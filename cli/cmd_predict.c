@@ -38,7 +38,7 @@ static const enum opt_id ids[] = {
     OPT_HEADROOM, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_PLAN, false };
 
 int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
                      struct pred_ctx *ctx, struct tpl_err *err)

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/log.h"
 #include "results/charts.h"
 #include "spaces/gpus.h"
 
 static const char usage[] =
 "usage: trainplan search [--scenario FILE] [--model M] [--system S]\n"
-"                        [--stack K] [--gbs N] [--seq N] [--gpus LIST]\n"
+"                        [--stack K] [--gbs N|LIST] [--seq N] [--gpus LIST]\n"
 "                        [--top K] [space options]\n"
 "                        [--precision P] [--attention flash|unfused]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
@@ -27,6 +28,8 @@ static const char usage[] =
 "seq 8192, gbs 512, GPUs 64..1024, every dimension free) unless given here.\n"
 "\n"
 "  --gpus LIST      64,128,256 | 64..4096 (doubling) | 8..16384:8 (step 8)\n"
+"  --gbs N|LIST     one batch, or a list in the same forms: per count, the\n"
+"                   top plans of the batch with the most tokens/s\n"
 "  --top K          plans per GPU count (default 5)\n"
 "  --stack K        the training software (trainplan list stacks) or a stack\n"
 "                   file; plans it cannot run break a stack-* rule\n"
@@ -53,7 +56,7 @@ static const enum opt_id ids[] = {
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };
 
-static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE };
+static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE, true };
 
 /* Peak resident memory in KiB from /proc (0 where there is none). */
 static long peak_rss_kib(void)
@@ -99,6 +102,21 @@ static int search_gpus(const struct cmd_opts *o, const struct cmd_inputs *in,
     return search_run(&cfg, res, err);
 }
 
+/* The GPU counts: --gpus (else the scenario's), and --reference's count
+ * when it is not among them (tradeoff scales against it). */
+static int gpus_of(const struct cmd_opts *o, const struct cmd_inputs *in,
+                   struct gpu_list *gpus, struct tpl_err *err)
+{
+    const char *list = o->gpus ? o->gpus : in->scen.space.gpus;
+    size_t n = strlen(list) + 32;
+    char *buf = xmalloc(n);
+    int rc;
+    snprintf(buf, n, "%s,%lld", list, (long long)o->reference);
+    rc = gpu_list_parse(gpus, o->reference > 0 ? buf : list, "--gpus", err);
+    free(buf);
+    return rc;
+}
+
 int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
                    struct pred_ctx *ctx, struct search_result *res,
                    struct tpl_err *err)
@@ -110,8 +128,7 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
         return rc;
     cmd_opts_apply_job(o, &in->scen.job);
     cmd_opts_apply_space(o, &in->scen.space);
-    if (gpu_list_parse(&gpus, o->gpus ? o->gpus : in->scen.space.gpus, "--gpus",
-                       err))   /* checked when parsed and when loaded */
+    if (gpus_of(o, in, &gpus, err))    /* checked when parsed and loaded */
         return TPL_EUSAGE;
     cmd_ctx_init(ctx, in, in->scen.space.tp_cross_node);
     pred_ctx_headroom(ctx, o->headroom);
@@ -142,26 +159,92 @@ int cmd_search_status(int rc, const struct search_result *res,
     return any_feasible(res) ? 0 : TPL_ENOPLAN;
 }
 
+/* Each batch of a --gbs list searched (runs[0 .. n)), and the best per
+ * count over them: merged points into the runs. */
+struct batch_runs {
+    struct search_result runs[CMD_MAX_GBS];
+    int n;
+    struct search_result merged;        /* own per_gpu array only */
+    int64_t *gbs_of;                    /* per count */
+};
+
+static int search_batches(const struct cmd_opts *o, struct cmd_inputs *in,
+                          struct pred_ctx *ctx, struct batch_runs *b,
+                          struct tpl_err *err)
+{
+    static struct cmd_opts ob;          /* large: off the stack */
+    int rc = 0;
+    ob = *o;
+    for (b->n = 0; rc == 0 && b->n < o->n_gbs && !cmd_interrupted; b->n++) {
+        ob.gbs = o->gbs_v[b->n];
+        if ((rc = cmd_search_run(&ob, in, ctx, &b->runs[b->n], err)))
+            break;
+        if (b->n == 0) {
+            b->merged = b->runs[0];
+            b->merged.per_gpu = xcalloc(b->runs[0].n + 1, sizeof *b->merged.per_gpu);
+            memcpy(b->merged.per_gpu, b->runs[0].per_gpu,
+                   b->runs[0].n * sizeof *b->merged.per_gpu);
+            b->gbs_of = xcalloc(b->runs[0].n + 1, sizeof *b->gbs_of);
+            for (size_t i = 0; i < b->runs[0].n; i++)
+                b->gbs_of[i] = ob.gbs;
+        } else
+            res_search_pick(&b->merged, b->gbs_of, &b->runs[b->n], ob.gbs);
+    }
+    res_ctx_with_gbs(ctx, o->gbs_v[0], ctx);    /* the report's: the first */
+    return rc;
+}
+
+static void batch_runs_release(struct batch_runs *b)
+{
+    for (int i = 0; i < b->n; i++)
+        search_result_release(&b->runs[i]);
+    free(b->merged.per_gpu);
+    free(b->gbs_of);
+}
+
+/* The report, with nearby batch sizes where a count has none. */
+static int write_search(const struct cmd_opts *o, const struct cmd_inputs *in,
+                        const struct pred_ctx *ctx, const struct search_result *res,
+                        const int64_t *gbs_of, struct tpl_err *err)
+{
+    struct res_report rep = { .kind = RES_REPORT_SEARCH, .fmt = o->fmt,
+        .ctx = ctx, .u.search = { res, o->stats, NULL, 0, gbs_of } };
+    struct res_nearby *nearby = NULL;
+    int rc = 0;
+    if (!res->stats.partial) {          /* where a count has no plan */
+        nearby = xcalloc(res->n + 1, sizeof *nearby);
+        rc = res_search_nearby(ctx, &in->scen.space, res, RES_SUGGEST_MAX,
+                               nearby, &rep.u.search.skipped, err);
+        rep.u.search.nearby = nearby;
+    }
+    if (rc == 0)
+        rc = cmd_write_report(o->out, &rep, err);
+    free(nearby);
+    if (rc == 0 && o->chart)
+        rc = res_search_chart(o->chart, o->chart_w, o->chart_h, ctx, res, err);
+    return cmd_search_status(rc, res, err);
+}
+
 int cmd_search(int argc, char **argv, struct tpl_err *err)
 {
     static struct cmd_opts o;           /* large: keep them off the stack */
     static struct cmd_inputs in;
     static struct pred_ctx ctx;
-    struct search_result res;
-    struct res_report rep;
+    static struct batch_runs b;
     int rc;
     cmd_opts_init(&o);
     o.top = 5;
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
         return rc;
-    if ((rc = cmd_search_run(&o, &in, &ctx, &res, err)))
+    if (o.n_gbs > 1) {                  /* a list: the best batch per count */
+        if ((rc = search_batches(&o, &in, &ctx, &b, err)) == 0)
+            rc = write_search(&o, &in, &ctx, &b.merged, b.gbs_of, err);
+        batch_runs_release(&b);
         return rc;
-    rep = (struct res_report){ .kind = RES_REPORT_SEARCH, .fmt = o.fmt,
-        .ctx = &ctx, .u.search = { &res, o.stats } };
-    rc = cmd_write_report(o.out, &rep, err);
-    if (rc == 0 && o.chart)
-        rc = res_search_chart(o.chart, o.chart_w, o.chart_h, &ctx, &res, err);
-    rc = cmd_search_status(rc, &res, err);
-    search_result_release(&res);
+    }
+    if ((rc = cmd_search_run(&o, &in, &ctx, &b.runs[0], err)))
+        return rc;
+    rc = write_search(&o, &in, &ctx, &b.runs[0], NULL, err);
+    search_result_release(&b.runs[0]);
     return rc;
 }

@@ -207,6 +207,76 @@ static int parse_gpus(struct cmd_opts *o, const struct opt_row *row,
     return rc ? usage_of(err) : 0;
 }
 
+/* ---- --gbs: one batch, or a list of them ---- */
+
+/* Append v once; -1 when the list is full. */
+static int gbs_push(struct cmd_opts *o, int64_t v)
+{
+    for (int i = 0; i < o->n_gbs; i++)
+        if (o->gbs_v[i] == v)
+            return 0;
+    if (o->n_gbs == CMD_MAX_GBS)
+        return -1;
+    o->gbs_v[o->n_gbs++] = v;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One comma-separated form: N, A..B (doubling) or A..B:STEP, as --gpus. */
+static int gbs_form(struct cmd_opts *o, const char *tok)
+{
+    long long a, b = 0, step = 0;
+    int n = 0;
+    if (sscanf(tok, "%lld..%lld:%lld%n", &a, &b, &step, &n) == 3 && !tok[n]) {
+        if (step < 1)
+            return -1;
+    }
+    else if (n = 0, sscanf(tok, "%lld..%lld%n", &a, &b, &n) == 2 && !tok[n])
+        step = 0;
+    else if (n = 0, sscanf(tok, "%lld%n", &a, &n) == 1 && !tok[n])
+        b = a;
+    else
+        return -1;
+    if (a < 1 || b < a || b > JOB_MAX_GBS || step < 0 || step > JOB_MAX_GBS)
+        return -1;
+    for (long long v = a; v <= b; v = step ? v + step : 2 * v)
+        if (gbs_push(o, v))
+            return -1;
+    return 0;
+}
+
+static int parse_gbs(struct cmd_opts *o, const struct opt_row *row,
+                     const char *val, struct tpl_err *err)
+{
+    char buf[256], *save, *tok;
+    (void)row;
+    o->n_gbs = 1;
+    if (!strchr(val, ',') && !strstr(val, ".."))         /* one value */
+        return opt_int("--gbs", val, 1, JOB_MAX_GBS, &o->gbs_v[0], err) ? TPL_EUSAGE
+             : (o->gbs = o->gbs_v[0], 0);
+    o->n_gbs = 0;
+    if (strlen(val) >= sizeof buf)
+        val = "";
+    snprintf(buf, sizeof buf, "%s", val);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (gbs_form(o, tok))
+            return tpl_errorf(err, TPL_EUSAGE, "'--gbs' must be batch sizes in "
+                              "[1, %d] (N, A..B doubling, A..B:STEP, joined by "
+                              "commas; at most %d), not '%s'", JOB_MAX_GBS,
+                              CMD_MAX_GBS, val);
+    if (o->n_gbs == 0)
+        return tpl_errorf(err, TPL_EUSAGE, "'--gbs' must be batch sizes, not "
+                          "'%s'", val);
+    qsort(o->gbs_v, (size_t)o->n_gbs, sizeof o->gbs_v[0], cmp_i64);
+    o->gbs = o->gbs_v[0];
+    return 0;
+}
+
 static int parse_precision(struct cmd_opts *o, const struct opt_row *row,
                            const char *val, struct tpl_err *err)
 {
@@ -308,7 +378,7 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_VARIANT]   = { "variant", REQ, parse_variant, 0, 0, 0, 0, 0 },
     [OPT_SET]       = { "set", REQ, parse_set, 0, 0, 0, 0, 0 },
     [OPT_STACK]     = { "stack", REQ, parse_str, OFF(stack), 0, 0, 0, 0 },
-    [OPT_GBS]       = { "gbs", REQ, parse_int, OFF(gbs), 1, JOB_MAX_GBS, 0, 0 },
+    [OPT_GBS]       = { "gbs", REQ, parse_gbs, 0, 0, 0, 0, 0 },
     [OPT_SEQ]       = { "seq", REQ, parse_int, OFF(seq), 1, JOB_MAX_SEQ, 0, 0 },
     [OPT_PRECISION] = { "precision", REQ, parse_precision, 0, 0, 0, 0, 0 },
     [OPT_ATTENTION] = { "attention", REQ, parse_attention, 0, 0, 0, 0, 0 },
@@ -324,6 +394,8 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_TOKENS]    = { "tokens", REQ, parse_num, OFF(tokens), 0, 0, 1, 1e18 },
     [OPT_PRICE]     = { "price", REQ, parse_num, OFF(price), 0, 0, 0, 1e6 },
     [OPT_KNEE]      = { "knee", REQ, parse_num, OFF(knee), 0, 0, 0.01, 1 },
+    [OPT_REFERENCE] = { "reference", REQ, parse_int, OFF(reference), 1,
+                        SPACE_MAX_GPUS, 0, 0 },
     [OPT_FRAMEWORK] = { "framework", REQ, parse_framework, 0, 0, 0, 0, 0 },
     [OPT_EXPORT_GPUS] = { "gpus", REQ, parse_int, OFF(export_gpus), 1, 1 << 20,
                           0, 0 },
@@ -478,6 +550,7 @@ void cmd_opts_init(struct cmd_opts *o)
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         plan_dim_set(&o->plan, (enum plan_dim)d, plan_dims[d].dflt);
     o->seed = 1;
+    o->n_gbs = 1;
     o->price = -1;
     o->knee = 0.5;
     o->chart_w = 960;
@@ -646,6 +719,9 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
         return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'",
                           argv[optind]);
     format_from_out(o);
+    if (o->n_gbs > 1 && !spec->gbs_lists)
+        return tpl_errorf(err, TPL_EUSAGE, "'--gbs' takes one batch size here "
+                          "(lists and ranges: search, tradeoff and compare)");
     return 0;
 }
 

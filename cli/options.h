@@ -31,7 +31,7 @@ enum opt_id {
     /* the search */
     OPT_GPUS, OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS,
     /* what training takes */
-    OPT_TOKENS, OPT_PRICE, OPT_KNEE,
+    OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE,
     /* export: the framework, and the GPU count whose best plan it writes;
      * the closest plan the framework runs, a plan that does not fit */
     OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_NEAREST, OPT_FORCE,
@@ -44,6 +44,7 @@ enum opt_id {
 #define OPT_DIM(d) ((enum opt_id)(OPT_DIM_FIRST + (int)(d)))
 
 #define CMD_MAX_VARIANTS 8
+#define CMD_MAX_GBS 64          /* values of a --gbs list */
 
 /* What a command line says. Fields of options not given keep the values
  * cmd_opts_init and the command set; 'given' has bit (1 << id) for each
@@ -57,6 +58,9 @@ struct cmd_opts {
     const char *variants[CMD_MAX_VARIANTS];     /* "NAME:K=V[,K=V]" */
     int n_variants;
     int64_t gbs, seq, top, budget, seed, export_gpus;
+    int64_t reference;          /* --reference N: scaling against N GPUs (0: none) */
+    int64_t gbs_v[CMD_MAX_GBS]; /* --gbs as a list (sorted, unique); gbs is */
+    int n_gbs;                  /*   its first; 1 for a single value */
     enum job_precision precision;
     enum job_attention attention;
     bool tp_cross_node, exhaustive, stats;
@@ -77,6 +81,8 @@ struct cmd_spec {               /* a command's options */
     const char *usage;          /* --help; {formats} and {frameworks} expand */
     const enum opt_id *ids;     /* ends with OPT_COUNT */
     enum opt_dims dims;
+    bool gbs_lists;             /* --gbs takes a list or range (tradeoff,
+                                   compare); else one value */
 };
 
 /* Defaults: each dimension's default (spaces/dims.h), seed 1, price from

@@ -13,7 +13,7 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", NULL,
+    "price", "reliability", NULL,
 };
 
 static const char *const system_fields[] = { "name", "description", NULL };
@@ -28,13 +28,30 @@ static const char *const node_fields[] = {
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "attn", "attn_bwd", "hbm",
-    "norm", "nvlink", "network", NULL,
+    "norm", "nvlink", "network", "calibrated", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
 };
 static const char *const memory_fields[] = { "reserve_gib", NULL };
 static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
+static const char *const reliability_fields[] = {
+    "gpu_mtbf_hours", "storage_gbs", "restart_min", NULL,
+};
+
+/* ---- reliability defaults (the section and each field are optional) ----
+ * Interruptions: Dubey et al., "The Llama 3 Herd of Models", arXiv:2407.21783,
+ * sec. 3.3.4 and Table 5: 419 unexpected interruptions in a 54-day snapshot
+ * of pre-training on 16,384 H100 GPUs, one per 54 x 24 x 16384 / 419 =
+ * 50,677 GPU-hours [D]; any one stops the synchronous job.
+ * Storage: the same paper, sec. 3.3.1: Tectonic gives 2 TB/s sustained (7 TB/s
+ * peak) to the training cluster; a job is taken to write at the sustained rate.
+ * Restart: "tens of minutes" to recover (MegaScale, Jiang et al., NSDI 2024,
+ * as summarised by FFTrainer, arXiv:2512.03644, sec. 1); 10 minutes, its low
+ * end, is also Daly's worked example (Daly 2006, FGCS 22, Figs. 3-5). */
+#define GPU_MTBF_HOURS  (54.0 * 24.0 * 16384.0 / 419.0)
+#define STORAGE_GBS     2000.0
+#define RESTART_MIN     10.0
 
 bool hw_is_section(const char *section)
 {
@@ -142,7 +159,9 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
          conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
-    return 0;
+    hw->calibrated = true;      /* unless the file says they are defaults */
+    return conf_has(&g, "calibrated")
+         ? conf_bool(&g, "calibrated", &hw->calibrated, err) : 0;
 }
 
 static int read_rest(struct hw_system *hw, const struct conf *c,
@@ -176,6 +195,33 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* One optional field: its default when absent. */
+static int optional(const struct conf_group *g, const char *key, double max,
+                    double dflt, double *out, struct tpl_err *err)
+{
+    *out = dflt;
+    return g->s && conf_has(g, key) ? conf_num(g, key, 0, true, max, out, err)
+                                    : 0;
+}
+
+static int read_reliability(struct hw_system *hw, const struct conf *c,
+                            struct tpl_err *err)
+{
+    struct conf_group g = { .c = c };
+    double mtbf_h, gbs, restart_min;
+    if (config_lookup(&c->cfg, "reliability") &&
+        group(c, "reliability", reliability_fields, &g, err))
+        return TPL_ECONFIG;
+    if (optional(&g, "gpu_mtbf_hours", 1e9, GPU_MTBF_HOURS, &mtbf_h, err) ||
+        optional(&g, "storage_gbs", 1e9, STORAGE_GBS, &gbs, err) ||
+        optional(&g, "restart_min", 525600, RESTART_MIN, &restart_min, err))
+        return TPL_ECONFIG;
+    hw->gpu_mtbf_s = mtbf_h * 3600.0;
+    hw->storage_bytes_per_s = gbs * GIGA;
+    hw->restart_s = restart_min * 60.0;
+    return 0;
+}
+
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err)
 {
@@ -189,7 +235,8 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
                  err))
         return TPL_ECONFIG;
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
-        read_efficiency(hw, c, err) || read_rest(hw, c, err))
+        read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
+        read_reliability(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

@@ -39,9 +39,15 @@ struct hw_system {              /* a plain value: nothing to free */
     double launch_s;
     int64_t tile_m, tile_n;
     double collective_base_s;
+    bool calibrated;            /* false: the efficiencies are modelling
+                                   defaults (efficiency.calibrated = false) */
     /* memory, price */
     double reserve_bytes;
     double usd_per_gpu_hour;
+    /* reliability: the optional section; defaults and sources in hw.c */
+    double gpu_mtbf_s;          /* mean time between job interruptions, per GPU */
+    double storage_bytes_per_s; /* checkpoint write bandwidth of the job */
+    double restart_s;           /* from an interruption to training again */
 };
 
 extern const struct conf_preset hw_presets[];

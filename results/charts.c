@@ -8,42 +8,71 @@
 #include "common/alloc.h"
 #include "results/chart.h"
 
+/* The per-count values of a tradeoff a chart plots; gaps (0) where a
+ * count has no plan. */
+struct tradeoff_points {
+    double *x, *days, *gh, *days_ideal, *gh_ideal;
+    bool *front;
+};
+
+static void points_of(const struct tradeoff *t, struct tradeoff_points *p)
+{
+    size_t n = t->n + 1;
+    p->x = xcalloc(n, sizeof *p->x);
+    p->days = xcalloc(n, sizeof *p->days);
+    p->gh = xcalloc(n, sizeof *p->gh);
+    p->days_ideal = xcalloc(n, sizeof *p->days_ideal);
+    p->gh_ideal = xcalloc(n, sizeof *p->gh_ideal);
+    p->front = xcalloc(n, sizeof *p->front);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct tradeoff_row *w = &t->rows[i];
+        p->x[i] = (double)w->gpus;
+        p->days[i] = w->feasible ? w->days : 0;
+        p->gh[i] = w->feasible ? w->gpu_hours : 0;
+        p->days_ideal[i] = w->feasible ? w->days_ideal : 0;
+        p->gh_ideal[i] = w->feasible ? w->gpu_hours_ideal : 0;
+        p->front[i] = w->frontier;
+    }
+}
+
+static void points_free(struct tradeoff_points *p)
+{
+    free(p->x);
+    free(p->days);
+    free(p->gh);
+    free(p->days_ideal);
+    free(p->gh_ideal);
+    free(p->front);
+}
+
 int res_tradeoff_chart(const char *path, int w, int h, const struct pred_ctx *c,
                        const struct tradeoff *t, struct tpl_err *err)
 {
-    double *x = xcalloc(t->n + 1, sizeof *x), *days = xcalloc(t->n + 1, sizeof *days);
-    double *gh = xcalloc(t->n + 1, sizeof *gh);
-    bool *front = xcalloc(t->n + 1, sizeof *front);
+    struct tradeoff_points p;
     char title[256], knee[64];
-    int rc;
-    for (size_t i = 0; i < t->n; i++) {
-        x[i] = (double)t->rows[i].gpus;
-        days[i] = t->rows[i].feasible ? t->rows[i].days : 0;
-        gh[i] = t->rows[i].feasible ? t->rows[i].gpu_hours : 0;
-        front[i] = t->rows[i].frontier;
-    }
+    int rc, n = (int)t->n;
+    points_of(t, &p);
     {
-        struct chart_series s1 = { "days (filled: frontier)", x, days,
-                                   (int)t->n, front };
-        struct chart_series s2 = { "GPU-hours (filled: frontier)", x, gh,
-                                   (int)t->n, front };
+        struct chart_series s1[2] = {
+            { "days (filled: frontier)", p.x, p.days, n, p.front },
+            { "days, every hour training", p.x, p.days_ideal, n, NULL } };
+        struct chart_series s2[2] = {
+            { "GPU-hours (filled: frontier)", p.x, p.gh, n, p.front },
+            { "GPU-hours, every hour training", p.x, p.gh_ideal, n, NULL } };
         struct chart_panel panels[2] = {
-            { "time to train (days)", true, &s1, 1 },
-            { "GPU-hours", true, &s2, 1 },
+            { "time to train (days)", true, s1, 2 },
+            { "GPU-hours", true, s2, 2 },
         };
         struct chart_lines lines = { title, "GPUs (log scale)", true, panels, 2,
                                      t->knee >= 0 ? (double)t->rows[t->knee].gpus : 0,
                                      knee };
-        snprintf(title, sizeof title, "%s on %s: %.3g tokens", c->model.name,
-                 c->hw.name, t->tokens);
+        snprintf(title, sizeof title, "%s on %s: %.3g tokens, with interruptions",
+                 c->model.name, c->hw.name, t->tokens);
         snprintf(knee, sizeof knee, "knee: %lld GPUs", t->knee >= 0
                  ? (long long)t->rows[t->knee].gpus : 0LL);
         rc = res_chart_lines_write(path, w, h, &lines, err);
     }
-    free(x);
-    free(days);
-    free(gh);
-    free(front);
+    points_free(&p);
     return rc;
 }
 

@@ -4,9 +4,11 @@
  * with recompute, communication with the optimizer step, pipeline bubble). */
 #include "results/compare.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "results/batches.h"
 #include "results/report.h"
 
 struct shares { double compute, comm, bubble; };
@@ -22,12 +24,24 @@ static struct shares shares_of(const struct pred_result *r)
     };
 }
 
-/* Speed-up of system s at row i against the first system (0: n/a). */
+/* Speed-up of system s at row i against the first system: its days to
+ * train over the first's (days, not iterations: the systems may differ in
+ * reliability); NAN when either has no plan there (n/a, never 0). */
 static double speedup(const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *a = &cmp->sys[0].t.rows[i];
     const struct tradeoff_row *b = &cmp->sys[s].t.rows[i];
-    return a->feasible && b->feasible ? a->r.iteration_s / b->r.iteration_s : 0;
+    return a->feasible && b->feasible ? a->days / b->days : (double)NAN;
+}
+
+/* "1.23x", or "n/a" (table); "1.2300" or "" (CSV). Returns buf. */
+static const char *speedup_text(double x, bool csv_cell, char *buf, size_t n)
+{
+    if (isnan(x))
+        snprintf(buf, n, "%s", csv_cell ? "" : "n/a");
+    else
+        snprintf(buf, n, csv_cell ? "%.4f" : "%.2fx", x);
+    return buf;
 }
 
 static bool partial(const struct compare *cmp)
@@ -43,75 +57,124 @@ static void table_row(FILE *fp, const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
     struct shares sh;
-    char key[96];
+    char key[96], x[32];
     if (!w->feasible) {
-        fprintf(fp, "  %-18s %-32s\n", cmp->sys[s].label, "(no feasible plan)");
+        fprintf(fp, "  %-18s %-32s %6s %8s %8s", cmp->sys[s].label,
+                w->stalled ? "(never finishes)" : "(no feasible plan)", "", "",
+                "n/a");
+        for (int k = 0; k < w->n_nearby; k++)
+            fprintf(fp, "%s%lld", k ? ", " : "  batch sizes with a plan: ",
+                    (long long)w->nearby[k]);
+        fputc('\n', fp);
         return;
     }
     sh = shares_of(&w->r);
     plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "  %-18s %-32s %8.3f %7.2fx %9.2f %12.0f %9.1f %7.1f%% "
-            "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, w->r.iteration_s,
-            speedup(cmp, s, i), w->days, w->cost_usd, w->energy_kwh / 1000,
+    fprintf(fp, "  %-18s %-32s %6lld %8.3f %8s %9.2f %12.0f %9.1f %7.1f%% "
+            "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, (long long)w->gbs,
+            w->r.iteration_s,
+            speedup_text(speedup(cmp, s, i), false, x, sizeof x), w->days,
+            w->cost_usd, w->energy_kwh / 1000,
             100 * sh.compute, 100 * sh.comm, 100 * sh.bubble);
 }
 
 static void table(FILE *fp, const struct compare *cmp)
 {
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
-    fprintf(fp, "%s (stack %s): seq %lld, gbs %lld, %s; %.4g tokens to train; "
+    const struct tradeoff *t0 = &cmp->sys[0].t;
+    char gbs[64];
+    if (t0->gbs_min == t0->gbs_max)
+        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)t0->gbs_min);
+    else
+        snprintf(gbs, sizeof gbs, "gbs %lld..%lld (the best per count)",
+                 (long long)t0->gbs_min, (long long)t0->gbs_max);
+    fprintf(fp, "%s (stack %s): seq %lld, %s, %s; %.4g tokens to train; "
             "speed-up against %s\n", c0->model.name, c0->stack,
-            (long long)c0->job.seq,
-            (long long)c0->job.gbs, job_precision_name(c0->job.precision),
+            (long long)c0->job.seq, gbs, job_precision_name(c0->job.precision),
             cmp->sys[0].t.tokens, cmp->sys[0].label);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
-        fprintf(fp, "\n%lld GPUs\n  %-18s %-32s %8s %8s %9s %12s %9s %8s %6s %7s\n",
-                (long long)cmp->sys[0].t.rows[i].gpus, "system", "plan",
-                "iter s", "speed-up", "days", "cost USD", "MWh", "compute",
+        fprintf(fp, "\n%lld GPUs\n  %-18s %-32s %6s %8s %8s %9s %12s %9s %8s "
+                "%6s %7s\n", (long long)cmp->sys[0].t.rows[i].gpus, "system",
+                "plan", "gbs", "iter s", "speed-up", "days", "cost USD", "MWh", "compute",
                 "comm", "bubble");
         for (int s = 0; s < cmp->n; s++)
             table_row(fp, cmp, s, i);
     }
 }
 
+/* The flag of every system whose efficiencies are modelling defaults. */
+static void table_notes(FILE *fp, const struct compare *cmp)
+{
+    bool first = true;
+    for (int s = 0; s < cmp->n; s++) {
+        if (cmp->sys[s].ctx.hw.calibrated)
+            continue;
+        fputs(first ? "\n" : "", fp);
+        first = false;
+        res_uncalibrated_note(fp, &cmp->sys[s].ctx.hw);
+    }
+    for (int s = 0; s < cmp->n; s++)
+        if (cmp->sys[s].t.unsuggested)
+            fprintf(fp, "%s: %zu GPU counts have no plan: too many to search "
+                    "nearby batch sizes for (at most %d)\n", cmp->sys[s].label,
+                    cmp->sys[s].t.unsuggested, RES_SUGGEST_MAX);
+    fputs("\nspeed-up: days to train on the first system over days on this "
+          "one (interruptions included); n/a where either has no plan\n", fp);
+}
+
+static void csv_row(FILE *fp, const struct compare *cmp, int s, size_t i)
+{
+    const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
+    const char *cal = cmp->sys[s].ctx.hw.calibrated ? "y" : "n";
+    struct shares sh;
+    char key[96], x[32];
+    if (!w->feasible) {
+        fprintf(fp, "%lld,%s,%s,,,,,,,,,,,%s,\n", (long long)w->gpus,
+                cmp->sys[s].label, cmp->sys[s].ctx.stack, cal);
+        return;
+    }
+    sh = shares_of(&w->r);
+    plan_key(&w->plan, key, sizeof key);
+    fprintf(fp, "%lld,%s,%s,%s,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%s,"
+            "%lld\n",
+            (long long)w->gpus, cmp->sys[s].label, cmp->sys[s].ctx.stack, key,
+            w->r.iteration_s, speedup_text(speedup(cmp, s, i), true, x, sizeof x),
+            w->days, w->gpu_hours, w->cost_usd, w->energy_kwh, sh.compute,
+            sh.comm, sh.bubble, cal, (long long)w->gbs);
+}
+
 static void csv(FILE *fp, const struct compare *cmp)
 {
     fputs("gpus,system,stack,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
-          "energy_kwh,compute_share,comm_share,bubble_share\n", fp);
+          "energy_kwh,compute_share,comm_share,bubble_share,calibrated,gbs\n", fp);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++)
-        for (int s = 0; s < cmp->n; s++) {
-            const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-            struct shares sh;
-            char key[96];
-            if (!w->feasible) {
-                fprintf(fp, "%lld,%s,%s,,,,,,,,,,\n", (long long)w->gpus,
-                        cmp->sys[s].label, cmp->sys[s].ctx.stack);
-                continue;
-            }
-            sh = shares_of(&w->r);
-            plan_key(&w->plan, key, sizeof key);
-            fprintf(fp, "%lld,%s,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,"
-                    "%.4f\n", (long long)w->gpus, cmp->sys[s].label,
-                    cmp->sys[s].ctx.stack, key, w->r.iteration_s,
-                    speedup(cmp, s, i), w->days, w->gpu_hours, w->cost_usd,
-                    w->energy_kwh, sh.compute, sh.comm, sh.bubble);
-        }
+        for (int s = 0; s < cmp->n; s++)
+            csv_row(fp, cmp, s, i);
 }
 
 /* System s at GPU count i. */
 static json_t *json_system(const struct compare *cmp, int s, size_t i)
 {
     const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-    json_t *o = json_pack("{s:s, s:b}", "system", cmp->sys[s].label,
-                          "feasible", w->feasible);
+    double x = speedup(cmp, s, i);
+    json_t *o = json_pack("{s:s, s:b, s:b, s:o}", "system", cmp->sys[s].label,
+                          "calibrated", cmp->sys[s].ctx.hw.calibrated,
+                          "feasible", w->feasible,
+                          "speedup", isnan(x) ? json_null() : json_real(x));
+    static struct pred_ctx cb;          /* the row's batch; large */
     struct shares sh;
-    if (!w->feasible)
+    if (!w->feasible) {
+        json_t *near = json_array();
+        for (int k = 0; k < w->n_nearby; k++)
+            json_array_append_new(near, json_integer((json_int_t)w->nearby[k]));
+        json_object_set_new(o, "nearby_gbs", near);
         return o;
+    }
     sh = shares_of(&w->r);
-    json_object_set_new(o, "plan", res_plan_json(&cmp->sys[s].ctx, &w->plan,
-                                                 &w->r));
+    res_ctx_with_gbs(&cmp->sys[s].ctx, w->gbs, &cb);
+    json_object_set_new(o, "plan", res_plan_json(&cb, &w->plan, &w->r));
     json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
-        "s:{s:f, s:f, s:f}}", "speedup", speedup(cmp, s, i),
+        "s:{s:f, s:f, s:f}}", "goodput", w->g.fraction,
         "days", w->days, "gpu_hours", w->gpu_hours,
         "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
         "shares", "compute", sh.compute, "comm", sh.comm,
@@ -140,6 +203,7 @@ int res_compare_table(FILE *fp, const struct res_report *rep, struct tpl_err *er
 {
     (void)err;
     table(fp, rep->u.compare);
+    table_notes(fp, rep->u.compare);
     if (partial(rep->u.compare))
         fputs("\npartial: interrupted; the plans are the best found before "
               "the stop\n", fp);
@@ -160,18 +224,18 @@ int res_compare_json(FILE *fp, const struct res_report *rep, struct tpl_err *err
 
 /* ---- the builder ---- */
 
-/* Load one system, search it and build its tradeoff rows. */
-static int compare_one(struct compare_system *cs, const struct compare_entry *e,
-                       const struct compare_job *job, struct tpl_err *err)
+/* Search the job at batch gbs on the system set up in cs and build its
+ * rows into t. */
+static int search_batch(struct compare_system *cs, const struct hw_system *hw,
+                        const struct compare_job *job, int64_t gbs,
+                        struct tradeoff *t, struct tpl_err *err)
 {
-    struct hw_system hw;
+    struct job jb = *job->job;
     struct search_result res;
     struct search_cfg cfg;
-    int rc = hw_system_load(&hw, e->system, e->sets, e->n_sets, err);
-    if (rc)
-        return rc;
-    snprintf(cs->label, sizeof cs->label, "%s", e->label);
-    pred_ctx_init(&cs->ctx, job->model, &hw, job->job, job->space->tp_cross_node);
+    int rc;
+    jb.gbs = gbs;
+    pred_ctx_init(&cs->ctx, job->model, hw, &jb, job->space->tp_cross_node);
     pred_ctx_headroom(&cs->ctx, job->headroom);
     if (job->stack_limits)              /* else: any stack, unnamed */
         pred_ctx_set_stack(&cs->ctx, job->stack, job->stack_limits, job->band);
@@ -181,10 +245,34 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
         .progress_arg = job->progress_arg };
     if ((rc = search_run(&cfg, &res, err)))
         return rc;
-    res_tradeoff_build(&cs->ctx, &res, job->tokens, hw.usd_per_gpu_hour, 0.5,
-                       &cs->t);
+    res_tradeoff_build(&cs->ctx, &res, job->tokens, hw->usd_per_gpu_hour, 0.5, t);
     search_result_release(&res);
     return 0;
+}
+
+/* Load one system, search it at each batch and keep its best rows; where
+ * a count has no plan, the batch sizes that would have one. */
+static int compare_one(struct compare_system *cs, const struct compare_entry *e,
+                       const struct compare_job *job, struct tpl_err *err)
+{
+    struct hw_system hw;
+    int n = job->n_gbs > 0 ? job->n_gbs : 1;
+    int rc = hw_system_load(&hw, e->system, e->sets, e->n_sets, err);
+    if (rc)
+        return rc;
+    snprintf(cs->label, sizeof cs->label, "%s", e->label);
+    rc = search_batch(cs, &hw, job, job->n_gbs ? job->gbs[0] : job->job->gbs,
+                      &cs->t, err);
+    for (int b = 1; rc == 0 && b < n && !(job->stop && *job->stop); b++) {
+        struct tradeoff tb;
+        if ((rc = search_batch(cs, &hw, job, job->gbs[b], &tb, err)) == 0) {
+            res_tradeoff_pick(&cs->t, &tb);
+            res_tradeoff_release(&tb);
+        }
+    }
+    if (rc == 0 && !(job->stop && *job->stop))
+        rc = res_tradeoff_suggest(&cs->t, &cs->ctx, job->space, err);
+    return rc;
 }
 
 int res_compare_build(const struct compare_job *job,

@@ -39,6 +39,10 @@ struct compare_job {            /* what runs on every entry: borrowed */
     const int64_t *gpus;        /* sorted, unique */
     size_t n_gpus;
     double tokens;              /* to train, > 0 */
+    const int64_t *gbs;         /* batches to choose over (per count, the
+                                   plan that trains soonest); n_gbs 0: the
+                                   job's */
+    int n_gbs;
     struct pred_headroom headroom;      /* on each system's HBM */
     const volatile sig_atomic_t *stop;  /* set: the rest is partial */
     void (*progress)(void *arg, double fraction);   /* NULL: none */

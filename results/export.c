@@ -49,6 +49,9 @@ static void banner(FILE *fp, const struct pred_ctx *c, const struct plan *p,
             r->iteration_s, r->tokens_per_s, 100 * r->mfu,
             r->mem.total_bytes / RES_GIB, r->rule == PLAN_OK && r->mem.fits ? ""
             : " (does not fit or breaks a rule)");
+    if (!c->hw.calibrated)              /* a comment in every format */
+        fputs("# ", fp);
+    res_uncalibrated_note(fp, &c->hw);
 }
 
 /* The plan's layout under the context's split rule (the stack the export

@@ -87,6 +87,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
     table_time(fp, c, p, r);
     table_memory(fp, r);
     table_ops(fp, &r->layer);
+    res_uncalibrated_note(fp, &c->hw);
 }
 
 /* ---- the writers of the report table (report.c) ---- */

@@ -10,6 +10,7 @@
 
 #include "calibrate/calibrate.h"
 #include "fidelity/fidelity.h"
+#include "results/batches.h"
 #include "results/compare.h"
 #include "results/export.h"
 #include "results/res.h"
@@ -36,8 +37,19 @@ struct res_report {
     const struct pred_ctx *ctx;         /* model, system, job */
     union {
         struct { const struct plan *plan; const struct pred_result *r; } plan;
-        /* 'work': the figures that depend on the run and its thread count */
-        struct { const struct search_result *s; bool work; } search;
+        /* 'work': the figures that depend on the run and its thread count;
+         * 'nearby': per GPU count, batch sizes that have a plan where the
+         * count has none (NULL: not searched; batches.h); 'skipped': how
+         * many counts were left unsearched (too many); 'gbs': the batch of
+         * each count's plans */
+        struct {
+            const struct search_result *s;
+            bool work;
+            const struct res_nearby *nearby;
+            size_t skipped;
+            const int64_t *gbs;         /* per count (--gbs lists: batches.h);
+                                           NULL: ctx's */
+        } search;
         const struct tradeoff *tradeoff;
         const struct compare *compare;
         const struct fid_report *validate;

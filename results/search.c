@@ -8,6 +8,18 @@
 
 /* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
  * that rejected most plans. */
+/* The context of count i: the report's, at that count's batch when a list
+ * of batches was searched. Valid until the next call. */
+static const struct pred_ctx *ctx_at(const struct res_report *rep, size_t i)
+{
+    static struct pred_ctx cb;          /* large: not on the stack */
+    const int64_t *gbs = rep->u.search.gbs;
+    if (!gbs || gbs[i] == rep->ctx->job.gbs)
+        return rep->ctx;
+    res_ctx_with_gbs(rep->ctx, gbs[i], &cb);
+    return &cb;
+}
+
 static void why_none(const struct search_gpu *g,
                      char *buf, size_t n)
 {
@@ -76,14 +88,28 @@ static void rejected_line(FILE *fp, const struct search_gpu *g)
     fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
 }
 
+/* Where a count has no plan: the batch sizes that would have one. */
+static void table_nearby(FILE *fp, const struct res_nearby *nb)
+{
+    for (int k = 0; nb && k < nb->n; k++)
+        fprintf(fp, "%s%lld%s", k ? ", " : "  batch sizes with a plan: ",
+                (long long)nb->v[k], k + 1 == nb->n ? "\n" : "");
+}
+
 static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
-                      const struct search_gpu *g)
+                      const struct search_gpu *g, const struct res_nearby *nb,
+                      bool list)
 {
     char key[96], parts[128], why[320];
-    fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
+    if (list && g->n_hits)
+        fprintf(fp, "\n%lld GPUs, gbs %lld\n", (long long)g->gpus,
+                (long long)ctx->job.gbs);
+    else
+        fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
     if (g->n_hits == 0) {
         why_none(g, why, sizeof why);
         fprintf(fp, "  no feasible plan: %s\n", why);
+        table_nearby(fp, nb);
     } else
         fprintf(fp, "  %3s   %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
                 "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
@@ -129,19 +155,38 @@ static void band_line(FILE *fp, const struct pred_ctx *c)
             100 * c->band.lo, 100 * c->band.hi);
 }
 
-static void table_write(FILE *fp, const struct pred_ctx *c,
-                        const struct search_result *s, bool work)
+static void table_header(FILE *fp, const struct pred_ctx *c,
+                         const struct res_report *rep)
 {
-    const struct search_stats *st = &s->stats;
-    fprintf(fp, "%s on %s (stack %s): seq %lld, gbs %lld, %s, %s attention; "
+    char gbs[80];
+    if (rep->u.search.gbs)
+        snprintf(gbs, sizeof gbs, "gbs per count (of the list, the one with "
+                 "the most tokens/s)");
+    else
+        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)c->job.gbs);
+    fprintf(fp, "%s on %s (stack %s): seq %lld, %s, %s, %s attention; "
             "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
-            (long long)c->job.seq,
-            (long long)c->job.gbs, job_precision_name(c->job.precision),
-            job_attention_name(c->job.attention), s->top_k);
+            (long long)c->job.seq, gbs, job_precision_name(c->job.precision),
+            job_attention_name(c->job.attention), rep->u.search.s->top_k);
+}
+
+static void table_write(FILE *fp, const struct pred_ctx *c,
+                        const struct res_report *rep)
+{
+    const struct search_result *s = rep->u.search.s;
+    const struct res_nearby *nb = rep->u.search.nearby;
+    const struct search_stats *st = &s->stats;
+    table_header(fp, c, rep);
     spare_line(fp, c);
     band_line(fp, c);
+    res_uncalibrated_note(fp, &c->hw);
     for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, c, &s->per_gpu[i]);
+        table_gpu(fp, ctx_at(rep, i), &s->per_gpu[i], nb ? &nb[i] : NULL,
+                  rep->u.search.gbs != NULL);
+    if (rep->u.search.skipped)
+        fprintf(fp, "\n%zu GPU counts have no plan: too many to search nearby "
+                "batch sizes for (at most %d)\n", rep->u.search.skipped,
+                RES_SUGGEST_MAX);
     if (st->partial)
         fprintf(fp, "\npartial: interrupted; these are the best plans found "
                 "before the stop\n");
@@ -158,7 +203,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
             (unsigned long long)st->enumerated,
             (unsigned long long)(st->memory + st->feasible),
             (unsigned long long)st->feasible);
-    if (work)
+    if (rep->u.search.work)
         fprintf(fp, "evaluated %llu, pruned by the time bound %llu, %.3f s, "
                 "%.2f M plans/s\n", (unsigned long long)st->evaluated,
                 (unsigned long long)st->bound, st->seconds,
@@ -167,9 +212,9 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
 
 /* ---- CSV ---- */
 
-static void csv_write(FILE *fp, const struct pred_ctx *c,
-                      const struct search_result *s)
+static void csv_write(FILE *fp, const struct res_report *rep)
 {
+    const struct search_result *s = rep->u.search.s;
     if (s->stats.partial)               /* a comment line a reader can skip */
         fputs("# partial: interrupted before the search finished\n", fp);
     fputs("rank,tied_with_best,top_first_pct,", fp);
@@ -180,7 +225,7 @@ static void csv_write(FILE *fp, const struct pred_ctx *c,
             fprintf(fp, "%d,%s,%.1f,", k + 1,
                     search_tied_with_best(g, k) ? "true" : "false",
                     100 * g->top_first);
-            res_csv_row(fp, c, &g->hits[k].plan, &g->results[k]);
+            res_csv_row(fp, ctx_at(rep, i), &g->hits[k].plan, &g->results[k]);
         }
     }
 }
@@ -197,7 +242,8 @@ static json_t *rules_obj(const uint64_t *rule, uint64_t memory)
     return o;
 }
 
-static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
+static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
+                       const struct res_nearby *nb)
 {
     json_t *plans = json_array();
     char why[320] = "";
@@ -207,25 +253,37 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g)
                             json_boolean(search_tied_with_best(g, k)));
         json_array_append_new(plans, p);
     }
+    json_t *o;
     if (g->n_hits == 0)
         why_none(g, why, sizeof why);
-    return json_pack("{s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
-                     "gpus", (json_int_t)g->gpus, "plans", plans,
+    o = json_pack("{s:I, s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
+                     "gpus", (json_int_t)g->gpus, "gbs", (json_int_t)c->job.gbs,
+                     "plans", plans,
                      "top_first_pct", round(1000 * g->top_first) / 10,
                      "enumerated", (json_int_t)g->enumerated,
                      "valid", (json_int_t)g->valid,
                      "feasible", (json_int_t)g->feasible,
                      "pruned", rules_obj(g->rule, g->memory),
                      "reason", why);
+    if (nb && g->n_hits == 0) {
+        json_t *v = json_array();
+        for (int k = 0; k < nb->n; k++)
+            json_array_append_new(v, json_integer((json_int_t)nb->v[k]));
+        json_object_set_new(o, "nearby_gbs", v);
+    }
+    return o;
 }
 
-static json_t *search_json(const struct pred_ctx *c, const struct search_result *s,
-                           bool work)
+static json_t *search_json(const struct pred_ctx *c, const struct res_report *rep)
 {
+    const struct search_result *s = rep->u.search.s;
+    const struct res_nearby *nb = rep->u.search.nearby;
+    bool work = rep->u.search.work;
     const struct search_stats *st = &s->stats;
     json_t *results = json_array(), *stats;
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(results, gpu_obj(c, &s->per_gpu[i]));
+        json_array_append_new(results, gpu_obj(ctx_at(rep, i), &s->per_gpu[i],
+                                               nb ? &nb[i] : NULL));
     stats = json_pack("{s:I, s:I, s:I, s:o, s:b, s:b}",
                       "space", (json_int_t)st->space_size,
                       "enumerated", (json_int_t)st->enumerated,
@@ -253,19 +311,18 @@ static json_t *search_json(const struct pred_ctx *c, const struct search_result 
 int res_search_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    table_write(fp, rep->ctx, rep->u.search.s, rep->u.search.work);
+    table_write(fp, rep->ctx, rep);
     return 0;
 }
 
 int res_search_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    csv_write(fp, rep->ctx, rep->u.search.s);
+    csv_write(fp, rep);
     return 0;
 }
 
 int res_search_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
-    return res_json_emit(fp, search_json(rep->ctx, rep->u.search.s,
-                                         rep->u.search.work), err);
+    return res_json_emit(fp, search_json(rep->ctx, rep), err);
 }

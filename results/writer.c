@@ -248,3 +248,10 @@ void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
     fprintf(fp, ",%s\n", reason);
 }
 
+void res_uncalibrated_note(FILE *fp, const struct hw_system *hw)
+{
+    if (!hw->calibrated)
+        fprintf(fp, "uncalibrated: %s's kernel efficiencies are modelling "
+                "defaults, not fitted on its kernel samples; its times are "
+                "estimates only\n", hw->name);
+}

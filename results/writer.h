@@ -52,6 +52,11 @@ int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err);
 /* TPL_EIO if any write to fp failed, else 0. */
 int res_stream_done(FILE *fp, struct tpl_err *err);
 
+/* For a system whose kernel efficiencies are modelling defaults
+ * (efficiency.calibrated = false in its file), the one-line warning every
+ * report that uses it prints; nothing for a calibrated one. */
+void res_uncalibrated_note(FILE *fp, const struct hw_system *hw);
+
 #define RES_GIB 1073741824.0
 
 #endif /* RES_WRITER_H */

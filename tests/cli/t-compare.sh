@@ -28,3 +28,27 @@ check compare-variant-set 2 "trainplan: error: --set 'network': expected section
 check compare-unknown-system 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --systems dgx-h100,tpu-v5 --gpus 64
 check compare-variant-bad-value 3 "trainplan: error: --set network.nic_gbps: 'nic_gbps' must be a number in (0, 10000000]" -- compare --variant slow:network.nic_gbps=0 --gpus 64
 check compare-unknown-option 2 "trainplan: error: unknown option '--top'" -- compare --top 3
+
+# a system with no plan at a count: n/a, never 0.00x; uncalibrated presets
+# are flagged
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12
+expect compare-na exit=0 'stdout~^  dgx-a100 +\(no feasible plan\) +n/a' \
+    'stdout~^  dgx-b200 +tp[^ ]+ +256 +[0-9.]+ +n/a ' 'stdout!~0\.00x' \
+    'stdout~^uncalibrated: dgx-b200'
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format csv
+expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n,256$'
+run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format json
+expect compare-na-json exit=0 'stdout~"speedup": null' 'stdout~"calibrated": false'
+run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 200,256 --tokens 15e12
+expect compare-gbs-list exit=0 'stdout~gbs 512\.\.1024' \
+    'stdout~^  dgx-h100 +\(no feasible plan\) +n/a  batch sizes with a plan: 500' \
+    'stdout~^  dgx-h100 +tp[^ ]+ +1024 '
+# the flag follows the system into every report: search, predict, tradeoff, export
+for c_cmd in search tradeoff export; do
+    run_tp "$c_cmd" --system dgx-b200 --gpus 64
+    expect "uncalibrated-$c_cmd" 'stdout~^(# )?uncalibrated: dgx-b200'
+done
+run_tp predict --system gb200-nvl72 --tp 8 --pp 4 --dp 2
+expect uncalibrated-predict 'stdout~^uncalibrated: gb200-nvl72'
+run_tp search --system dgx-h100 --gpus 64
+expect calibrated-no-flag exit=0 'stdout!~uncalibrated'

@@ -193,3 +193,20 @@ run_tp search --gpus 64 --top 1 -o "$T_TMP/plans.json"
 expect out-ext-json exit=0 'head -1 "$T_TMP/plans.json" | grep -q "^{"'
 run_tp search --gpus 64 --top 1 -o "$T_TMP/plans2.json" --format table
 expect out-ext-format-wins exit=0 'head -1 "$T_TMP/plans2.json" | grep -q "^llama3-70b on dgx-h100"'
+
+# a count with no plan names nearby batch sizes that have one (results/batches.c)
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 200,256 --top 1
+expect search-nearby-gbs exit=0 'stdout~^  no feasible plan: no valid plan; most rejected by rule gbs-dp' \
+    'stdout~^  batch sizes with a plan: 500, 550, 600$'
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 200,256 --top 1 --format json
+expect search-nearby-gbs-json exit=0 'stdout~"nearby_gbs": \['
+run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 1..40:1 --top 1
+expect search-nearby-cap exit=0 'stdout~^[0-9]+ GPU counts have no plan: too many to search nearby batch sizes for \(at most 16\)'
+
+# --gbs as a list: per count the batch whose best plan has the most tokens/s
+run_tp search --model llama3-70b --seq 8192 --gbs 512..2048 --gpus 200,256 --top 1
+expect search-gbs-list exit=0 'stdout~^256 GPUs, gbs 2048$' 'stdout~^  batch sizes with a plan: 500, 550, 600$'
+run_tp search --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 256 --top 1 --format csv
+expect search-gbs-list-csv exit=0 'stdout~^1,false,[0-9.]+,tp[^,]+,llama3-70b,dgx-h100,megatron-core,256,.*,1024,8192,'
+same_output search-gbs-list-threads OMP_NUM_THREADS=1 search --model llama3-70b --seq 8192 --gbs 512..2048 --gpus 64..256 --format csv vs \
+    OMP_NUM_THREADS=2 search --model llama3-70b --seq 8192 --gbs 512..2048 --gpus 64..256 --format csv

@@ -17,7 +17,7 @@ golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 
 
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
-t_rows=$(awk -F, 'NR > 1 && NF != 13' "$T_TMP/t.csv" | wc -l)
+t_rows=$(awk -F, 'NR > 1 && NF != 21' "$T_TMP/t.csv" | wc -l)
 t_knees=$(awk -F, 'NR > 1 && $13 == "y"' "$T_TMP/t.csv" | wc -l)
 T_CMD="tradeoff --format csv: $t_rows malformed rows, $t_knees knees"
 expect tradeoff-csv-shape '[ "$t_rows" = 0 ]' '[ "$t_knees" -le 1 ]'
@@ -32,3 +32,52 @@ check tradeoff-no-tokens 2 "trainplan: error: no tokens to train: give --tokens 
 interrupt tradeoff --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
     --gpus 8..262144:8 --tokens 3e11
 expect tradeoff-sigint-partial exit=130 'stdout~^partial: interrupted'
+
+# goodput (results/goodput.c): interruptions make every day longer; the
+# reliability fields are overridable; a job that fails faster than it
+# restarts never finishes and says so
+# shellcheck disable=SC2086
+run_tp tradeoff $T_JOB --format csv
+expect tradeoff-goodput-below-one exit=0 \
+    '[ "$(awk -F, '\''NR > 1 && $14 != "" && !($14 > 0.9 && $14 < 1)'\'' "$T_OUT" | wc -l)" = 0 ]' \
+    '[ "$(awk -F, '\''NR > 1 && $6 != "" && $6 <= $15'\'' "$T_OUT" | wc -l)" = 0 ]'
+# shellcheck disable=SC2086
+other_output tradeoff-restart-overridable tradeoff $T_JOB --format csv vs \
+    tradeoff $T_JOB --format csv --set reliability.restart_min=60
+# shellcheck disable=SC2086
+run_tp tradeoff $T_JOB --set reliability.gpu_mtbf_hours=0.001
+expect tradeoff-never-finishes exit=1 'stdout~never finishes.*no progress'
+check tradeoff-restart-range 3 "trainplan: error: --set reliability.restart_min: 'restart_min' must be a number in (0, 525600]" -- tradeoff --set reliability.restart_min=0 --gpus 64
+check tradeoff-reliability-unknown 3 "trainplan: error: --set reliability.mtbf: unknown field 'mtbf' in 'reliability'" -- tradeoff --set reliability.mtbf=5 --gpus 64
+
+# scaling against a fixed reference, added to the counts when missing
+# shellcheck disable=SC2086
+run_tp tradeoff $T_JOB --reference 16
+expect tradeoff-reference exit=0 'stdout~^scaling: trained tokens/s per GPU against 16 GPUs' \
+    'stdout~^ +16  tp.* 100\.0%'
+run_tp tradeoff --model llama3-8b --system dgx-h100 --seq 4096 --gbs 256 --gpus 32..64 --tokens 1e12 --reference 8
+expect tradeoff-reference-added exit=0 'stdout~^ +8  tp' 'stdout~against 8 GPUs' \
+    'stdout~^no knee in this range \(8\.\.64 GPUs\)'
+check tradeoff-reference-range 2 "trainplan: error: '--reference' must be an integer in [1, 1048576], not '0'" -- tradeoff --reference 0
+
+# batch-aware: --gbs as a list or range, the best per count over it; the
+# batch sizes that would work where none does; one batch elsewhere
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 200,256 --gbs 512..1024
+expect tradeoff-gbs-range exit=0 'stdout~gbs 512\.\.1024 \(the best per count\)' \
+    'stdout~^ +200  \(no feasible plan\) +batch sizes with a plan: 500, 550, 600' \
+    'stdout~^ +256  tp[^ ]+ +1024 '
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256 --gbs 512,1024 --format json
+expect tradeoff-gbs-json exit=0 'stdout~"gbs": 1024' 'stdout~"few_microbatches": false'
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 4096 --gbs 256
+expect tradeoff-gbs-warnings exit=0 'stdout~^warning: 4096 GPUs: ' 'stdout~data parallelism at the batch'
+check tradeoff-gbs-list-bad 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..256'" -- tradeoff --gbs 512..256
+check tradeoff-gbs-step-zero 2 "trainplan: error: '--gbs' must be batch sizes in [1, 16777216] (N, A..B doubling, A..B:STEP, joined by commas; at most 64), not '512..1024:0'" -- tradeoff --gbs 512..1024:0
+check predict-gbs-list 2 "trainplan: error: '--gbs' takes one batch size here (lists and ranges: search, tradeoff and compare)" -- predict --gbs 512..1024
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 1..40:1
+expect tradeoff-suggest-cap exit=0 'stdout~^[0-9]+ GPU counts have no plan: too many to search nearby batch sizes for \(at most 16\)' \
+    'stdout!~batch sizes with a plan'
+# the knee moves with goodput: restarts of 10 hours bring it to 2048 GPUs
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096
+expect tradeoff-knee-default exit=0 'stdout~^no knee in this range \(256\.\.4096 GPUs\)'
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096 --set reliability.restart_min=600
+expect tradeoff-knee-moves exit=0 'stdout~^knee: 2048 GPUs'

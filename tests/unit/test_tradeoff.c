@@ -20,12 +20,19 @@ Test(tradeoff, arithmetic_by_hand)
     struct tpl_err err = { 0 };
     const struct tradeoff_row *w;
     double hours, busy, power;
+    struct goodput g;
     pred_ctx_init(&c, &m, &h, &j, false);
     cr_assert_eq(search_run(&cfg, &res, &err), 0, "%s", err.msg);
     res_tradeoff_build(&c, &res, 1e12, 2.5, 0.5, &t);
     w = &t.rows[0];
     cr_assert(w->feasible);
+    res_goodput_of(&h, &m, 64, &g);         /* its model: test_goodput.c */
+    cr_assert_lt(g.fraction, 1);
     hours = 1e12 / w->r.tokens_per_s / 3600;
+    assert_rel(w->days_ideal, hours / 24, 1e-12);
+    assert_rel(w->gpu_hours_ideal, hours * 64, 1e-12);
+    assert_rel(w->g.fraction, g.fraction, 1e-12);
+    hours /= g.fraction;                    /* wall clock, with interruptions */
     assert_rel(w->days, hours / 24, 1e-12);
     assert_rel(w->gpu_hours, hours * 64, 1e-12);
     assert_rel(w->cost_usd, hours * 64 * 2.5, 1e-12);
@@ -66,6 +73,53 @@ Test(tradeoff, frontier_and_knee_by_hand)
     t.knee_fraction = 0.1;                  /* every step saves >= 10 % */
     res_tradeoff_mark(&t);
     cr_assert_eq(t.knee, -1);
+}
+
+/* Scaling against a chosen count: trained tokens/s per GPU (tokens/s x
+ * goodput / GPUs). Rows 64, 128, 256 with 6400, 12000, 25600 tokens/s and
+ * goodput 1, 1, 0.9: per GPU 100, 93.75, 90. Against 128: 100/93.75 =
+ * 1.0667, 1, 90/93.75 = 0.96. A count with no plan cannot be the
+ * reference, nor one that is not a row. */
+Test(tradeoff, reference_by_hand)
+{
+    static const double tps[3] = { 6400, 12000, 25600 }, gp[3] = { 1, 1, 0.9 };
+    struct tradeoff_row rows[4] = { { 0 } };
+    struct tradeoff t = { .rows = rows, .n = 4, .reference = -1 };
+    for (int i = 0; i < 3; i++) {
+        rows[i] = (struct tradeoff_row){ .gpus = 64 << i, .feasible = true };
+        rows[i].r.tokens_per_s = tps[i];
+        rows[i].g.fraction = gp[i];
+    }
+    rows[3].gpus = 512;                     /* no feasible plan */
+    cr_assert_eq(res_tradeoff_reference(&t, 128), 0);
+    cr_assert_eq(t.reference, 1);
+    assert_rel(rows[0].scaling, 100 / 93.75, 1e-12);
+    assert_rel(rows[1].scaling, 1.0, 1e-12);
+    assert_rel(rows[2].scaling, 0.96, 1e-12);
+    cr_assert_eq(res_tradeoff_reference(&t, 512), -1);
+    cr_assert_eq(res_tradeoff_reference(&t, 1024), -1);
+    cr_assert_eq(t.reference, 1);
+}
+
+/* What explains super-linear scaling: the part whose GPU-seconds per
+ * million tokens fell most. Reference: 64 GPUs, 10 s iterations of 1e6
+ * tokens, 2 s of it recompute (64 x 2 = 128 GPU-s per million tokens);
+ * 128 GPUs: 4.5 s, no recompute, compute 4.5 s (576 against 512 GPU-s). */
+Test(tradeoff, relief_by_hand)
+{
+    struct tradeoff_row a = { .gpus = 64, .feasible = true };
+    struct tradeoff_row b = { .gpus = 128, .feasible = true };
+    double ca = 0, cb = 0;
+    a.r.iteration_s = 10;
+    a.r.tokens_per_s = 1e5;
+    a.r.part_s[PRED_PART_COMPUTE] = 8;
+    a.r.part_s[PRED_PART_RECOMPUTE] = 2;
+    b.r.iteration_s = 4.5;
+    b.r.tokens_per_s = 1e6 / 4.5;
+    b.r.part_s[PRED_PART_COMPUTE] = 4.5;
+    cr_assert_eq(res_tradeoff_relief(&a, &b, &ca, &cb), PRED_PART_RECOMPUTE);
+    assert_rel(ca, 128.0, 1e-12);
+    cr_assert_eq(cb, 0);
 }
 
 /* The board-power model against its sources, not its constants: a GPU
