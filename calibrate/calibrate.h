@@ -31,6 +31,8 @@ struct cal_field_def {
     double lo, hi;              /* a plausible fit, file units; a collective
                                  * field fitted outside keeps the prior */
     const char *why;            /* what an implausible fit means */
+    bool capped;                /* a compute efficiency: at most the GPU's
+                                 * measured maximum (efficiency.gemm_max) */
 };
 
 extern const struct cal_field_def cal_fields[CAL_FIELD_COUNT];

@@ -8,7 +8,8 @@
 #include <math.h>
 
 #define AT(f) offsetof(struct hw_system, f)
-#define EFF(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL }
+#define EFF(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL, false }
+#define CAP(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL, true }
 
 static const char implausible[] = "not a plausible share of the link rate";
 
@@ -17,12 +18,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                            0, INFINITY, NULL },
     [CAL_FIELD_HBM] = EFF("efficiency.hbm", eff_hbm),
     [CAL_FIELD_NORM] = EFF("efficiency.norm", eff_norm),
-    [CAL_FIELD_GEMM] = EFF("efficiency.gemm", eff_gemm),
+    [CAL_FIELD_GEMM] = CAP("efficiency.gemm", eff_gemm),
     [CAL_FIELD_GEMM_HALF] = { "efficiency.gemm_half_gflop", AT(gemm_half_flop),
                               1e9, CAL_X_POS, 0, INFINITY, NULL },
-    [CAL_FIELD_GEMM_BWD] = EFF("efficiency.gemm_bwd", eff_gemm_bwd),
-    [CAL_FIELD_ATTN] = EFF("efficiency.attn", eff_attn),
-    [CAL_FIELD_ATTN_BWD] = EFF("efficiency.attn_bwd", eff_attn_bwd),
+    [CAL_FIELD_GEMM_BWD] = CAP("efficiency.gemm_bwd", eff_gemm_bwd),
+    [CAL_FIELD_ATTN] = CAP("efficiency.attn", eff_attn),
+    [CAL_FIELD_ATTN_BWD] = CAP("efficiency.attn_bwd", eff_attn_bwd),
     /* alpha shows only where it is a visible share of the smallest message */
     [CAL_FIELD_COLLECTIVE_BASE] = { "kernel.collective_base_us",
                                     AT(collective_base_s), 1e-6, CAL_X_POS, 1, 500,

@@ -95,17 +95,28 @@ static double *field_of(struct hw_system *hw, enum cal_field f)
     return (double *)((char *)hw + cal_fields[f].off);
 }
 
-/* Unconstrained theta to a field's value (struct units), and back. */
-static double to_value(enum cal_field f, double th)
+/* The top of an efficiency field's range: the GPU's measured maximum for
+ * compute efficiencies (hardware-facts.md sec. 6.1, MAMF), else 1. */
+static double cap_of(const struct hw_system *hw, enum cal_field f)
 {
-    return cal_fields[f].x == CAL_X_EFF ? 1.0 / (1.0 + exp(-th))
+    return cal_fields[f].capped ? hw->eff_max : 1.0;
+}
+
+/* Unconstrained theta to a field's value (struct units), and back: an
+ * efficiency is a logistic in (0, cap), a positive field an exponential. */
+static double to_value(const struct hw_system *hw, enum cal_field f, double th)
+{
+    return cal_fields[f].x == CAL_X_EFF ? cap_of(hw, f) / (1.0 + exp(-th))
                                         : cal_fields[f].scale * exp(th);
 }
 
-static double to_theta(enum cal_field f, double v)
+static double to_theta(const struct hw_system *hw, enum cal_field f, double v)
 {
-    return cal_fields[f].x == CAL_X_EFF ? log(v / (1.0 - v))
-                                        : log(v / cal_fields[f].scale);
+    double cap = cap_of(hw, f);
+    if (cal_fields[f].x != CAL_X_EFF)
+        return log(v / cal_fields[f].scale);
+    v = fmin(v, 0.999 * cap);           /* a start at the cap: just inside */
+    return log(v / (cap - v));
 }
 
 static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
@@ -113,7 +124,8 @@ static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
     struct fit *c = arg;
     struct pred_kernels k;
     for (int i = 0; i < c->np; i++)
-        *field_of(&c->hw, c->f[i]) = to_value(c->f[i], gsl_vector_get(x, (size_t)i));
+        *field_of(&c->hw, c->f[i]) = to_value(&c->hw, c->f[i],
+                                              gsl_vector_get(x, (size_t)i));
     pred_kernels_init(&k, &c->hw, PRED_GEMM_16BIT);
     for (int i = 0; i < c->n; i++)
         gsl_vector_set(f, (size_t)i, model_s(&k, &c->pts[i]) /
@@ -137,13 +149,14 @@ static void solve(struct fit *c)
                                    (size_t)c->n, (size_t)c->np);
     x = gsl_vector_alloc((size_t)c->np);
     for (int i = 0; i < c->np; i++)
-        gsl_vector_set(x, (size_t)i, to_theta(c->f[i], *field_of(&c->hw, c->f[i])));
+        gsl_vector_set(x, (size_t)i,
+                       to_theta(&c->hw, c->f[i], *field_of(&c->hw, c->f[i])));
     gsl_multifit_nlinear_init(x, &fdf, w);
     gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
     for (int i = 0; i < c->np; i++)
         *field_of(&c->hw, c->f[i]) =
-            to_value(c->f[i], gsl_vector_get(gsl_multifit_nlinear_position(w),
-                                             (size_t)i));
+            to_value(&c->hw, c->f[i],
+                     gsl_vector_get(gsl_multifit_nlinear_position(w), (size_t)i));
     gsl_vector_free(x);
     gsl_multifit_nlinear_free(w);
 }
@@ -272,6 +285,12 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
+    for (int f = 0; f < CAL_FIELD_COUNT; f++)
+        if (cal_fields[f].capped && rep->params[f].fitted &&
+            rep->params[f].value >= 0.995 * hw->eff_max)
+            snprintf(rep->params[f].note, sizeof rep->params[0].note,
+                     "at the GPU's measured maximum (efficiency.gemm_max %.3f)",
+                     hw->eff_max);
     if (!attn_bwd_captured(S))
         snprintf(rep->params[CAL_FIELD_ATTN_BWD].note, sizeof rep->params[0].note,
                  "backward samples shorter than forward (median ratio %.2f): "

@@ -78,6 +78,12 @@ int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
     for (int f = 0; f < CAL_FIELD_COUNT; f++)
         if (rep->params[f].fitted)
             set_num(&c, cal_fields[f].path, rep->params[f].value);
+    {   /* fitted on these samples now: no inherited calibration to name */
+        config_setting_t *sys = config_setting_get_member(
+            config_root_setting(&c.cfg), "system");
+        if (sys && config_setting_get_member(sys, "calibration"))
+            config_setting_remove(sys, "calibration");
+    }
     fprintf(fp, "# %s: fitted by 'trainplan calibrate' from the %s samples in\n"
             "# %s; every other field as in the base system.\n", fitted->name,
             rep->gpu, samples_dir);

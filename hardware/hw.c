@@ -16,7 +16,8 @@ const char *const hw_sections[] = {
     "price", NULL,
 };
 
-static const char *const system_fields[] = { "name", "description", NULL };
+static const char *const system_fields[] = { "name", "description", "calibration",
+                                             NULL };
 static const char *const gpu_fields[] = {
     "name", "bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_gib", "hbm_tbps",
     "sms", "tdp_w", NULL,
@@ -27,8 +28,8 @@ static const char *const node_fields[] = {
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
-    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "attn", "attn_bwd", "hbm",
-    "norm", "nvlink", "network", NULL,
+    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
+    "hbm", "norm", "nvlink", "network", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
@@ -116,6 +117,33 @@ static int read_links(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* No compute efficiency above the GPU's measured maximum (gemm_max, the
+ * MAMF share of dense peak, hardware-facts.md sec. 6.1; default 1). */
+static int check_max(struct hw_system *hw, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    static const char *const names[] = { "gemm", "gemm_bwd", "attn", "attn_bwd" };
+    const double *v[] = { &hw->eff_gemm, &hw->eff_gemm_bwd, &hw->eff_attn,
+                          &hw->eff_attn_bwd };
+    hw->eff_max = 1.0;
+    if (conf_has(g, "gemm_max") &&
+        conf_num(g, "gemm_max", 0, true, 1, &hw->eff_max, err))
+        return TPL_ECONFIG;
+    for (int i = 0; i < 4; i++) {
+        char where[200];
+        const config_setting_t *at;
+        if (*v[i] <= hw->eff_max + 1e-9)
+            continue;
+        at = config_setting_get_member(g->s, names[i]);
+        conf_where(g->c, at ? at : config_setting_get_member(g->s, "gemm_max"),
+                   where, sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: efficiency '%s' (%g) exceeds "
+                          "'gemm_max' (%g), the GPU's measured maximum", where,
+                          names[i], *v[i], hw->eff_max);
+    }
+    return 0;
+}
+
 static int read_efficiency(struct hw_system *hw, const struct conf *c,
                            struct tpl_err *err)
 {
@@ -142,7 +170,7 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
          conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
-    return 0;
+    return check_max(hw, &g, err);
 }
 
 static int read_rest(struct hw_system *hw, const struct conf *c,
@@ -186,7 +214,9 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
         group(c, "system", system_fields, &g, err) ||
         conf_str(&g, "name", hw->name, sizeof hw->name, err) ||
         conf_str(&g, "description", hw->description, sizeof hw->description,
-                 err))
+                 err) ||
+        (conf_has(&g, "calibration") &&
+         conf_str(&g, "calibration", hw->calibration, sizeof hw->calibration, err)))
         return TPL_ECONFIG;
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err))

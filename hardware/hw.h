@@ -14,6 +14,8 @@
 struct hw_system {              /* a plain value: nothing to free */
     char name[64];
     char description[200];
+    char calibration[160];      /* where the efficiencies come from; "": the
+                                 * system's own samples or sourced figures */
     char gpu_name[64];
     /* gpu */
     double bf16_flops, fp16_flops, fp8_flops;  /* dense peak, FLOP/s; fp8 0: none */
@@ -34,6 +36,8 @@ struct hw_system {              /* a plain value: nothing to free */
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
     double eff_gemm_fp8;        /* FP8 GEMM efficiency relative to 16-bit (1: same) */
+    double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
+                                 * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
     /* kernel */
     double launch_s;

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +120,28 @@ Test(calib, recovers_known_parameters)
     for (int i = 0; i < rep.n_rows; i++)     /* 1 % noise: errors near 1 % */
         cr_assert_lt(rep.rows[i].mape_random, 3.0, "%s %s: %.2f%%",
                      rep.rows[i].op, rep.rows[i].dir, rep.rows[i].mape_random);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Samples faster than the GPU's measured maximum allows (hardware-facts.md
+ * sec. 6.1): the fit stops at efficiency.gemm_max and says so. */
+Test(calib, efficiencies_stop_at_the_measured_maximum)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    truth.eff_max = 1.0;
+    truth.eff_gemm_bwd = 0.95;              /* above dgx-a100's 0.869 */
+    tpl_rng_seed(&rng, 11, 5);
+    cr_assert_not_null(mkdtemp(dir));
+    synthesize(dir, &truth);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    cr_assert_leq(fit.eff_gemm_bwd, base.eff_max);
+    cr_assert_gt(fit.eff_gemm_bwd, 0.99 * base.eff_max);
+    cr_assert(strstr(rep.params[CAL_FIELD_GEMM_BWD].note, "measured maximum"));
+    assert_rel(fit.eff_gemm, truth.eff_gemm, 0.02);     /* below: unchanged */
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
