@@ -18,7 +18,11 @@
 enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM,
                  CAL_FIELD_GEMM_HALF, CAL_FIELD_GEMM_BWD, CAL_FIELD_ATTN,
                  CAL_FIELD_ATTN_BWD, CAL_FIELD_COLLECTIVE_BASE, CAL_FIELD_NVLINK,
-                 CAL_FIELD_NETWORK, CAL_FIELD_COUNT };
+                 CAL_FIELD_NETWORK,
+                 /* memory_ops: per operator and direction, efficiency then
+                  * floor; CAL_FIELD_MEMOP + 4 op + 2 dir + (0 eff, 1 floor) */
+                 CAL_FIELD_MEMOP,
+                 CAL_FIELD_COUNT = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS };    /* fitted as (0, 1) logistic, or > 0 */
 

@@ -34,8 +34,24 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                            0.2, 1.5, implausible },
     [CAL_FIELD_NETWORK] = { "efficiency.network", AT(eff_net), 1, CAL_X_EFF,
                             0.2, 1, implausible },
+    /* memory-bound operators: achieved share of peak HBM bandwidth in
+     * (0, 1) (a working set resident in L2 could beat it, but the predictor
+     * runs shapes far beyond L2), and the floor per call */
+#define MEMOP(o, name)                                                      \
+    [CAL_FIELD_MEMOP + 4 * o] = { "memory_ops." name "_fwd",                \
+        AT(memop[o].eff[0]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
+    [CAL_FIELD_MEMOP + 4 * o + 1] = { "memory_ops." name "_fwd_floor_us",   \
+        AT(memop[o].floor_s[0]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_MEMOP + 4 * o + 2] = { "memory_ops." name "_bwd",            \
+        AT(memop[o].eff[1]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
+    [CAL_FIELD_MEMOP + 4 * o + 3] = { "memory_ops." name "_bwd_floor_us",   \
+        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+    MEMOP(HW_MEMOP_GELU, "gelu"),
+    MEMOP(HW_MEMOP_RESADD, "res_add"),
+    MEMOP(HW_MEMOP_NORM, "layernorm"),
+#undef MEMOP
 };
-static_assert(CAL_FIELD_COUNT == 11, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 12, "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

@@ -60,11 +60,12 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp, flops, io;
     switch (p->op) {
     case CAL_OP_GELU:
-        return pred_mem_s(k, (p->dir ? 6.0 : 4.0) * e, 1);
+        return pred_memop_s(k, HW_MEMOP_GELU, p->dir, (p->dir ? 6.0 : 4.0) * e, 1, 1);
     case CAL_OP_RESADD:
-        return pred_mem_s(k, 6.0 * tok * s->dim, 1);
+        return pred_memop_s(k, HW_MEMOP_RESADD, p->dir, 6.0 * tok * s->dim, 1, 1);
     case CAL_OP_NORM:
-        return pred_norm_s(k, (p->dir ? 10.0 : 4.0) * tok * s->dim, p->dir ? 2 : 1);
+        return pred_memop_s(k, HW_MEMOP_NORM, p->dir,
+                            (p->dir ? 10.0 : 4.0) * tok * s->dim, 1, p->dir ? 2 : 1);
     case CAL_OP_FLASH:
         flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
                 ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
@@ -113,8 +114,8 @@ static double to_value(const struct hw_system *hw, enum cal_field f, double th)
 static double to_theta(const struct hw_system *hw, enum cal_field f, double v)
 {
     double cap = cap_of(hw, f);
-    if (cal_fields[f].x != CAL_X_EFF)
-        return log(v / cal_fields[f].scale);
+    if (cal_fields[f].x != CAL_X_EFF)        /* a start at 0: just above */
+        return log(fmax(v / cal_fields[f].scale, 1e-3));
     v = fmin(v, 0.999 * cap);           /* a start at the cap: just inside */
     return log(v / (cap - v));
 }
@@ -256,18 +257,48 @@ static bool attn_bwd_captured(const struct cal_samples *S)
     return median_ratio(&S->op[CAL_OP_FLASH]) >= 1.0;
 }
 
-/* Every kernel stage, in order, on the samples the filter keeps. */
+/* The sampled operator of each memory-bound model. */
+static const enum cal_op memop_samples[HW_MEMOP_COUNT] = {
+    [HW_MEMOP_GELU] = CAL_OP_GELU, [HW_MEMOP_RESADD] = CAL_OP_RESADD,
+    [HW_MEMOP_NORM] = CAL_OP_NORM,
+};
+
+/* Each memory-bound operator and direction on its own samples: achieved
+ * bandwidth and floor (predictor/kernel.h pred_memop_s), started from the
+ * generic fit when the base system has none. */
+static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
+                       enum filter f, bool had)
+{
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            enum cal_field both[2] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
+                                       CAL_FIELD_MEMOP + 4 * o + 2 * d + 1 };
+            if (!had)
+                hw->memop[o].eff[d] = o == HW_MEMOP_NORM ? hw->eff_norm : hw->eff_hbm;
+            if (!had || hw->memop[o].floor_s[d] < 0.1e-6)   /* from ~0: far */
+                hw->memop[o].floor_s[d] = hw->launch_s;     /* too flat */
+            fit_fields(hw, S, &memop_samples[o], 1, d, f, both, 2);
+        }
+}
+
+/* Every kernel stage, in order, on the samples the filter keeps: the
+ * generic fields first (the predictor's memory-bound kernels without a fit
+ * of their own use them), then the per-operator memory-bound fits. */
 static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
                         enum filter f)
 {
     static const enum cal_op flash = CAL_OP_FLASH;
     static const enum cal_field attn_bwd = CAL_FIELD_ATTN_BWD;
+    bool had = hw->has_memops;
+    hw->has_memops = false;
     for (size_t i = 0; i < N_STAGES; i++)
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
     hw->eff_attn_bwd = hw->eff_attn;
     if (attn_bwd_captured(S))
         fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
+    hw->has_memops = true;
+    fit_memops(hw, S, f, had);
 }
 
 static void report_field(struct cal_report *rep, enum cal_field f,
@@ -285,6 +316,8 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
+    for (int f = CAL_FIELD_MEMOP; f < CAL_FIELD_COUNT; f++)
+        report_field(rep, (enum cal_field)f, hw, cal_field_get(base, (enum cal_field)f));
     for (int f = 0; f < CAL_FIELD_COUNT; f++)
         if (cal_fields[f].capped && rep->params[f].fitted &&
             rep->params[f].value >= 0.995 * hw->eff_max)

@@ -32,12 +32,12 @@ static void write_row(FILE *fp, const struct cal_row *r)
 
 void cal_report_write(FILE *fp, const struct cal_report *rep)
 {
-    fprintf(fp, "calibration from %s samples\n\n%-28s %12s %12s  %s\n", rep->gpu,
+    fprintf(fp, "calibration from %s samples\n\n%-34s %12s %12s  %s\n", rep->gpu,
             "field", "fitted", "was", "note");
     for (int f = 0; f < CAL_FIELD_COUNT; f++) {
         const struct cal_param *p = &rep->params[f];
         if (p->fitted)
-            fprintf(fp, "%-28s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
+            fprintf(fp, "%-34s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
                     p->prior, p->note);
     }
     fprintf(fp, "\n%-18s %4s %6s %10s %10s %12s %12s\n", "operator", "dir", "n",

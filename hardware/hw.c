@@ -3,7 +3,9 @@
  * Gb/s -> bytes/s, us -> s) so the predictor computes in SI only. */
 #include "hardware/hw.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GIB   1073741824.0
@@ -13,8 +15,21 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", NULL,
+    "price", "memory_ops", NULL,
 };
+
+const char *const hw_memop_names[HW_MEMOP_COUNT] = {
+    [HW_MEMOP_GELU] = "gelu", [HW_MEMOP_RESADD] = "res_add",
+    [HW_MEMOP_NORM] = "layernorm",
+};
+static const char *const memop_fields[] = {
+    "gelu_fwd", "gelu_fwd_floor_us", "gelu_bwd", "gelu_bwd_floor_us",
+    "res_add_fwd", "res_add_fwd_floor_us", "res_add_bwd", "res_add_bwd_floor_us",
+    "layernorm_fwd", "layernorm_fwd_floor_us", "layernorm_bwd",
+    "layernorm_bwd_floor_us", NULL,
+};
+static_assert(HW_MEMOP_COUNT == 3, "a memory-bound operator needs its "
+              "memop_fields");
 
 static const char *const system_fields[] = { "name", "description", "calibration",
                                              NULL };
@@ -204,6 +219,31 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional memory_ops group: every operator and direction's achieved
+ * share of HBM bandwidth (at most 1) and fixed cost. */
+static int read_memops(struct hw_system *hw, const struct conf *c,
+                       struct tpl_err *err)
+{
+    struct conf_group g;
+    if (!config_lookup(&c->cfg, "memory_ops"))
+        return 0;
+    if (group(c, "memory_ops", memop_fields, &g, err))
+        return TPL_ECONFIG;
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            char eff[24], floor_us[40];
+            struct hw_memop_fit *m = &hw->memop[o];
+            snprintf(eff, sizeof eff, "%s_%s", hw_memop_names[o], d ? "bwd" : "fwd");
+            snprintf(floor_us, sizeof floor_us, "%s_floor_us", eff);
+            if (conf_num(&g, eff, 0, true, 1, &m->eff[d], err) ||
+                conf_num(&g, floor_us, 0, false, 1e6, &m->floor_s[d], err))
+                return TPL_ECONFIG;
+            m->floor_s[d] *= US;
+        }
+    hw->has_memops = true;
+    return 0;
+}
+
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err)
 {
@@ -219,7 +259,8 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
          conf_str(&g, "calibration", hw->calibration, sizeof hw->calibration, err)))
         return TPL_ECONFIG;
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
-        read_efficiency(hw, c, err) || read_rest(hw, c, err))
+        read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
+        read_memops(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

@@ -11,6 +11,16 @@
 #include "common/conf.h"
 #include "common/err.h"
 
+/* Memory-bound operators with a fitted model of their own (optional group
+ * memory_ops of a system file): time = floor + bytes / (eff x hbm_tbps),
+ * forward and backward, bytes as predictor/kernel.h counts them. */
+enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM, HW_MEMOP_COUNT };
+
+struct hw_memop_fit {
+    double eff[2];              /* achieved share of hbm_tbps, fwd and bwd */
+    double floor_s[2];          /* fixed cost per kernel call, fwd and bwd */
+};
+
 struct hw_system {              /* a plain value: nothing to free */
     char name[64];
     char description[200];
@@ -39,6 +49,8 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
                                  * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
+    bool has_memops;            /* memory_ops given: memop[] holds the fits */
+    struct hw_memop_fit memop[HW_MEMOP_COUNT];
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;
@@ -53,6 +65,9 @@ extern const size_t hw_presets_count;
 
 /* Section names a --set may address in a system file. */
 extern const char *const hw_sections[];
+/* The memory_ops field of each operator and direction: "gelu_fwd" (its
+ * efficiency) and "gelu_fwd_floor_us". */
+extern const char *const hw_memop_names[HW_MEMOP_COUNT];
 
 /* Load a preset name or a path, apply the --set assignments whose section is
  * one of hw_sections, validate. 0 or TPL_ECONFIG / TPL_EIO / TPL_EUSAGE. */
