@@ -52,6 +52,8 @@ struct cal_row {                /* one operator and direction */
     int n;                      /* samples */
     double mape_random, p90_random; /* 20 % random hold-out */
     double mape_extrap;         /* fit on hidden <= 6144, test above; < 0: none */
+    double mape_extrap_mp;      /* fit below the largest mp, test on it */
+    double mape_extrap_seq;     /* fit below the longest sequence, test on it */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
 };
 

@@ -164,17 +164,25 @@ static void solve(struct fit *c)
 
 /* ---- which samples ---- */
 
-enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE };
+/* The hold-outs: random; hidden above 6144; the largest mp; the longest
+ * sequence (each fitted on the rest). */
+enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE,
+              F_MP_TRAIN, F_MP_TEST, F_SEQ_TRAIN, F_SEQ_TEST };
 
 #define EXTRAP_DIM 6144.0
 
-static bool keep(const struct cal_sample *s, enum filter f)
+static bool keep(const struct cal_samples *S, const struct cal_sample *s,
+                 enum filter f)
 {
     switch (f) {
     case F_RANDOM_TRAIN: return !s->test;
     case F_RANDOM_TEST:  return s->test;
     case F_SMALL:        return s->dim <= EXTRAP_DIM;
     case F_LARGE:        return s->dim > EXTRAP_DIM;
+    case F_MP_TRAIN:     return s->mp < S->max_mp;
+    case F_MP_TEST:      return s->mp >= S->max_mp;
+    case F_SEQ_TRAIN:    return s->l < S->max_l;
+    case F_SEQ_TEST:     return s->l >= S->max_l;
     default:             return true;
     }
 }
@@ -195,7 +203,7 @@ static struct point *gather(const struct cal_samples *S, const enum cal_op *whic
         for (int i = 0; i < n_which; i++)
             for (int j = 0; j < S->op[which[i]].n; j++) {
                 const struct cal_sample *s = &S->op[which[i]].s[j];
-                if (s->t[d] > 0 && keep(s, f))
+                if (s->t[d] > 0 && keep(S, s, f))
                     p[(*n)++] = (struct point){ which[i], d, s };
             }
     return p;
@@ -409,31 +417,47 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
     return n;
 }
 
-/* One report row: hold-out errors of 'rnd' (fit without the random
- * hold-out) and 'ext' (fit on small shapes). */
+/* The systems fitted without each hold-out: random, hidden, mp, sequence. */
+struct holdouts { struct hw_system rnd, ext, mp, seq; };
+
+/* An extrapolation error of a kernel row (-1 for a link or no test point:
+ * an operator sampled at one mp only). */
+static double extrap(const struct hw_system *hw, const struct cal_samples *S,
+                     enum cal_op o, int dir, enum filter test)
+{
+    return cal_op_is_link(o) ? -1 : op_error(hw, S, o, dir, test, NULL);
+}
+
+/* One report row: the errors on each hold-out of the system fitted
+ * without it. */
 static void report_row(struct cal_row *r, const struct cal_samples *S,
-                       enum cal_op o, int dir, const struct hw_system *rnd,
-                       const struct hw_system *ext)
+                       enum cal_op o, int dir, const struct holdouts *h)
 {
     static const char *const dirs[2] = { "fwd", "bwd" };
     bool link = cal_op_is_link(o);
     snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
     snprintf(r->dir, sizeof r->dir, "%s", link ? "-" : dirs[dir]);
     r->n = count(S, o, dir);
-    r->mape_random = op_error(rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
-    r->mape_extrap = link ? -1 : op_error(ext, S, o, dir, F_LARGE, NULL);
+    r->mape_random = op_error(&h->rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
+    r->mape_extrap = extrap(&h->ext, S, o, dir, F_LARGE);
+    r->mape_extrap_mp = extrap(&h->mp, S, o, dir, F_MP_TEST);
+    r->mape_extrap_seq = extrap(&h->seq, S, o, dir, F_SEQ_TEST);
     r->authors_pct = link ? -1 : S->authors_pct[o][dir];
     if (o == CAL_OP_FLASH && dir && !attn_bwd_captured(S))
-        r->mape_random = r->p90_random = r->mape_extrap = -1;
+        r->mape_random = r->p90_random = r->mape_extrap = r->mape_extrap_mp =
+            r->mape_extrap_seq = -1;
 }
 
 static void report_rows(const struct hw_system *base, const struct cal_samples *S,
                         struct cal_report *rep)
 {
-    struct hw_system rnd = *base, ext = *base;
-    fit_kernels(&rnd, S, F_RANDOM_TRAIN);
-    fit_links(&rnd, base, S, F_RANDOM_TRAIN, NULL);
-    fit_kernels(&ext, S, F_SMALL);
+    struct holdouts h;
+    h.rnd = h.ext = h.mp = h.seq = *base;
+    fit_kernels(&h.rnd, S, F_RANDOM_TRAIN);
+    fit_links(&h.rnd, base, S, F_RANDOM_TRAIN, NULL);
+    fit_kernels(&h.ext, S, F_SMALL);
+    fit_kernels(&h.mp, S, F_MP_TRAIN);
+    fit_kernels(&h.seq, S, F_SEQ_TRAIN);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
             if (rep->n_rows == CAL_MAX_ROWS ||
@@ -441,7 +465,7 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
                 (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */
                 count(S, (enum cal_op)o, dir) == 0)
                 continue;
-            report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &rnd, &ext);
+            report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &h);
         }
 }
 

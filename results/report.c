@@ -27,11 +27,13 @@ static json_t *pct_json(double v)
 
 static json_t *cal_row_json(const struct cal_row *r)
 {
-    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o}", "operator", r->op,
-                     "dir", r->dir, "n", r->n, "mape_random_pct",
+    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "operator",
+                     r->op, "dir", r->dir, "n", r->n, "mape_random_pct",
                      pct_json(r->mape_random), "p90_random_pct",
                      pct_json(r->p90_random), "mape_extrap_pct",
-                     pct_json(r->mape_extrap), "authors_pct",
+                     pct_json(r->mape_extrap), "mape_extrap_mp_pct",
+                     pct_json(r->mape_extrap_mp), "mape_extrap_seq_pct",
+                     pct_json(r->mape_extrap_seq), "authors_pct",
                      pct_json(r->authors_pct));
 }
 
@@ -76,13 +78,15 @@ static int calibration_csv(FILE *fp, const struct res_report *rep,
     const struct cal_report *c = rep->u.calib.rep;
     (void)err;
     fputs("operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,"
-          "authors_pct\n", fp);
+          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct\n", fp);
     for (int i = 0; i < c->n_rows; i++) {
         const struct cal_row *r = &c->rows[i];
         fprintf(fp, "%s,%s,%d,", r->op, r->dir, r->n);
         pct_csv(fp, r->mape_random, ',');
         pct_csv(fp, r->p90_random, ',');
         pct_csv(fp, r->mape_extrap, ',');
+        pct_csv(fp, r->mape_extrap_mp, ',');
+        pct_csv(fp, r->mape_extrap_seq, ',');
         pct_csv(fp, r->authors_pct, '\n');
     }
     return 0;
