@@ -63,11 +63,20 @@ struct cal_param {              /* one field of cal_fields, file units */
     char note[120];             /* why it was kept, if it was */
 };
 
+#define CAL_MAX_UNUSED 48
+
+struct cal_unused {             /* a sample file the calibration does not fit */
+    char file[96];              /* as in the folder: "nccl/..._p2p_fp16_1_2.csv" */
+    const char *why;            /* a static string */
+};
+
 struct cal_report {             /* a plain value (large: keep it static) */
     struct cal_param params[CAL_FIELD_COUNT];
     int n_rows;
     struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
+    int n_unused;
+    struct cal_unused unused[CAL_MAX_UNUSED];  /* every file not fitted, why */
 };
 
 /* Fit from SAMPLES_DIR/operator and SAMPLES_DIR/nccl into 'fitted' (a copy
@@ -77,8 +86,13 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
             uint64_t seed, struct hw_system *fitted,
             struct cal_report *rep, struct tpl_err *err);
 
+/* The sample files in SAMPLES_DIR/operator and SAMPLES_DIR/nccl named after
+ * rep->gpu that no fit reads, sorted, each with its reason (cal_run calls
+ * it). */
+void cal_list_unused(const char *dir, struct cal_report *rep);
+
 /* The report: every fitted field with its prior, then the errors per
- * operator. */
+ * operator, then the files not fitted. */
 void cal_report_write(FILE *fp, const struct cal_report *rep);
 
 /* The system file of 'system' (a preset name or a file) with every fitted

@@ -488,6 +488,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
     report_kernels(rep, fitted, base, &S);
     fit_links(fitted, base, &S, F_ALL, rep);
     report_rows(base, &S, rep);
+    cal_list_unused(samples_dir, rep);
     cal_samples_release(&S);
     return 0;
 }

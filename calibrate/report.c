@@ -51,6 +51,10 @@ void cal_report_write(FILE *fp, const struct cal_report *rep)
             "authors");
     for (int i = 0; i < rep->n_rows; i++)
         write_row(fp, &rep->rows[i]);
+    if (rep->n_unused)
+        fprintf(fp, "\nfiles not fitted\n");
+    for (int i = 0; i < rep->n_unused; i++)
+        fprintf(fp, "  %-52s %s\n", rep->unused[i].file, rep->unused[i].why);
 }
 
 /* ---- the system file ---- */

@@ -59,9 +59,15 @@ static int calibration_json(FILE *fp, const struct res_report *rep,
     json_t *rows = json_array();
     for (int i = 0; i < c->n_rows; i++)
         json_array_append_new(rows, cal_row_json(&c->rows[i]));
-    return res_json_emit(fp, json_pack("{s:s, s:o, s:o}", "gpu", c->gpu,
+    json_t *unused = json_array();
+    for (int i = 0; i < c->n_unused; i++)
+        json_array_append_new(unused, json_pack("{s:s, s:s}", "file",
+                                                c->unused[i].file, "why",
+                                                c->unused[i].why));
+    return res_json_emit(fp, json_pack("{s:s, s:o, s:o, s:o}", "gpu", c->gpu,
                                        "fields", cal_params_json(c),
-                                       "operators", rows), err);
+                                       "operators", rows, "not_fitted", unused),
+                         err);
 }
 
 /* A percentage cell of the CSV: empty where there is none. */
