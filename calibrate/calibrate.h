@@ -22,9 +22,12 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* memory_ops: per operator and direction, efficiency then
                   * floor; CAL_FIELD_MEMOP + 4 op + 2 dir + (0 eff, 1 floor) */
                  CAL_FIELD_MEMOP,
-                 CAL_FIELD_COUNT = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT };
+                 /* the norms' row-length correction, fwd and bwd */
+                 CAL_FIELD_NORM_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
+                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_ROW + 2 };
 
-enum cal_xform { CAL_X_EFF, CAL_X_POS };    /* fitted as (0, 1) logistic, or > 0 */
+enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
+                                 * logistic, > 0 exponential, or as it is */
 
 struct cal_field_def {
     const char *path;           /* in a system file: "kernel.collective_base_us" */

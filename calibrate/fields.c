@@ -50,8 +50,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     MEMOP(HW_MEMOP_RESADD, "res_add"),
     MEMOP(HW_MEMOP_NORM, "layernorm"),
 #undef MEMOP
+    [CAL_FIELD_NORM_LOG_ROW] = { "memory_ops.layernorm_fwd_log_row",
+        AT(memop[HW_MEMOP_NORM].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },
+    [CAL_FIELD_NORM_LOG_ROW + 1] = { "memory_ops.layernorm_bwd_log_row",
+        AT(memop[HW_MEMOP_NORM].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 12 + 2, "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

@@ -64,8 +64,9 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     case CAL_OP_RESADD:
         return pred_memop_s(k, HW_MEMOP_RESADD, p->dir, 6.0 * tok * s->dim, 1, 1);
     case CAL_OP_NORM:
-        return pred_memop_s(k, HW_MEMOP_NORM, p->dir,
-                            (p->dir ? 10.0 : 4.0) * tok * s->dim, 1, p->dir ? 2 : 1);
+        return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir,
+                                (p->dir ? 10.0 : 4.0) * tok * s->dim, 1,
+                                p->dir ? 2 : 1, s->dim);
     case CAL_OP_FLASH:
         flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
                 ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
@@ -107,6 +108,8 @@ static double cap_of(const struct hw_system *hw, enum cal_field f)
  * efficiency is a logistic in (0, cap), a positive field an exponential. */
 static double to_value(const struct hw_system *hw, enum cal_field f, double th)
 {
+    if (cal_fields[f].x == CAL_X_LIN)
+        return th;
     return cal_fields[f].x == CAL_X_EFF ? cap_of(hw, f) / (1.0 + exp(-th))
                                         : cal_fields[f].scale * exp(th);
 }
@@ -114,6 +117,8 @@ static double to_value(const struct hw_system *hw, enum cal_field f, double th)
 static double to_theta(const struct hw_system *hw, enum cal_field f, double v)
 {
     double cap = cap_of(hw, f);
+    if (cal_fields[f].x == CAL_X_LIN)
+        return v;
     if (cal_fields[f].x != CAL_X_EFF)        /* a start at 0: just above */
         return log(fmax(v / cal_fields[f].scale, 1e-3));
     v = fmin(v, 0.999 * cap);           /* a start at the cap: just inside */
@@ -279,13 +284,19 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
 {
     for (int o = 0; o < HW_MEMOP_COUNT; o++)
         for (int d = 0; d < 2; d++) {
-            enum cal_field both[2] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
-                                       CAL_FIELD_MEMOP + 4 * o + 2 * d + 1 };
+            enum cal_field both[3] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
+                                       CAL_FIELD_MEMOP + 4 * o + 2 * d + 1,
+                                       CAL_FIELD_NORM_LOG_ROW + d };
             if (!had)
                 hw->memop[o].eff[d] = o == HW_MEMOP_NORM ? hw->eff_norm : hw->eff_hbm;
             if (!had || hw->memop[o].floor_s[d] < 0.1e-6)   /* from ~0: far */
                 hw->memop[o].floor_s[d] = hw->launch_s;     /* too flat */
-            fit_fields(hw, S, &memop_samples[o], 1, d, f, both, 2);
+            if (!had)
+                hw->memop[o].log_row[d] = 0;
+            /* the norm backward's row correction: a third parameter (the
+             * forward's fits to ~0 and only loosens extrapolation) */
+            fit_fields(hw, S, &memop_samples[o], 1, d, f, both,
+                       o == HW_MEMOP_NORM && d ? 3 : 2);
         }
 }
 

@@ -26,7 +26,8 @@ static const char *const memop_fields[] = {
     "gelu_fwd", "gelu_fwd_floor_us", "gelu_bwd", "gelu_bwd_floor_us",
     "res_add_fwd", "res_add_fwd_floor_us", "res_add_bwd", "res_add_bwd_floor_us",
     "layernorm_fwd", "layernorm_fwd_floor_us", "layernorm_bwd",
-    "layernorm_bwd_floor_us", NULL,
+    "layernorm_bwd_floor_us", "layernorm_fwd_log_row", "layernorm_bwd_log_row",
+    NULL,
 };
 static_assert(HW_MEMOP_COUNT == 3, "a memory-bound operator needs its "
               "memop_fields");
@@ -220,7 +221,8 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
 }
 
 /* The optional memory_ops group: every operator and direction's achieved
- * share of HBM bandwidth (at most 1) and fixed cost. */
+ * share of HBM bandwidth (at most 1) and fixed cost; the norms' row-length
+ * correction, optional (default 0), in [-1, 1]. */
 static int read_memops(struct hw_system *hw, const struct conf *c,
                        struct tpl_err *err)
 {
@@ -239,6 +241,10 @@ static int read_memops(struct hw_system *hw, const struct conf *c,
                 conf_num(&g, floor_us, 0, false, 1e6, &m->floor_s[d], err))
                 return TPL_ECONFIG;
             m->floor_s[d] *= US;
+            snprintf(floor_us, sizeof floor_us, "%s_log_row", eff);
+            if (o == HW_MEMOP_NORM && conf_has(&g, floor_us) &&
+                conf_num(&g, floor_us, -1, false, 1, &m->log_row[d], err))
+                return TPL_ECONFIG;
         }
     hw->has_memops = true;
     return 0;

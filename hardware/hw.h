@@ -19,6 +19,8 @@ enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM, HW_MEMOP_COUNT };
 struct hw_memop_fit {
     double eff[2];              /* achieved share of hbm_tbps, fwd and bwd */
     double floor_s[2];          /* fixed cost per kernel call, fwd and bwd */
+    double log_row[2];          /* norms: the bandwidth term grows by
+                                 * 1 + log_row x ln(row / 4096) (0: flat) */
 };
 
 struct hw_system {              /* a plain value: nothing to free */

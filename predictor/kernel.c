@@ -54,6 +54,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
         for (int d = 0; d < 2; d++) {
             k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
+            k->memop_log_row[o][d] = hw->memop[o].log_row[d];
         }
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
@@ -119,6 +120,17 @@ double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
         return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
                                    : pred_mem_s(k, bytes, launches);
     return calls * k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd];
+}
+
+double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                        double bytes, double calls, double launches, double row)
+{
+    double f;
+    if (!k->has_memops)
+        return pred_memop_s(k, op, bwd, bytes, calls, launches);
+    f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
+    return calls * k->memop_floor_s[op][bwd] +
+           f * bytes / k->memop_bytes_per_s[op][bwd];
 }
 
 /* ---- collectives ---- */

@@ -206,8 +206,10 @@ static void norm_residual_time(const struct pred_ctx *c, const struct plan *p,
      * read x and dy again for the weight (and bias) gradient reduction */
     /* (RMSNorm borrows the fused layernorm's fit: the same row reduction
      * and traffic, one statistic less) */
-    o->fwd_s[PRED_OP_NORM] = pred_memop_s(k, HW_MEMOP_NORM, 0, 2.0 * 4.0 * rows * h, 2, 2);
-    o->bwd_s[PRED_OP_NORM] = pred_memop_s(k, HW_MEMOP_NORM, 1, 2.0 * 10.0 * rows * h, 2, 4);
+    o->fwd_s[PRED_OP_NORM] = pred_memop_row_s(k, HW_MEMOP_NORM, 0,
+                                              2.0 * 4.0 * rows * h, 2, 2, h);
+    o->bwd_s[PRED_OP_NORM] = pred_memop_row_s(k, HW_MEMOP_NORM, 1,
+                                              2.0 * 10.0 * rows * h, 2, 4, h);
     /* two (bias-dropout-)adds: read 2, write 1; backward read 2, write 1 */
     o->fwd_s[PRED_OP_RESIDUAL] = pred_memop_s(k, HW_MEMOP_RESADD, 0,
                                               2.0 * 6.0 * rows * h + mask, 2, 2);

@@ -72,10 +72,10 @@ static void synthesize(const char *dir, const struct hw_system *hw)
                                                          6 * tok * d, 1, 1)), 0.0);
                     if (mp == 1)
                         fprintf(n, "%g,%g,%g,%.3f,%.3f\n", b, l, d,
-                                1e6 * noisy(pred_memop_s(&k, HW_MEMOP_NORM, 0,
-                                                         4 * tok * d, 1, 1)),
-                                1e6 * noisy(pred_memop_s(&k, HW_MEMOP_NORM, 1,
-                                                         10 * tok * d, 1, 2)));
+                                1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 0,
+                                                             4 * tok * d, 1, 1, d)),
+                                1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 1,
+                                                             10 * tok * d, 1, 2, d)));
                     fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
                             1e6 * noisy(pred_compute_s(&k, &k.attn, fl, io)),
                             1e6 * noisy(pred_compute_s(&k, &k.attn_bwd, 2.5 * fl, 2 * io)));
@@ -151,6 +151,7 @@ Test(calib, recovers_memory_bound_fits)
     static const double floor_us[HW_MEMOP_COUNT][2] = { { 3, 4 }, { 2, 2 },
                                                         { 10, 18 } };
     base.has_memops = false;            /* a base without fits of its own */
+    truth.memop[HW_MEMOP_NORM].log_row[1] = 0.15;
     for (int o = 0; o < HW_MEMOP_COUNT; o++)
         for (int d = 0; d < 2; d++) {
             truth.memop[o].eff[d] = eff[o][d];
@@ -168,6 +169,7 @@ Test(calib, recovers_memory_bound_fits)
             assert_rel(fit.memop[o].eff[d], eff[o][d], 0.02);
             assert_rel(fit.memop[o].floor_s[d], floor_us[o][d] * 1e-6, 0.15);
         }
+    cr_assert_float_eq(fit.memop[HW_MEMOP_NORM].log_row[1], 0.15, 0.02);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }

@@ -159,6 +159,17 @@ Test(pred, memory_bound_operators_with_fits)
     assert_rel(o.fwd_s[PRED_OP_NORM], 36.777216e-6, 1e-12);
     assert_rel(o.bwd_s[PRED_OP_RESIDUAL], 15.72864e-6, 1e-12);
     assert_rel(o.bwd_s[PRED_OP_ACT], 33.959314286e-6, 1e-9);
+    /* the norm backward's row correction: hidden 1024 with log_row 0.2
+     * scales the bandwidth term by 1 + 0.2 ln(1024 / 4096) = 0.722741;
+     * at 0.4 Tb/s, 5 us: 2 x 5 us + 0.722741 x 20,971,520 B / 0.4e12
+     * = 47.892431 us */
+    c.k.memop_bytes_per_s[HW_MEMOP_NORM][1] = 0.4e12;
+    c.k.memop_floor_s[HW_MEMOP_NORM][1] = 5e-6;
+    c.k.memop_log_row[HW_MEMOP_NORM][1] = 0.2;
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.bwd_s[PRED_OP_NORM],
+               10e-6 + (1 + 0.2 * log(0.25)) * 20971520 / 0.4e12, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_NORM], 47.8924e-6, 1e-5);
 }
 
 /* Megatron's tensor-parallel layer (Shoeybi et al. 2019 sec. 3): two
