@@ -18,9 +18,16 @@
 enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM,
                  CAL_FIELD_GEMM_HALF, CAL_FIELD_GEMM_BWD, CAL_FIELD_ATTN,
                  CAL_FIELD_ATTN_BWD, CAL_FIELD_COLLECTIVE_BASE, CAL_FIELD_NVLINK,
-                 CAL_FIELD_NETWORK, CAL_FIELD_COUNT };
+                 CAL_FIELD_NETWORK,
+                 /* memory_ops: per operator and direction, efficiency then
+                  * floor; CAL_FIELD_MEMOP + 4 op + 2 dir + (0 eff, 1 floor) */
+                 CAL_FIELD_MEMOP,
+                 /* the norms' row-length correction, fwd and bwd */
+                 CAL_FIELD_NORM_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
+                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_ROW + 2 };
 
-enum cal_xform { CAL_X_EFF, CAL_X_POS };    /* fitted as (0, 1) logistic, or > 0 */
+enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
+                                 * logistic, > 0 exponential, or as it is */
 
 struct cal_field_def {
     const char *path;           /* in a system file: "kernel.collective_base_us" */
@@ -31,6 +38,8 @@ struct cal_field_def {
     double lo, hi;              /* a plausible fit, file units; a collective
                                  * field fitted outside keeps the prior */
     const char *why;            /* what an implausible fit means */
+    bool capped;                /* a compute efficiency: at most the GPU's
+                                 * measured maximum (efficiency.gemm_max) */
 };
 
 extern const struct cal_field_def cal_fields[CAL_FIELD_COUNT];
@@ -46,6 +55,8 @@ struct cal_row {                /* one operator and direction */
     int n;                      /* samples */
     double mape_random, p90_random; /* 20 % random hold-out */
     double mape_extrap;         /* fit on hidden <= 6144, test above; < 0: none */
+    double mape_extrap_mp;      /* fit below the largest mp, test on it */
+    double mape_extrap_seq;     /* fit below the longest sequence, test on it */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
 };
 
@@ -55,11 +66,20 @@ struct cal_param {              /* one field of cal_fields, file units */
     char note[120];             /* why it was kept, if it was */
 };
 
+#define CAL_MAX_UNUSED 48
+
+struct cal_unused {             /* a sample file the calibration does not fit */
+    char file[96];              /* as in the folder: "nccl/..._p2p_fp16_1_2.csv" */
+    const char *why;            /* a static string */
+};
+
 struct cal_report {             /* a plain value (large: keep it static) */
     struct cal_param params[CAL_FIELD_COUNT];
     int n_rows;
     struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
+    int n_unused;
+    struct cal_unused unused[CAL_MAX_UNUSED];  /* every file not fitted, why */
 };
 
 /* Fit from SAMPLES_DIR/operator and SAMPLES_DIR/nccl into 'fitted' (a copy
@@ -69,8 +89,13 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
             uint64_t seed, struct hw_system *fitted,
             struct cal_report *rep, struct tpl_err *err);
 
+/* The sample files in SAMPLES_DIR/operator and SAMPLES_DIR/nccl named after
+ * rep->gpu that no fit reads, sorted, each with its reason (cal_run calls
+ * it). */
+void cal_list_unused(const char *dir, struct cal_report *rep);
+
 /* The report: every fitted field with its prior, then the errors per
- * operator. */
+ * operator, then the files not fitted. */
 void cal_report_write(FILE *fp, const struct cal_report *rep);
 
 /* The system file of 'system' (a preset name or a file) with every fitted

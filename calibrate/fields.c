@@ -8,7 +8,8 @@
 #include <math.h>
 
 #define AT(f) offsetof(struct hw_system, f)
-#define EFF(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL }
+#define EFF(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL, false }
+#define CAP(path, f) { path, AT(f), 1, CAL_X_EFF, 0, INFINITY, NULL, true }
 
 static const char implausible[] = "not a plausible share of the link rate";
 
@@ -17,12 +18,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                            0, INFINITY, NULL },
     [CAL_FIELD_HBM] = EFF("efficiency.hbm", eff_hbm),
     [CAL_FIELD_NORM] = EFF("efficiency.norm", eff_norm),
-    [CAL_FIELD_GEMM] = EFF("efficiency.gemm", eff_gemm),
+    [CAL_FIELD_GEMM] = CAP("efficiency.gemm", eff_gemm),
     [CAL_FIELD_GEMM_HALF] = { "efficiency.gemm_half_gflop", AT(gemm_half_flop),
                               1e9, CAL_X_POS, 0, INFINITY, NULL },
-    [CAL_FIELD_GEMM_BWD] = EFF("efficiency.gemm_bwd", eff_gemm_bwd),
-    [CAL_FIELD_ATTN] = EFF("efficiency.attn", eff_attn),
-    [CAL_FIELD_ATTN_BWD] = EFF("efficiency.attn_bwd", eff_attn_bwd),
+    [CAL_FIELD_GEMM_BWD] = CAP("efficiency.gemm_bwd", eff_gemm_bwd),
+    [CAL_FIELD_ATTN] = CAP("efficiency.attn", eff_attn),
+    [CAL_FIELD_ATTN_BWD] = CAP("efficiency.attn_bwd", eff_attn_bwd),
     /* alpha shows only where it is a visible share of the smallest message */
     [CAL_FIELD_COLLECTIVE_BASE] = { "kernel.collective_base_us",
                                     AT(collective_base_s), 1e-6, CAL_X_POS, 1, 500,
@@ -33,8 +34,28 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                            0.2, 1.5, implausible },
     [CAL_FIELD_NETWORK] = { "efficiency.network", AT(eff_net), 1, CAL_X_EFF,
                             0.2, 1, implausible },
+    /* memory-bound operators: achieved share of peak HBM bandwidth in
+     * (0, 1) (a working set resident in L2 could beat it, but the predictor
+     * runs shapes far beyond L2), and the floor per call */
+#define MEMOP(o, name)                                                      \
+    [CAL_FIELD_MEMOP + 4 * o] = { "memory_ops." name "_fwd",                \
+        AT(memop[o].eff[0]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
+    [CAL_FIELD_MEMOP + 4 * o + 1] = { "memory_ops." name "_fwd_floor_us",   \
+        AT(memop[o].floor_s[0]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_MEMOP + 4 * o + 2] = { "memory_ops." name "_bwd",            \
+        AT(memop[o].eff[1]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
+    [CAL_FIELD_MEMOP + 4 * o + 3] = { "memory_ops." name "_bwd_floor_us",   \
+        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+    MEMOP(HW_MEMOP_GELU, "gelu"),
+    MEMOP(HW_MEMOP_RESADD, "res_add"),
+    MEMOP(HW_MEMOP_NORM, "layernorm"),
+#undef MEMOP
+    [CAL_FIELD_NORM_LOG_ROW] = { "memory_ops.layernorm_fwd_log_row",
+        AT(memop[HW_MEMOP_NORM].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },
+    [CAL_FIELD_NORM_LOG_ROW + 1] = { "memory_ops.layernorm_bwd_log_row",
+        AT(memop[HW_MEMOP_NORM].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 12 + 2, "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

@@ -60,11 +60,13 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp, flops, io;
     switch (p->op) {
     case CAL_OP_GELU:
-        return pred_mem_s(k, (p->dir ? 6.0 : 4.0) * e, 1);
+        return pred_memop_s(k, HW_MEMOP_GELU, p->dir, (p->dir ? 6.0 : 4.0) * e, 1, 1);
     case CAL_OP_RESADD:
-        return pred_mem_s(k, 6.0 * tok * s->dim, 1);
+        return pred_memop_s(k, HW_MEMOP_RESADD, p->dir, 6.0 * tok * s->dim, 1, 1);
     case CAL_OP_NORM:
-        return pred_norm_s(k, (p->dir ? 10.0 : 4.0) * tok * s->dim, p->dir ? 2 : 1);
+        return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir,
+                                (p->dir ? 10.0 : 4.0) * tok * s->dim, 1,
+                                p->dir ? 2 : 1, s->dim);
     case CAL_OP_FLASH:
         flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
                 ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
@@ -95,17 +97,32 @@ static double *field_of(struct hw_system *hw, enum cal_field f)
     return (double *)((char *)hw + cal_fields[f].off);
 }
 
-/* Unconstrained theta to a field's value (struct units), and back. */
-static double to_value(enum cal_field f, double th)
+/* The top of an efficiency field's range: the GPU's measured maximum for
+ * compute efficiencies (hardware-facts.md sec. 6.1, MAMF), else 1. */
+static double cap_of(const struct hw_system *hw, enum cal_field f)
 {
-    return cal_fields[f].x == CAL_X_EFF ? 1.0 / (1.0 + exp(-th))
+    return cal_fields[f].capped ? hw->eff_max : 1.0;
+}
+
+/* Unconstrained theta to a field's value (struct units), and back: an
+ * efficiency is a logistic in (0, cap), a positive field an exponential. */
+static double to_value(const struct hw_system *hw, enum cal_field f, double th)
+{
+    if (cal_fields[f].x == CAL_X_LIN)
+        return th;
+    return cal_fields[f].x == CAL_X_EFF ? cap_of(hw, f) / (1.0 + exp(-th))
                                         : cal_fields[f].scale * exp(th);
 }
 
-static double to_theta(enum cal_field f, double v)
+static double to_theta(const struct hw_system *hw, enum cal_field f, double v)
 {
-    return cal_fields[f].x == CAL_X_EFF ? log(v / (1.0 - v))
-                                        : log(v / cal_fields[f].scale);
+    double cap = cap_of(hw, f);
+    if (cal_fields[f].x == CAL_X_LIN)
+        return v;
+    if (cal_fields[f].x != CAL_X_EFF)        /* a start at 0: just above */
+        return log(fmax(v / cal_fields[f].scale, 1e-3));
+    v = fmin(v, 0.999 * cap);           /* a start at the cap: just inside */
+    return log(v / (cap - v));
 }
 
 static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
@@ -113,7 +130,8 @@ static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
     struct fit *c = arg;
     struct pred_kernels k;
     for (int i = 0; i < c->np; i++)
-        *field_of(&c->hw, c->f[i]) = to_value(c->f[i], gsl_vector_get(x, (size_t)i));
+        *field_of(&c->hw, c->f[i]) = to_value(&c->hw, c->f[i],
+                                              gsl_vector_get(x, (size_t)i));
     pred_kernels_init(&k, &c->hw, PRED_GEMM_16BIT);
     for (int i = 0; i < c->n; i++)
         gsl_vector_set(f, (size_t)i, model_s(&k, &c->pts[i]) /
@@ -137,30 +155,39 @@ static void solve(struct fit *c)
                                    (size_t)c->n, (size_t)c->np);
     x = gsl_vector_alloc((size_t)c->np);
     for (int i = 0; i < c->np; i++)
-        gsl_vector_set(x, (size_t)i, to_theta(c->f[i], *field_of(&c->hw, c->f[i])));
+        gsl_vector_set(x, (size_t)i,
+                       to_theta(&c->hw, c->f[i], *field_of(&c->hw, c->f[i])));
     gsl_multifit_nlinear_init(x, &fdf, w);
     gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
     for (int i = 0; i < c->np; i++)
         *field_of(&c->hw, c->f[i]) =
-            to_value(c->f[i], gsl_vector_get(gsl_multifit_nlinear_position(w),
-                                             (size_t)i));
+            to_value(&c->hw, c->f[i],
+                     gsl_vector_get(gsl_multifit_nlinear_position(w), (size_t)i));
     gsl_vector_free(x);
     gsl_multifit_nlinear_free(w);
 }
 
 /* ---- which samples ---- */
 
-enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE };
+/* The hold-outs: random; hidden above 6144; the largest mp; the longest
+ * sequence (each fitted on the rest). */
+enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE,
+              F_MP_TRAIN, F_MP_TEST, F_SEQ_TRAIN, F_SEQ_TEST };
 
 #define EXTRAP_DIM 6144.0
 
-static bool keep(const struct cal_sample *s, enum filter f)
+static bool keep(const struct cal_samples *S, const struct cal_sample *s,
+                 enum filter f)
 {
     switch (f) {
     case F_RANDOM_TRAIN: return !s->test;
     case F_RANDOM_TEST:  return s->test;
     case F_SMALL:        return s->dim <= EXTRAP_DIM;
     case F_LARGE:        return s->dim > EXTRAP_DIM;
+    case F_MP_TRAIN:     return s->mp < S->max_mp;
+    case F_MP_TEST:      return s->mp >= S->max_mp;
+    case F_SEQ_TRAIN:    return s->l < S->max_l;
+    case F_SEQ_TEST:     return s->l >= S->max_l;
     default:             return true;
     }
 }
@@ -181,7 +208,7 @@ static struct point *gather(const struct cal_samples *S, const enum cal_op *whic
         for (int i = 0; i < n_which; i++)
             for (int j = 0; j < S->op[which[i]].n; j++) {
                 const struct cal_sample *s = &S->op[which[i]].s[j];
-                if (s->t[d] > 0 && keep(s, f))
+                if (s->t[d] > 0 && keep(S, s, f))
                     p[(*n)++] = (struct point){ which[i], d, s };
             }
     return p;
@@ -243,18 +270,54 @@ static bool attn_bwd_captured(const struct cal_samples *S)
     return median_ratio(&S->op[CAL_OP_FLASH]) >= 1.0;
 }
 
-/* Every kernel stage, in order, on the samples the filter keeps. */
+/* The sampled operator of each memory-bound model. */
+static const enum cal_op memop_samples[HW_MEMOP_COUNT] = {
+    [HW_MEMOP_GELU] = CAL_OP_GELU, [HW_MEMOP_RESADD] = CAL_OP_RESADD,
+    [HW_MEMOP_NORM] = CAL_OP_NORM,
+};
+
+/* Each memory-bound operator and direction on its own samples: achieved
+ * bandwidth and floor (predictor/kernel.h pred_memop_s), started from the
+ * generic fit when the base system has none. */
+static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
+                       enum filter f, bool had)
+{
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            enum cal_field both[3] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
+                                       CAL_FIELD_MEMOP + 4 * o + 2 * d + 1,
+                                       CAL_FIELD_NORM_LOG_ROW + d };
+            if (!had)
+                hw->memop[o].eff[d] = o == HW_MEMOP_NORM ? hw->eff_norm : hw->eff_hbm;
+            if (!had || hw->memop[o].floor_s[d] < 0.1e-6)   /* from ~0: far */
+                hw->memop[o].floor_s[d] = hw->launch_s;     /* too flat */
+            if (!had)
+                hw->memop[o].log_row[d] = 0;
+            /* the norm backward's row correction: a third parameter (the
+             * forward's fits to ~0 and only loosens extrapolation) */
+            fit_fields(hw, S, &memop_samples[o], 1, d, f, both,
+                       o == HW_MEMOP_NORM && d ? 3 : 2);
+        }
+}
+
+/* Every kernel stage, in order, on the samples the filter keeps: the
+ * generic fields first (the predictor's memory-bound kernels without a fit
+ * of their own use them), then the per-operator memory-bound fits. */
 static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
                         enum filter f)
 {
     static const enum cal_op flash = CAL_OP_FLASH;
     static const enum cal_field attn_bwd = CAL_FIELD_ATTN_BWD;
+    bool had = hw->has_memops;
+    hw->has_memops = false;
     for (size_t i = 0; i < N_STAGES; i++)
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
     hw->eff_attn_bwd = hw->eff_attn;
     if (attn_bwd_captured(S))
         fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
+    hw->has_memops = true;
+    fit_memops(hw, S, f, had);
 }
 
 static void report_field(struct cal_report *rep, enum cal_field f,
@@ -272,6 +335,14 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
+    for (int f = CAL_FIELD_MEMOP; f < CAL_FIELD_COUNT; f++)
+        report_field(rep, (enum cal_field)f, hw, cal_field_get(base, (enum cal_field)f));
+    for (int f = 0; f < CAL_FIELD_COUNT; f++)
+        if (cal_fields[f].capped && rep->params[f].fitted &&
+            rep->params[f].value >= 0.995 * hw->eff_max)
+            snprintf(rep->params[f].note, sizeof rep->params[0].note,
+                     "at the GPU's measured maximum (efficiency.gemm_max %.3f)",
+                     hw->eff_max);
     if (!attn_bwd_captured(S))
         snprintf(rep->params[CAL_FIELD_ATTN_BWD].note, sizeof rep->params[0].note,
                  "backward samples shorter than forward (median ratio %.2f): "
@@ -357,31 +428,47 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
     return n;
 }
 
-/* One report row: hold-out errors of 'rnd' (fit without the random
- * hold-out) and 'ext' (fit on small shapes). */
+/* The systems fitted without each hold-out: random, hidden, mp, sequence. */
+struct holdouts { struct hw_system rnd, ext, mp, seq; };
+
+/* An extrapolation error of a kernel row (-1 for a link or no test point:
+ * an operator sampled at one mp only). */
+static double extrap(const struct hw_system *hw, const struct cal_samples *S,
+                     enum cal_op o, int dir, enum filter test)
+{
+    return cal_op_is_link(o) ? -1 : op_error(hw, S, o, dir, test, NULL);
+}
+
+/* One report row: the errors on each hold-out of the system fitted
+ * without it. */
 static void report_row(struct cal_row *r, const struct cal_samples *S,
-                       enum cal_op o, int dir, const struct hw_system *rnd,
-                       const struct hw_system *ext)
+                       enum cal_op o, int dir, const struct holdouts *h)
 {
     static const char *const dirs[2] = { "fwd", "bwd" };
     bool link = cal_op_is_link(o);
     snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
     snprintf(r->dir, sizeof r->dir, "%s", link ? "-" : dirs[dir]);
     r->n = count(S, o, dir);
-    r->mape_random = op_error(rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
-    r->mape_extrap = link ? -1 : op_error(ext, S, o, dir, F_LARGE, NULL);
+    r->mape_random = op_error(&h->rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
+    r->mape_extrap = extrap(&h->ext, S, o, dir, F_LARGE);
+    r->mape_extrap_mp = extrap(&h->mp, S, o, dir, F_MP_TEST);
+    r->mape_extrap_seq = extrap(&h->seq, S, o, dir, F_SEQ_TEST);
     r->authors_pct = link ? -1 : S->authors_pct[o][dir];
     if (o == CAL_OP_FLASH && dir && !attn_bwd_captured(S))
-        r->mape_random = r->p90_random = r->mape_extrap = -1;
+        r->mape_random = r->p90_random = r->mape_extrap = r->mape_extrap_mp =
+            r->mape_extrap_seq = -1;
 }
 
 static void report_rows(const struct hw_system *base, const struct cal_samples *S,
                         struct cal_report *rep)
 {
-    struct hw_system rnd = *base, ext = *base;
-    fit_kernels(&rnd, S, F_RANDOM_TRAIN);
-    fit_links(&rnd, base, S, F_RANDOM_TRAIN, NULL);
-    fit_kernels(&ext, S, F_SMALL);
+    struct holdouts h;
+    h.rnd = h.ext = h.mp = h.seq = *base;
+    fit_kernels(&h.rnd, S, F_RANDOM_TRAIN);
+    fit_links(&h.rnd, base, S, F_RANDOM_TRAIN, NULL);
+    fit_kernels(&h.ext, S, F_SMALL);
+    fit_kernels(&h.mp, S, F_MP_TRAIN);
+    fit_kernels(&h.seq, S, F_SEQ_TRAIN);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
             if (rep->n_rows == CAL_MAX_ROWS ||
@@ -389,7 +476,7 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
                 (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */
                 count(S, (enum cal_op)o, dir) == 0)
                 continue;
-            report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &rnd, &ext);
+            report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &h);
         }
 }
 
@@ -412,6 +499,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
     report_kernels(rep, fitted, base, &S);
     fit_links(fitted, base, &S, F_ALL, rep);
     report_rows(base, &S, rep);
+    cal_list_unused(samples_dir, rep);
     cal_samples_release(&S);
     return 0;
 }

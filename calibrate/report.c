@@ -11,6 +11,15 @@
 
 /* ---- the report ---- */
 
+/* " 12.34%" right-aligned in 'w' + 1 columns, or "-" where there is none. */
+static void pct_cell(FILE *fp, double v, int w)
+{
+    if (v >= 0)
+        fprintf(fp, " %*.2f%%", w - 1, v);
+    else
+        fprintf(fp, " %*s", w, "-");
+}
+
 static void write_row(FILE *fp, const struct cal_row *r)
 {
     if (r->mape_random < 0) {
@@ -20,30 +29,32 @@ static void write_row(FILE *fp, const struct cal_row *r)
     }
     fprintf(fp, "%-18s %4s %6d %9.2f%% %9.2f%%", r->op, r->dir, r->n,
             r->mape_random, r->p90_random);
-    if (r->mape_extrap >= 0)
-        fprintf(fp, " %11.2f%%", r->mape_extrap);
-    else
-        fprintf(fp, " %12s", "-");
-    if (r->authors_pct >= 0)
-        fprintf(fp, " %11.2f%%\n", r->authors_pct);
-    else
-        fprintf(fp, " %12s\n", "-");
+    pct_cell(fp, r->mape_extrap, 10);
+    pct_cell(fp, r->mape_extrap_mp, 8);
+    pct_cell(fp, r->mape_extrap_seq, 8);
+    pct_cell(fp, r->authors_pct, 8);
+    fputc('\n', fp);
 }
 
 void cal_report_write(FILE *fp, const struct cal_report *rep)
 {
-    fprintf(fp, "calibration from %s samples\n\n%-28s %12s %12s  %s\n", rep->gpu,
+    fprintf(fp, "calibration from %s samples\n\n%-34s %12s %12s  %s\n", rep->gpu,
             "field", "fitted", "was", "note");
     for (int f = 0; f < CAL_FIELD_COUNT; f++) {
         const struct cal_param *p = &rep->params[f];
         if (p->fitted)
-            fprintf(fp, "%-28s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
+            fprintf(fp, "%-34s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
                     p->prior, p->note);
     }
-    fprintf(fp, "\n%-18s %4s %6s %10s %10s %12s %12s\n", "operator", "dir", "n",
-            "MAPE rand", "p90 rand", "MAPE extrap", "authors");
+    fprintf(fp, "\n%-18s %4s %6s %10s %10s %10s %8s %8s %8s\n", "operator", "dir",
+            "n", "MAPE rand", "p90 rand", "ext hidden", "ext mp", "ext seq",
+            "authors");
     for (int i = 0; i < rep->n_rows; i++)
         write_row(fp, &rep->rows[i]);
+    if (rep->n_unused)
+        fprintf(fp, "\nfiles not fitted\n");
+    for (int i = 0; i < rep->n_unused; i++)
+        fprintf(fp, "  %-52s %s\n", rep->unused[i].file, rep->unused[i].why);
 }
 
 /* ---- the system file ---- */
@@ -82,6 +93,12 @@ int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
     eff = config_lookup(&c.cfg, "efficiency");
     if (eff && config_setting_get_member(eff, "calibrated"))
         config_setting_remove(eff, "calibrated");  /* fitted now: no flag */
+    {   /* fitted on these samples now: no inherited calibration to name */
+        config_setting_t *sys = config_setting_get_member(
+            config_root_setting(&c.cfg), "system");
+        if (sys && config_setting_get_member(sys, "calibration"))
+            config_setting_remove(sys, "calibration");
+    }
     fprintf(fp, "# %s: fitted by 'trainplan calibrate' from the %s samples in\n"
             "# %s; every other field as in the base system.\n", fitted->name,
             rep->gpu, samples_dir);

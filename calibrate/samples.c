@@ -419,6 +419,10 @@ int cal_samples_load(struct cal_samples *S, const char *dir, uint64_t seed,
     for (int o = 0; o < CAL_OP_COUNT; o++)          /* the random hold-out */
         for (int j = 0; j < S->op[o].n; j++) {
             struct tpl_rng r;
+            if (!cal_op_is_link((enum cal_op)o)) {
+                S->max_mp = fmax(S->max_mp, S->op[o].s[j].mp);
+                S->max_l = fmax(S->max_l, S->op[o].s[j].l);
+            }
             tpl_rng_seed(&r, seed, (uint64_t)o << 32 | (uint64_t)j);
             S->op[o].s[j].test = tpl_rng_unit(&r) < 0.2;
         }

@@ -51,6 +51,8 @@ struct cal_samples {            /* caller-owned: cal_samples_release */
     double authors_pct[CAL_OP_COUNT][2];   /* the sample set's own error, %;
                                             * -1: none */
     char prefix[64];            /* the GPU's file prefix: "NVIDIAA100-SXM4-80GB" */
+    double max_mp, max_l;       /* the largest mp and sequence of any operator
+                                 * sample: the extrapolation hold-outs */
 };
 
 /* Every sample of 'dir' (operator/<GPU>.csv names the GPU; nccl/ is

@@ -12,7 +12,8 @@
 
 static const char usage[] =
 "usage: trainplan calibrate SAMPLES_DIR --system NAME|FILE [-o FILE]\n"
-"                           [--report FILE] [--seed N]\n"
+"                           [--report FILE] [--format table|csv|json]\n"
+"                           [--seed N]\n"
 "       trainplan calibrate --runs RUNS.csv\n"
 "\n"
 "Fit the system's kernel model (launch overhead, HBM and norm efficiency,\n"
@@ -21,9 +22,12 @@ static const char usage[] =
 "(operator/ and nccl/ folders in the format of\n"
 "../shared/data/kernel-samples). Writes the system file with the fitted\n"
 "fields (-o, default standard output) and a report of every fitted value\n"
-"and the error per operator on a 20 % random hold-out (PCG, --seed) and an\n"
-"extrapolation hold-out (fit on hidden <= 6144, test above) beside the\n"
-"sample set's own error (--report, default standard error).\n"
+"and the error per operator on a 20 % random hold-out (PCG, --seed) and\n"
+"three extrapolation hold-outs, each fitted on the rest (hidden above 6144,\n"
+"the largest mp, the longest sequence) beside the sample set's own error\n"
+"(--report, default standard error; --format table, csv or json: one row\n"
+"per operator and direction with n, random-split MAPE and p90, the\n"
+"extrapolation MAPEs and the authors' figure).\n"
 "\n"
 "With --runs, fit the one constant taken from published runs rather than\n"
 "kernel samples: the host time per modelled kernel of the eager stacks\n"
@@ -36,11 +40,12 @@ static const char usage[] =
 "a stack with fewer than 20 such rows gets the band of all rows, its\n"
 "width scaled by 1.5 about its centre.\n";
 
-enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_SEED, OPT_RUNS, OPT_HELP };
+enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_HELP };
 
 static const struct option long_opts[] = {
     { "system", required_argument, NULL, OPT_SYSTEM },
     { "report", required_argument, NULL, OPT_REPORT },
+    { "format", required_argument, NULL, OPT_FORMAT },
     { "seed", required_argument, NULL, OPT_SEED },
     { "runs", required_argument, NULL, OPT_RUNS },
     { "help", no_argument, NULL, OPT_HELP },
@@ -105,6 +110,23 @@ static int calibrate_runs(const char *path, struct tpl_err *err)
     return rc;
 }
 
+/* The fitted system file to 'out', then the report to 'report' in 'fmt'
+ * (standard error as a table when no file is named). */
+static int write_outputs(struct res_report *r, const char *out,
+                         const char *report, enum res_format fmt,
+                         struct tpl_err *err)
+{
+    int rc = cmd_write_report(out, r, err);
+    if (rc)
+        return rc;
+    r->kind = RES_REPORT_CALIBRATION;
+    r->fmt = fmt;
+    if (report)
+        return cmd_write_report(report, r, err);
+    cal_report_write(stderr, r->u.calib.rep);
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
 {
     const char *system = NULL, *out = NULL, *report = NULL;
@@ -112,6 +134,7 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     static struct cal_report rep;
     struct hw_system base, fitted;
     struct res_report out_rep = { .kind = RES_REPORT_SYSTEM_FILE };
+    enum res_format fmt = RES_FMT_TABLE;
     int c, rc;
     if (cmd_long_options_exact(argc, argv, long_opts, err))
         return TPL_EUSAGE;
@@ -122,6 +145,10 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
         case OPT_HELP:   fputs(usage, stdout); return 0;
         case OPT_SYSTEM: system = optarg; break;
         case OPT_REPORT: report = optarg; break;
+        case OPT_FORMAT:
+            if (opt_format(optarg, &fmt, err))
+                return TPL_EUSAGE;
+            break;
         case OPT_RUNS:   return calibrate_runs(optarg, err);
         case 'o':        out = optarg; break;
         case OPT_SEED:
@@ -143,13 +170,5 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     out_rep.u.calib.system = system;
     out_rep.u.calib.samples = argv[optind];
     out_rep.u.calib.fitted = &fitted;
-    rc = cmd_write_report(out, &out_rep, err);
-    if (rc == 0) {
-        out_rep.kind = RES_REPORT_CALIBRATION;
-        if (report)
-            rc = cmd_write_report(report, &out_rep, err);
-        else
-            cal_report_write(stderr, &rep);
-    }
-    return rc;
+    return write_outputs(&out_rep, out, report, fmt, err);
 }

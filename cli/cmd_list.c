@@ -24,6 +24,25 @@ static int list_models(struct tpl_err *err)
     return 0;
 }
 
+/* Where each system's kernel efficiencies come from, when not from samples
+ * of its own (system.calibration in the file). */
+static int list_calibration(struct tpl_err *err)
+{
+    bool head = false;
+    for (size_t i = 0; i < hw_presets_count; i++) {
+        struct hw_system h;
+        if (hw_system_load(&h, hw_presets[i].name, NULL, 0, err))
+            return err->code;
+        if (!h.calibration[0])
+            continue;
+        if (!head)
+            printf("\nefficiencies\n");
+        head = true;
+        printf("  %-16s %s\n", h.name, h.calibration);
+    }
+    return 0;
+}
+
 static int list_systems(struct tpl_err *err)
 {
     printf("%-16s %-16s %9s %10s %8s %7s %9s %9s\n", "system", "gpu",
@@ -38,7 +57,7 @@ static int list_systems(struct tpl_err *err)
                h.hbm_bytes / RES_GIB, h.hbm_bytes_per_s / 1e12,
                h.nvlink_bytes_per_s / 1e9, h.nic_bytes_per_s * 8 / 1e9);
     }
-    return 0;
+    return list_calibration(err);
 }
 
 static int list_scenarios(struct tpl_err *err)

@@ -3,7 +3,9 @@
  * Gb/s -> bytes/s, us -> s) so the predictor computes in SI only. */
 #include "hardware/hw.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GIB   1073741824.0
@@ -13,10 +15,25 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", "reliability", NULL,
+    "price", "reliability", "memory_ops", NULL,
 };
 
-static const char *const system_fields[] = { "name", "description", NULL };
+const char *const hw_memop_names[HW_MEMOP_COUNT] = {
+    [HW_MEMOP_GELU] = "gelu", [HW_MEMOP_RESADD] = "res_add",
+    [HW_MEMOP_NORM] = "layernorm",
+};
+static const char *const memop_fields[] = {
+    "gelu_fwd", "gelu_fwd_floor_us", "gelu_bwd", "gelu_bwd_floor_us",
+    "res_add_fwd", "res_add_fwd_floor_us", "res_add_bwd", "res_add_bwd_floor_us",
+    "layernorm_fwd", "layernorm_fwd_floor_us", "layernorm_bwd",
+    "layernorm_bwd_floor_us", "layernorm_fwd_log_row", "layernorm_bwd_log_row",
+    NULL,
+};
+static_assert(HW_MEMOP_COUNT == 3, "a memory-bound operator needs its "
+              "memop_fields");
+
+static const char *const system_fields[] = { "name", "description", "calibration",
+                                             NULL };
 static const char *const gpu_fields[] = {
     "name", "bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_gib", "hbm_tbps",
     "sms", "tdp_w", NULL,
@@ -27,8 +44,8 @@ static const char *const node_fields[] = {
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
-    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "attn", "attn_bwd", "hbm",
-    "norm", "nvlink", "network", "calibrated", NULL,
+    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
+    "hbm", "norm", "nvlink", "network", "calibrated", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
@@ -133,6 +150,33 @@ static int read_links(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* No compute efficiency above the GPU's measured maximum (gemm_max, the
+ * MAMF share of dense peak, hardware-facts.md sec. 6.1; default 1). */
+static int check_max(struct hw_system *hw, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    static const char *const names[] = { "gemm", "gemm_bwd", "attn", "attn_bwd" };
+    const double *v[] = { &hw->eff_gemm, &hw->eff_gemm_bwd, &hw->eff_attn,
+                          &hw->eff_attn_bwd };
+    hw->eff_max = 1.0;
+    if (conf_has(g, "gemm_max") &&
+        conf_num(g, "gemm_max", 0, true, 1, &hw->eff_max, err))
+        return TPL_ECONFIG;
+    for (int i = 0; i < 4; i++) {
+        char where[200];
+        const config_setting_t *at;
+        if (*v[i] <= hw->eff_max + 1e-9)
+            continue;
+        at = config_setting_get_member(g->s, names[i]);
+        conf_where(g->c, at ? at : config_setting_get_member(g->s, "gemm_max"),
+                   where, sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: efficiency '%s' (%g) exceeds "
+                          "'gemm_max' (%g), the GPU's measured maximum", where,
+                          names[i], *v[i], hw->eff_max);
+    }
+    return 0;
+}
+
 static int read_efficiency(struct hw_system *hw, const struct conf *c,
                            struct tpl_err *err)
 {
@@ -160,8 +204,10 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
     hw->calibrated = true;      /* unless the file says they are defaults */
-    return conf_has(&g, "calibrated")
-         ? conf_bool(&g, "calibrated", &hw->calibrated, err) : 0;
+    if (conf_has(&g, "calibrated") &&
+        conf_bool(&g, "calibrated", &hw->calibrated, err))
+        return TPL_ECONFIG;
+    return check_max(hw, &g, err);
 }
 
 static int read_rest(struct hw_system *hw, const struct conf *c,
@@ -222,6 +268,36 @@ static int read_reliability(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional memory_ops group: every operator and direction's achieved
+ * share of HBM bandwidth (at most 1) and fixed cost; the norms' row-length
+ * correction, optional (default 0), in [-1, 1]. */
+static int read_memops(struct hw_system *hw, const struct conf *c,
+                       struct tpl_err *err)
+{
+    struct conf_group g;
+    if (!config_lookup(&c->cfg, "memory_ops"))
+        return 0;
+    if (group(c, "memory_ops", memop_fields, &g, err))
+        return TPL_ECONFIG;
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            char eff[24], floor_us[40];
+            struct hw_memop_fit *m = &hw->memop[o];
+            snprintf(eff, sizeof eff, "%s_%s", hw_memop_names[o], d ? "bwd" : "fwd");
+            snprintf(floor_us, sizeof floor_us, "%s_floor_us", eff);
+            if (conf_num(&g, eff, 0, true, 1, &m->eff[d], err) ||
+                conf_num(&g, floor_us, 0, false, 1e6, &m->floor_s[d], err))
+                return TPL_ECONFIG;
+            m->floor_s[d] *= US;
+            snprintf(floor_us, sizeof floor_us, "%s_log_row", eff);
+            if (o == HW_MEMOP_NORM && conf_has(&g, floor_us) &&
+                conf_num(&g, floor_us, -1, false, 1, &m->log_row[d], err))
+                return TPL_ECONFIG;
+        }
+    hw->has_memops = true;
+    return 0;
+}
+
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err)
 {
@@ -232,11 +308,13 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
         group(c, "system", system_fields, &g, err) ||
         conf_str(&g, "name", hw->name, sizeof hw->name, err) ||
         conf_str(&g, "description", hw->description, sizeof hw->description,
-                 err))
+                 err) ||
+        (conf_has(&g, "calibration") &&
+         conf_str(&g, "calibration", hw->calibration, sizeof hw->calibration, err)))
         return TPL_ECONFIG;
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
-        read_reliability(hw, c, err))
+        read_reliability(hw, c, err) || read_memops(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

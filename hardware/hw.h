@@ -11,9 +11,23 @@
 #include "common/conf.h"
 #include "common/err.h"
 
+/* Memory-bound operators with a fitted model of their own (optional group
+ * memory_ops of a system file): time = floor + bytes / (eff x hbm_tbps),
+ * forward and backward, bytes as predictor/kernel.h counts them. */
+enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM, HW_MEMOP_COUNT };
+
+struct hw_memop_fit {
+    double eff[2];              /* achieved share of hbm_tbps, fwd and bwd */
+    double floor_s[2];          /* fixed cost per kernel call, fwd and bwd */
+    double log_row[2];          /* norms: the bandwidth term grows by
+                                 * 1 + log_row x ln(row / 4096) (0: flat) */
+};
+
 struct hw_system {              /* a plain value: nothing to free */
     char name[64];
     char description[200];
+    char calibration[160];      /* where the efficiencies come from; "": the
+                                 * system's own samples or sourced figures */
     char gpu_name[64];
     /* gpu */
     double bf16_flops, fp16_flops, fp8_flops;  /* dense peak, FLOP/s; fp8 0: none */
@@ -34,7 +48,11 @@ struct hw_system {              /* a plain value: nothing to free */
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
     double eff_gemm_fp8;        /* FP8 GEMM efficiency relative to 16-bit (1: same) */
+    double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
+                                 * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
+    bool has_memops;            /* memory_ops given: memop[] holds the fits */
+    struct hw_memop_fit memop[HW_MEMOP_COUNT];
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;
@@ -55,6 +73,9 @@ extern const size_t hw_presets_count;
 
 /* Section names a --set may address in a system file. */
 extern const char *const hw_sections[];
+/* The memory_ops field of each operator and direction: "gelu_fwd" (its
+ * efficiency) and "gelu_fwd_floor_us". */
+extern const char *const hw_memop_names[HW_MEMOP_COUNT];
 
 /* Load a preset name or a path, apply the --set assignments whose section is
  * one of hw_sections, validate. 0 or TPL_ECONFIG / TPL_EIO / TPL_EUSAGE. */

@@ -49,6 +49,13 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
     k->norm_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_norm;
     k->launch_s = hw->launch_s;
+    k->has_memops = hw->has_memops;
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
+            k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
+            k->memop_log_row[o][d] = hw->memop[o].log_row[d];
+        }
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
     k->sms = hw->sms;
@@ -104,6 +111,26 @@ double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
 double pred_norm_s(const struct pred_kernels *k, double bytes, double launches)
 {
     return bytes / k->norm_bytes_per_s + launches * k->launch_s;
+}
+
+double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                    double bytes, double calls, double launches)
+{
+    if (!k->has_memops)
+        return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
+                                   : pred_mem_s(k, bytes, launches);
+    return calls * k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd];
+}
+
+double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                        double bytes, double calls, double launches, double row)
+{
+    double f;
+    if (!k->has_memops)
+        return pred_memop_s(k, op, bwd, bytes, calls, launches);
+    f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
+    return calls * k->memop_floor_s[op][bwd] +
+           f * bytes / k->memop_bytes_per_s[op][bwd];
 }
 
 /* ---- collectives ---- */

@@ -27,6 +27,9 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double mem_bytes_per_s;     /* achievable HBM bandwidth, elementwise kernels */
     double norm_bytes_per_s;    /* the same for layer / RMS norms */
     double launch_s;
+    bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
+    double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
+    double memop_log_row[HW_MEMOP_COUNT][2];
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
@@ -61,6 +64,22 @@ double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p
  * their own achievable bandwidth (reductions over the row). */
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches);
 double pred_norm_s(const struct pred_kernels *k, double bytes, double launches);
+
+/* 'calls' instances of a memory-bound operator moving 'bytes' in all
+ * (direction bwd 0 or 1): with the system's fit of that operator,
+ * calls x floor + bytes / achieved bandwidth, the floor being the time of a
+ * call too small to stream (launch, the row reductions' synchronisation);
+ * achieved bandwidth bytes / t then rises with size towards eff x peak
+ * (NVIDIA CUDA C++ Best Practices Guide, "Effective Bandwidth
+ * Calculation"). Without a fit: pred_norm_s / pred_mem_s with 'launches'. */
+double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                    double bytes, double calls, double launches);
+/* The same over rows of 'row' elements: the bandwidth term times
+ * max(0.1, 1 + log_row x ln(row / 4096)), a correction in log row length
+ * (the norms' per-row reductions deepen with the row; fitted, 0 without a
+ * fit; 4096 the middle of the sampled hidden sizes). */
+double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                        double bytes, double calls, double launches, double row);
 
 /* ---- collectives (NCCL conventions: S is the whole buffer in bytes) ---- */
 

@@ -204,11 +204,17 @@ static void norm_residual_time(const struct pred_ctx *c, const struct plan *p,
     double mask = m->dropout ? 2.0 * rows * h : 0.0;
     /* two norms: read x, write y; backward read x and dy, write dx, then
      * read x and dy again for the weight (and bias) gradient reduction */
-    o->fwd_s[PRED_OP_NORM] = pred_norm_s(k, 2.0 * 4.0 * rows * h, 2);
-    o->bwd_s[PRED_OP_NORM] = pred_norm_s(k, 2.0 * 10.0 * rows * h, 4);
+    /* (RMSNorm borrows the fused layernorm's fit: the same row reduction
+     * and traffic, one statistic less) */
+    o->fwd_s[PRED_OP_NORM] = pred_memop_row_s(k, HW_MEMOP_NORM, 0,
+                                              2.0 * 4.0 * rows * h, 2, 2, h);
+    o->bwd_s[PRED_OP_NORM] = pred_memop_row_s(k, HW_MEMOP_NORM, 1,
+                                              2.0 * 10.0 * rows * h, 2, 4, h);
     /* two (bias-dropout-)adds: read 2, write 1; backward read 2, write 1 */
-    o->fwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
-    o->bwd_s[PRED_OP_RESIDUAL] = pred_mem_s(k, 2.0 * 6.0 * rows * h + mask, 2);
+    o->fwd_s[PRED_OP_RESIDUAL] = pred_memop_s(k, HW_MEMOP_RESADD, 0,
+                                              2.0 * 6.0 * rows * h + mask, 2, 2);
+    o->bwd_s[PRED_OP_RESIDUAL] = pred_memop_s(k, HW_MEMOP_RESADD, 1,
+                                              2.0 * 6.0 * rows * h + mask, 2, 2);
 }
 
 /* Rotary embedding and activation, over the tp-split heads and ffn. */
@@ -225,9 +231,12 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
                            ? pred_mem_s(k, 4.0 * qk, 2) : 0.0;
     o->bwd_s[PRED_OP_ROPE] = o->fwd_s[PRED_OP_ROPE];
     /* GeLU: read f, write f; back read 2f, write f. SwiGLU: read 2f, write f;
-     * back read 3f, write 2f */
-    o->fwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 6.0 : 4.0) * tok * ft, 1);
-    o->bwd_s[PRED_OP_ACT] = pred_mem_s(k, (m->glu ? 10.0 : 6.0) * tok * ft, 1);
+     * back read 3f, write 2f; the samples have no SwiGLU, which borrows the
+     * gelu fit: one elementwise pass over the MLP's hidden either way */
+    o->fwd_s[PRED_OP_ACT] = pred_memop_s(k, HW_MEMOP_GELU, 0,
+                                         (m->glu ? 6.0 : 4.0) * tok * ft, 1, 1);
+    o->bwd_s[PRED_OP_ACT] = pred_memop_s(k, HW_MEMOP_GELU, 1,
+                                         (m->glu ? 10.0 : 6.0) * tok * ft, 1, 1);
 }
 /* Tier for a tp group: tp is innermost in Megatron's rank order, so a group
  * stays in one NVLink domain unless tp exceeds it. */

@@ -4,6 +4,8 @@
 
 #include <assert.h>
 
+#include "results/writer.h"
+
 /* The reports with one form of their own, whatever the format. */
 static int baseline_file(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
@@ -14,6 +16,85 @@ static int calibration(FILE *fp, const struct res_report *rep, struct tpl_err *e
 {
     (void)err;
     cal_report_write(fp, rep->u.calib.rep);
+    return 0;
+}
+
+/* A percentage, or null where there is none (< 0). */
+static json_t *pct_json(double v)
+{
+    return v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *cal_row_json(const struct cal_row *r)
+{
+    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "operator",
+                     r->op, "dir", r->dir, "n", r->n, "mape_random_pct",
+                     pct_json(r->mape_random), "p90_random_pct",
+                     pct_json(r->p90_random), "mape_extrap_pct",
+                     pct_json(r->mape_extrap), "mape_extrap_mp_pct",
+                     pct_json(r->mape_extrap_mp), "mape_extrap_seq_pct",
+                     pct_json(r->mape_extrap_seq), "authors_pct",
+                     pct_json(r->authors_pct));
+}
+
+static json_t *cal_params_json(const struct cal_report *c)
+{
+    json_t *o = json_object();
+    for (int f = 0; f < CAL_FIELD_COUNT; f++) {
+        const struct cal_param *p = &c->params[f];
+        if (p->fitted)
+            json_object_set_new(o, cal_fields[f].path,
+                                json_pack("{s:f, s:f, s:s}", "fitted", p->value,
+                                          "was", p->prior, "note", p->note));
+    }
+    return o;
+}
+
+/* calibrate --report FILE --format json: the fitted fields and the error
+ * rows (README "trainplan calibrate"). */
+static int calibration_json(FILE *fp, const struct res_report *rep,
+                            struct tpl_err *err)
+{
+    const struct cal_report *c = rep->u.calib.rep;
+    json_t *rows = json_array();
+    for (int i = 0; i < c->n_rows; i++)
+        json_array_append_new(rows, cal_row_json(&c->rows[i]));
+    json_t *unused = json_array();
+    for (int i = 0; i < c->n_unused; i++)
+        json_array_append_new(unused, json_pack("{s:s, s:s}", "file",
+                                                c->unused[i].file, "why",
+                                                c->unused[i].why));
+    return res_json_emit(fp, json_pack("{s:s, s:o, s:o, s:o}", "gpu", c->gpu,
+                                       "fields", cal_params_json(c),
+                                       "operators", rows, "not_fitted", unused),
+                         err);
+}
+
+/* A percentage cell of the CSV: empty where there is none. */
+static void pct_csv(FILE *fp, double v, char end)
+{
+    if (v >= 0)
+        fprintf(fp, "%.4g", v);
+    fputc(end, fp);
+}
+
+static int calibration_csv(FILE *fp, const struct res_report *rep,
+                           struct tpl_err *err)
+{
+    const struct cal_report *c = rep->u.calib.rep;
+    (void)err;
+    fputs("operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,"
+          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct\n", fp);
+    for (int i = 0; i < c->n_rows; i++) {
+        const struct cal_row *r = &c->rows[i];
+        fprintf(fp, "%s,%s,%d,", r->op, r->dir, r->n);
+        pct_csv(fp, r->mape_random, ',');
+        pct_csv(fp, r->p90_random, ',');
+        pct_csv(fp, r->mape_extrap, ',');
+        pct_csv(fp, r->mape_extrap_mp, ',');
+        pct_csv(fp, r->mape_extrap_seq, ',');
+        pct_csv(fp, r->authors_pct, '\n');
+    }
     return 0;
 }
 
@@ -32,7 +113,7 @@ static res_writer *const writers[RES_REPORT_COUNT][RES_FMT_COUNT] = {
     [RES_REPORT_COMPARE]  = { res_compare_table, res_compare_csv, res_compare_json },
     [RES_REPORT_VALIDATE] = ONE_FORM(res_validate_report),
     [RES_REPORT_BASELINE] = ONE_FORM(baseline_file),
-    [RES_REPORT_CALIBRATION] = ONE_FORM(calibration),
+    [RES_REPORT_CALIBRATION] = { calibration, calibration_csv, calibration_json },
     [RES_REPORT_SYSTEM_FILE] = ONE_FORM(system_file),
     [RES_REPORT_CV]       = { res_cv_table, res_cv_csv, res_cv_json },
 };

@@ -121,4 +121,17 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
     T_CMD="calibrate (exit $c_rc), then $T_CMD"
     expect calibrate-a100-samples '[ "$c_rc" = 0 ]' \
         'grep -q "^efficiency.gemm " "$T_TMP/rep"' '[ "$T_RC" -le 1 ]'
+    # the report as JSON and CSV: one row per operator and direction
+    run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
+        --system perlmutter-a100 -o /dev/null --report - --format json
+    expect calibrate-report-json 'exit=0' 'stdout~"mape_extrap_pct"' \
+        'stdout~"operator": "layernorm"' 'stdout~"efficiency.gemm_bwd"' \
+        'stdout~"mape_extrap_seq_pct"' 'stdout~"not_fitted"' \
+        'stdout~"file": "operator/NVIDIAA100-SXM4-80GB_RoPE_fp16.csv"'
+    run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
+        --system perlmutter-a100 -o /dev/null --report - --format csv
+    expect calibrate-report-csv 'exit=0' \
+        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct$' \
+        'stdout~^linear1,bwd,1755,'
 fi
+check calibrate-bad-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- calibrate /tmp --system dgx-a100 --format xml

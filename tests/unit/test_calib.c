@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,15 +64,18 @@ static void synthesize(const char *dir, const struct hw_system *hw)
                     double N[4] = { 3 * d / mp, d, 4 * d / mp, d };
                     double K[4] = { d, d / mp, d, 4 * d / mp };
                     fprintf(g, "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
-                            1e6 * noisy(pred_mem_s(&k, 4 * e, 1)),
-                            1e6 * noisy(pred_mem_s(&k, 6 * e, 1)));
+                            1e6 * noisy(pred_memop_s(&k, HW_MEMOP_GELU, 0, 4 * e, 1, 1)),
+                            1e6 * noisy(pred_memop_s(&k, HW_MEMOP_GELU, 1, 6 * e, 1, 1)));
                     if (mp == 1)
                         fprintf(r, "%g,%g,%g,%.3f,%.3f\n", b, l, d,
-                                1e6 * noisy(pred_mem_s(&k, 6 * tok * d, 1)), 0.0);
+                                1e6 * noisy(pred_memop_s(&k, HW_MEMOP_RESADD, 0,
+                                                         6 * tok * d, 1, 1)), 0.0);
                     if (mp == 1)
                         fprintf(n, "%g,%g,%g,%.3f,%.3f\n", b, l, d,
-                                1e6 * noisy(pred_norm_s(&k, 4 * tok * d, 1)),
-                                1e6 * noisy(pred_norm_s(&k, 10 * tok * d, 2)));
+                                1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 0,
+                                                             4 * tok * d, 1, 1, d)),
+                                1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 1,
+                                                             10 * tok * d, 1, 2, d)));
                     fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
                             1e6 * noisy(pred_compute_s(&k, &k.attn, fl, io)),
                             1e6 * noisy(pred_compute_s(&k, &k.attn_bwd, 2.5 * fl, 2 * io)));
@@ -95,6 +99,7 @@ Test(calib, recovers_known_parameters)
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
+    truth.has_memops = false;       /* the generic memory-bound model */
     truth.launch_s = 5e-6;
     truth.eff_hbm = 0.6;
     truth.eff_norm = 0.45;
@@ -116,9 +121,77 @@ Test(calib, recovers_known_parameters)
     assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
     assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
     cr_assert_gt(rep.n_rows, 8);
-    for (int i = 0; i < rep.n_rows; i++)     /* 1 % noise: errors near 1 % */
-        cr_assert_lt(rep.rows[i].mape_random, 3.0, "%s %s: %.2f%%",
-                     rep.rows[i].op, rep.rows[i].dir, rep.rows[i].mape_random);
+    for (int i = 0; i < rep.n_rows; i++) {   /* 1 % noise: errors near 1 % */
+        const struct cal_row *r = &rep.rows[i];
+        cr_assert_lt(r->mape_random, 3.0, "%s %s: %.2f%%", r->op, r->dir,
+                     r->mape_random);
+        /* the extrapolation hold-outs too: the model is the truth's */
+        cr_assert_lt(r->mape_extrap_seq, 3.0, "%s %s seq", r->op, r->dir);
+        cr_assert_lt(r->mape_extrap_mp, 3.0, "%s %s mp", r->op, r->dir);
+        if (!strcmp(r->op, "res_add") || !strcmp(r->op, "layernorm"))
+            /* sampled without mp (one): no hold-out */
+            cr_assert_eq(r->mape_extrap_mp, -1);
+        else if (strcmp(r->dir, "-"))
+            cr_assert_geq(r->mape_extrap_mp, 0, "%s %s", r->op, r->dir);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Per-operator memory-bound fits (memory_ops): each operator and direction's
+ * achieved bandwidth and floor come back from samples made with them. */
+Test(calib, recovers_memory_bound_fits)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    static const double eff[HW_MEMOP_COUNT][2] = { { 0.65, 0.75 }, { 0.85, 0.85 },
+                                                   { 0.5, 0.4 } };
+    static const double floor_us[HW_MEMOP_COUNT][2] = { { 3, 4 }, { 2, 2 },
+                                                        { 10, 18 } };
+    base.has_memops = false;            /* a base without fits of its own */
+    truth.memop[HW_MEMOP_NORM].log_row[1] = 0.15;
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            truth.memop[o].eff[d] = eff[o][d];
+            truth.memop[o].floor_s[d] = floor_us[o][d] * 1e-6;
+        }
+    tpl_rng_seed(&rng, 11, 6);
+    cr_assert_not_null(mkdtemp(dir));
+    synthesize(dir, &truth);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    cr_assert(fit.has_memops);
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        for (int d = 0; d < 2; d++) {
+            if (o == HW_MEMOP_RESADD && d)
+                continue;               /* no backward samples */
+            assert_rel(fit.memop[o].eff[d], eff[o][d], 0.02);
+            assert_rel(fit.memop[o].floor_s[d], floor_us[o][d] * 1e-6, 0.15);
+        }
+    cr_assert_float_eq(fit.memop[HW_MEMOP_NORM].log_row[1], 0.15, 0.02);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Samples faster than the GPU's measured maximum allows (hardware-facts.md
+ * sec. 6.1): the fit stops at efficiency.gemm_max and says so. */
+Test(calib, efficiencies_stop_at_the_measured_maximum)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    truth.eff_max = 1.0;
+    truth.eff_gemm_bwd = 0.95;              /* above dgx-a100's 0.869 */
+    tpl_rng_seed(&rng, 11, 5);
+    cr_assert_not_null(mkdtemp(dir));
+    synthesize(dir, &truth);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    cr_assert_leq(fit.eff_gemm_bwd, base.eff_max);
+    cr_assert_gt(fit.eff_gemm_bwd, 0.99 * base.eff_max);
+    cr_assert(strstr(rep.params[CAL_FIELD_GEMM_BWD].note, "measured maximum"));
+    assert_rel(fit.eff_gemm, truth.eff_gemm, 0.02);     /* below: unchanged */
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }

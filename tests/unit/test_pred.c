@@ -31,6 +31,7 @@ static void setup(struct pred_ctx *c, const struct model *m, enum job_attention 
     c->k.coll_base_s = 0;
     c->k.mem_bytes_per_s = 1e12;
     c->k.norm_bytes_per_s = 1e12;
+    c->k.has_memops = false;            /* the generic memory-bound model */
     c->k.intra_bytes_per_s = c->k.pair_bytes_per_s = 1e11;
     c->k.intra_lat_s = 1e-6;
 }
@@ -134,6 +135,41 @@ Test(pred, memory_bound_operators)
     assert_rel(o.fwd_s[PRED_OP_NORM], 8.388608e-6 / 2, 1e-12);
     assert_rel(o.bwd_s[PRED_OP_RESIDUAL], 12.582912e-6 / 2, 1e-12);
     assert_rel(o.fwd_s[PRED_OP_ACT], 12.582912e-6, 1e-12);
+}
+
+/* With a system's per-operator fits (memory_ops): calls x floor + bytes /
+ * (eff x peak). Norms at 0.5 of 1 TB/s with a 10 us floor: forward
+ * 2 x 10 us + 8,388,608 B / 0.5e12 = 36.777216 us; residual adds at 0.8 with
+ * no floor: 12,582,912 B / 0.8e12 = 15.72864 us; SwiGLU backward borrows the
+ * gelu fit, 0.7 and 4 us: 4 us + 20,971,520 B / 0.7e12 = 33.959314 us. */
+Test(pred, memory_bound_operators_with_fits)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    c.k.has_memops = true;
+    c.k.memop_bytes_per_s[HW_MEMOP_NORM][0] = 0.5e12;
+    c.k.memop_floor_s[HW_MEMOP_NORM][0] = 10e-6;
+    c.k.memop_bytes_per_s[HW_MEMOP_RESADD][1] = 0.8e12;
+    c.k.memop_floor_s[HW_MEMOP_RESADD][1] = 0;
+    c.k.memop_bytes_per_s[HW_MEMOP_GELU][1] = 0.7e12;
+    c.k.memop_floor_s[HW_MEMOP_GELU][1] = 4e-6;
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_NORM], 36.777216e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_RESIDUAL], 15.72864e-6, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ACT], 33.959314286e-6, 1e-9);
+    /* the norm backward's row correction: hidden 1024 with log_row 0.2
+     * scales the bandwidth term by 1 + 0.2 ln(1024 / 4096) = 0.722741;
+     * at 0.4 Tb/s, 5 us: 2 x 5 us + 0.722741 x 20,971,520 B / 0.4e12
+     * = 47.892431 us */
+    c.k.memop_bytes_per_s[HW_MEMOP_NORM][1] = 0.4e12;
+    c.k.memop_floor_s[HW_MEMOP_NORM][1] = 5e-6;
+    c.k.memop_log_row[HW_MEMOP_NORM][1] = 0.2;
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.bwd_s[PRED_OP_NORM],
+               10e-6 + (1 + 0.2 * log(0.25)) * 20971520 / 0.4e12, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_NORM], 47.8924e-6, 1e-5);
 }
 
 /* Megatron's tensor-parallel layer (Shoeybi et al. 2019 sec. 3): two
