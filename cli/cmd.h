@@ -111,6 +111,9 @@ int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
                      struct pred_ctx *ctx, struct tpl_err *err);
 /* What a plan's report ends in: 0 when it is feasible, else TPL_ENOPLAN
  * (quietly: the report says why). */
+/* The plan's overlap where --overlap was not given: the stack's, where
+ * there is data parallelism (plan_overlap_default). */
+void cmd_plan_overlap(struct cmd_opts *o, const struct pred_ctx *ctx);
 int cmd_plan_status(const struct pred_result *r);
 
 #endif /* CMD_H */

@@ -232,6 +232,8 @@ int cmd_export(int argc, char **argv, struct tpl_err *err)
     if (!o.export_gpus)
         cmd_plan_defaults(&o, &in);
     plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
+    if (!o.export_gpus)
+        cmd_plan_overlap(&o, &ctx);
     pred_plan(&ctx, &o.plan, &r);
     if ((rc = runnable(&o, &in, &ctx, &o.plan, &r, err)) ||
         (rc = fits(&o, &ctx, &o.plan, &r, err)))

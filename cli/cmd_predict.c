@@ -59,6 +59,12 @@ void cmd_plan_defaults(struct cmd_opts *o, const struct cmd_inputs *in)
         stack_plan_defaults(&in->stack, &o->plan);
 }
 
+void cmd_plan_overlap(struct cmd_opts *o, const struct pred_ctx *ctx)
+{
+    if (!cmd_opts_given(o, OPT_DIM(PLAN_DIM_OVERLAP)))
+        o->plan.overlap = plan_overlap_default(&o->plan, &ctx->limits);
+}
+
 int cmd_plan_status(const struct pred_result *r)
 {
     return r->rule == PLAN_OK && r->mem.fits ? 0 : TPL_ENOPLAN;
@@ -79,6 +85,7 @@ int cmd_predict(int argc, char **argv, struct tpl_err *err)
         return rc;
     cmd_plan_defaults(&o, &in);
     plan_stages_resolve(&o.plan, &ctx.model, &ctx.limits);
+    cmd_plan_overlap(&o, &ctx);
     pred_plan(&ctx, &o.plan, &r);
     rep.fmt = o.fmt;
     return (rc = cmd_write_report(o.out, &rep, err)) ? rc : cmd_plan_status(&r);

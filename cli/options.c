@@ -523,10 +523,15 @@ static int switch_list(struct space_list *out, enum plan_dim d, const char *v,
 static int parse_dim(struct cmd_opts *o, enum opt_dims mode, enum plan_dim d,
                      const char *val, struct tpl_err *err)
 {
-    int32_t v = 1;              /* a switch given in a plan: on */
+    int32_t v = 1;              /* a switch given in a plan: on, or =y / =n */
     if (mode == OPT_DIMS_SPACE)
         return plan_dims[d].is_switch ? switch_list(&o->space.dim[d], d, val, err)
                                       : dim_list(&o->space.dim[d], d, val, err);
+    if (plan_dims[d].is_switch && val && plan_dim_parse(d, val, &v))
+        return tpl_errorf(err, TPL_EUSAGE, "'--%s' must be --%s, --%s=y or "
+                          "--%s=n, not '%s'", plan_dims[d].name,
+                          plan_dims[d].name, plan_dims[d].name,
+                          plan_dims[d].name, val);
     if (!plan_dims[d].is_switch && dim_value(d, val, &v, err))
         return TPL_EUSAGE;
     plan_dim_set(&o->plan, d, v);
@@ -587,7 +592,7 @@ static struct option long_row(enum opt_id id, enum opt_dims mode)
                                 256 + (int)id };
     return (struct option){ plan_dims[dim_of(id)].name,
                             plan_dims[dim_of(id)].is_switch &&
-                            mode == OPT_DIMS_PLAN ? no_argument
+                            mode == OPT_DIMS_PLAN ? optional_argument
                             : required_argument, NULL, 256 + (int)id };
 }
 

@@ -123,15 +123,16 @@ void fid_run_plan(const struct run_row *r, struct plan *p)
                         .pp = (int32_t)r->pp,
                         .dp = (int32_t)r->dp, .mbs = (int32_t)r->mbs,
                         .vpp = (int32_t)r->vpp, .sp = r->sp,
-                        .recompute = r->recompute, .zero = (int32_t)r->zero };
+                        .recompute = r->recompute, .zero = (int32_t)r->zero,
+                        .overlap = r->dp > 1,       /* the stack's: below */
+                        .replicas = 1 };    /* FSDP over all dp (RUNS.md) */
 }
 
 static const char *unsupported(const struct run_row *r)
 {
     if (r->moe_experts > 0 || r->ep > 1)
         return "mixture of experts is not modelled yet";
-    if (r->zero == 3)
-        return "ZeRO-3 is not modelled yet";
+
     if (r->hidden % r->heads)
         return "hidden not divisible by heads";
     return NULL;
@@ -174,6 +175,7 @@ static void predict_known(const struct run_row *r, const struct hw_system *hw,
         j.host_s = host_us * 1e-6;
     stack_limits(st, &lim);
     row_split(r, &lim);
+    o->plan.overlap = plan_overlap_default(&o->plan, &lim);   /* the stack's */
     pred_ctx_init(&c, &m, hw, &j, true);
     pred_ctx_set_stack(&c, st->name, &lim,
                        (struct pred_band){ st->band_lo, st->band_hi, st->region });

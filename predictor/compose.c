@@ -16,6 +16,7 @@
  * micro-batch's backward (forward), and never less than one bucket.
  * With context parallelism (cp.c) every stage works on seq / cp tokens and
  * the gradient group is dp * cp.
+ * ZeRO-2 and ZeRO-3 / FSDP gather and reduce per layer: predictor/shard.c.
  * Optimizer: Adam over the GPU's parameter shard is memory-bound: read fp32
  * master, m, v and grad, write master, m, v and the 16-bit weight (30 bytes
  * per parameter) plus 4 for the gradient-norm pass. */
@@ -124,30 +125,23 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- data parallel and optimizer ---- */
 
-/* The gradient group is dp * cp ranks spaced tp apart (cp.c). */
-static int64_t dp_per_domain(const struct pred_ctx *c, const struct plan *p)
-{
-    int64_t k = p->tp >= c->k.domain ? 1 : c->k.domain / p->tp;
-    return k > pred_grad_ranks(p) ? pred_grad_ranks(p) : k;
-}
 
 /* Gradient reduce (and, with the distributed optimizer, parameter gather)
  * over the dp group, less what overlaps the backward (forward). */
 static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
                               const struct pred_stage *s, double params)
 {
-    int64_t k = dp_per_domain(c, p), n = pred_grad_ranks(p);
-    double bucket = fmax(4e7, 1e6 * (double)n), frac = fmin(1.0, bucket / params);
+    double bucket = fmax(4e7, 1e6 * (double)pred_grad_ranks(p));
+    double frac = fmin(1.0, bucket / params);
     double grad, gather = 0, exposed;
-    if (n <= 1)
+    if (pred_grad_ranks(p) <= 1 || p->zero >= 2)  /* ZeRO-2/3: shard.c */
         return 0;
-    grad = pred_coll_s(&c->k, p->zero ? PRED_COLL_REDUCESCATTER
-                       : PRED_COLL_ALLREDUCE, 4.0 * params, n, k);
+    grad = pred_dp_reduce_s(c, p, 4.0 * params);
     if (p->zero)
-        gather = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, 2.0 * params, n, k);
-    exposed = c->job.overlap_grad_reduce
+        gather = pred_dp_gather_s(c, p, 2.0 * params);
+    exposed = pred_overlap_grad(c, p)
             ? fmax(grad - s->bwd_s, grad * frac) : grad;
-    exposed += c->job.overlap_param_gather
+    exposed += pred_overlap_param(c, p)
              ? fmax(gather - s->fwd_s, gather * frac) : gather;
     return exposed;
 }
@@ -163,16 +157,35 @@ static double tied_embed_sync(const struct pred_ctx *c, const struct plan *p)
                        2, inside ? 2 : 1);
 }
 
-static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
-                         const struct pred_stage *s, double params)
+/* The slowest stage's layers as ZeRO-2/3 sees them (predictor/shard.c). */
+static void shard_layer(const struct pred_ctx *c, const struct plan *p,
+                        const struct pred_memo *memo, double params,
+                        struct pred_shard_layer *o)
 {
-    return dp_sync_exposed(c, p, s, params) + tied_embed_sync(c, p);
+    const struct pred_layer *l = &memo->layer;
+    struct stage_layout lay;
+    pred_layout(c, p, &lay);
+    o->n = stage_max_layers(&lay);      /* the fullest stage's units */
+    o->fwd_s = l->fwd_total_s;
+    o->bwd_s = l->bwd_total_s + l->recompute_s;
+    o->unit_params = pred_layer_params(&c->model, p);
+    o->ends_params = fmax(0.0, params - o->n * o->unit_params);
+}
+
+static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
+                         const struct pred_memo *memo,
+                         const struct pred_stage *s, double params, double m)
+{
+    struct pred_shard_layer sl;
+    shard_layer(c, p, memo, params, &sl);
+    return dp_sync_exposed(c, p, s, params) + tied_embed_sync(c, p) +
+           pred_shard_exposed(c, p, &sl, m);
 }
 
 static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
                              double params)
 {
-    double local = params / (p->zero ? (double)pred_grad_ranks(p) : 1.0);
+    double local = params / (p->zero ? (double)pred_shard_degree(p) : 1.0);
     return pred_mem_s(&c->k, 34.0 * local, 8);
 }
 
@@ -263,7 +276,8 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
     o->stage_fwd_s = slow->fwd_s;
     o->stage_bwd_s = slow->bwd_s;
     pipeline_parts(c, p, slow, (double)mb, o->part_s);
-    o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, slow, params);
+    o->part_s[PRED_PART_DP_EXPOSED] = dp_exposed(c, p, memo, slow, params,
+                                                 (double)mb);
     o->part_s[PRED_PART_OPTIMIZER] = optimizer_time(c, p, params);
     rates(c, p, o);
 }

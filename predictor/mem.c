@@ -4,7 +4,8 @@
  * holds 2 + 2 + 12 bytes per parameter; Megatron-LM accumulates gradients in
  * an fp32 main_grad buffer, so gradients take 4): weights 2, gradients 4,
  * optimizer 12 (fp32 master weights, Adam m and v), divided over dp by ZeRO-1
- * / the distributed optimizer.
+ * / the distributed optimizer, and gradients and weights too by ZeRO-2 and
+ * ZeRO-3 / FSDP (predictor/shard.c).
  *
  * Activations: Korthikanti et al., "Reducing Activation Recomputation in Large
  * Transformer Models", MLSys 2023, sec. 4 and Table 2, per layer and
@@ -141,15 +142,21 @@ void pred_layout(const struct pred_ctx *c, const struct plan *p,
         .first = n, .last = n, .mid = n };
 }
 
+double pred_layer_params(const struct model *m, const struct plan *p)
+{
+    double h = (double)m->hidden;
+    double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
+    /* norms and the row-parallel biases are replicated over tp */
+    double repl = 2.0 * norm + (m->bias ? 2.0 * h : 0.0);
+    return ((double)model_layer_params(m) - repl) / (double)p->tp + repl;
+}
+
 double pred_stage_params(const struct model *m, const struct plan *p,
                          const struct stage_layout *s, int64_t rank)
 {
     double h = (double)m->hidden, t = (double)p->tp;
     double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
-    /* norms and the row-parallel biases are replicated over tp */
-    double repl = 2.0 * norm + (m->bias ? 2.0 * h : 0.0);
-    double layer = ((double)model_layer_params(m) - repl) / t + repl;
-    double params = layer * stage_rank_layers(s, rank);
+    double params = pred_layer_params(m, p) * stage_rank_layers(s, rank);
     double table = (double)m->vocab * h / t;    /* vocab-parallel */
     if (rank == 0)
         params += table + (double)m->position_table * h;
@@ -208,11 +215,12 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     double chunks = pred_inflight_chunks(p, mb, rank);
     double chunk_layers = stage_rank_chunk(s, rank);
     double act = pred_act_layer_bytes(&c->model, &c->job, p);
-    out->weights_bytes = 2.0 * params +
+    struct pred_shard_mem sm;
+    pred_shard_mem(c, p, params, pred_layer_params(&c->model, p), &sm);
+    out->weights_bytes = sm.weights_bytes +
                          pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
-    out->grads_bytes = 4.0 * params;
-    out->optimizer_bytes = 12.0 * params /            /* over dp * cp: cp.c */
-                           (p->zero ? (double)pred_grad_ranks(p) : 1.0);
+    out->grads_bytes = sm.grads_bytes;
+    out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
     out->embed_logits_bytes = end_stage_act(c, p, rank,
                                       ceil(chunks / (double)p->vpp));

@@ -63,6 +63,8 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     snprintf(c->stack, sizeof c->stack, "%s", name);
     c->band = band;
     c->limits.stack_zero = stack->stack_zero;
+    c->limits.stack_zero_pp = stack->stack_zero_pp;
+    c->limits.stack_overlap = stack->stack_overlap;
     c->limits.stack_1f1b = stack->stack_1f1b;
     c->limits.stack_interleaved = stack->stack_interleaved;
     c->limits.split = stack->split;

@@ -297,4 +297,47 @@ double pred_fp8_scaling_bytes(const struct job *j, double layers);
 double pred_stage_params(const struct model *m, const struct plan *p,
                          const struct stage_layout *s, int64_t rank);
 
+/* ---- data-parallel sharding (predictor/shard.c) ---- */
+/* GPUs of one dp group inside an NVLink domain (Megatron's rank order: tp
+ * innermost, then dp). */
+int64_t pred_dp_per_domain(const struct pred_ctx *c, const struct plan *p);
+/* The plan's data-parallel overlaps: the gradient reduction and the
+ * parameter all-gather overlap compute when the plan's overlap is on and
+ * the stack overlaps them (the gather only beside the reduction, as
+ * Megatron-LM's arguments.py requires). */
+bool pred_overlap_grad(const struct pred_ctx *c, const struct plan *p);
+bool pred_overlap_param(const struct pred_ctx *c, const struct plan *p);
+/* ZeRO's sharding degree: dp, or dp / replicas with hybrid sharding. */
+int64_t pred_shard_degree(const struct plan *p);
+/* The dp group's gradient reduction of 'bytes': an all-reduce over dp
+ * (zero 0), else a reduce-scatter over the shard group and, with
+ * replicas, an all-reduce of the 1/d shard across them; and the
+ * parameter all-gather over the shard group (shard.c header). */
+double pred_dp_reduce_s(const struct pred_ctx *c, const struct plan *p,
+                        double bytes);
+double pred_dp_gather_s(const struct pred_ctx *c, const struct plan *p,
+                        double bytes);
+/* Whether the stage's parameters stay gathered through the step: ZeRO-2,
+ * and ZeRO-3 without reshard after forward (the job's fsdp_reshard). */
+bool pred_shard_keeps_params(const struct pred_ctx *c, const struct plan *p);
+struct pred_shard_mem { double weights_bytes, grads_bytes, optimizer_bytes; };
+/* Model states per GPU of a stage holding 'params' parameters, 'unit' of
+ * them in one FSDP unit (a layer): shard.c header. */
+void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
+                    double params, double unit, struct pred_shard_mem *out);
+struct pred_shard_layer {       /* the slowest stage, as sharding sees it */
+    double n;                   /* layers (FSDP units) */
+    double fwd_s, bwd_s;        /* one layer, one micro-batch (bwd with
+                                   recompute) */
+    double unit_params;         /* one layer's parameters per GPU */
+    double ends_params;         /* embedding / LM head on the stage */
+};
+/* Seconds of ZeRO-2/3 all-gathers and reduce-scatters per iteration that
+ * the compute does not hide, m micro-batches (0 for zero < 2 or dp 1). */
+double pred_shard_exposed(const struct pred_ctx *c, const struct plan *p,
+                          const struct pred_shard_layer *l, double m);
+/* Parameters of one transformer layer held by one GPU (tp-split matrices,
+ * replicated norms and row-parallel biases). */
+double pred_layer_params(const struct model *m, const struct plan *p);
+
 #endif /* PRED_H */

@@ -1,6 +1,7 @@
 /* results/export.c: launch settings for a plan (see export.h). Each writer
- * states what the framework cannot express exactly (torchtitan has no
- * optimizer-only sharding: ZeRO-1 becomes FSDP, which shards more). */
+ * states what the framework cannot express exactly; a plan the framework
+ * cannot run at all is refused with the reason (torchtitan has no
+ * optimizer-only or gradient-only sharding: ZeRO-1 and ZeRO-2). */
 #include "results/export.h"
 
 #include <assert.h>
@@ -14,7 +15,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 12, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 14, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -105,6 +106,14 @@ static void megatron_cp_tpo(FILE *fp, const struct pred_ctx *c,
         fputs("--tp-comm-overlap \\\n", fp);
 }
 
+/* Megatron-FSDP's --data-parallel-sharding-strategy for ZeRO-2 / ZeRO-3
+ * (megatron/core/distributed/distributed_data_parallel_config.py: no_shard,
+ * optim, optim_grads, optim_grads_params). */
+static const char *mfsdp_strategy(const struct plan *p)
+{
+    return p->zero >= 3 ? "optim_grads_params" : "optim_grads";
+}
+
 /* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
 static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
@@ -124,9 +133,17 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
               "--recompute-num-layers 1 \\\n", fp);
     if (p->zero)
         fputs("--use-distributed-optimizer \\\n", fp);
-    if (c->job.overlap_grad_reduce)
+    if (p->zero >= 2)           /* Megatron-FSDP: its user guide's flags */
+        fprintf(fp, "--use-megatron-fsdp \\\n--data-parallel-sharding-strategy "
+                "%s \\\n--no-gradient-accumulation-fusion \\\n--ckpt-format "
+                "fsdp_dtensor \\\n", mfsdp_strategy(p));
+    if (p->replicas > 1)        /* HSDP: distributed-optimizer instances */
+        fprintf(fp, "--num-distributed-optimizer-instances %d \\\n%s",
+                (int)p->replicas, p->zero >= 2 ? "--outer-dp-sharding-strategy "
+                "no_shard \\\n" : "");
+    if (pred_overlap_grad(c, p))
         fputs("--overlap-grad-reduce \\\n", fp);
-    if (p->zero && c->job.overlap_param_gather)
+    if (p->zero && pred_overlap_param(c, p))
         fputs("--overlap-param-gather \\\n", fp);
 }
 
@@ -264,8 +281,16 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             "ddp:\n  use_distributed_optimizer: %s\n  overlap_grad_reduce: %s\n"
             "  overlap_param_gather: %s\n", (long long)c->job.gbs, (int)p->mbs,
             p->zero ? "true" : "false",
-            c->job.overlap_grad_reduce ? "true" : "false",
-            p->zero && c->job.overlap_param_gather ? "true" : "false");
+            pred_overlap_grad(c, p) ? "true" : "false",
+            p->zero && pred_overlap_param(c, p) ? "true" : "false");
+    if (p->replicas > 1)
+        fprintf(fp, "  num_distributed_optimizer_instances: %d\n%s",
+                (int)p->replicas, p->zero >= 2
+                ? "  outer_dp_sharding_strategy: no_shard\n" : "");
+    if (p->zero >= 2)           /* Megatron-Bridge docs/training/megatron-fsdp */
+        fprintf(fp, "  use_megatron_fsdp: true\n  data_parallel_sharding_strategy:"
+                " %s\ndist:\n  use_megatron_fsdp: true\ncheckpoint:\n"
+                "  ckpt_format: fsdp_dtensor\n", mfsdp_strategy(p));
     nemo_tail(fp, c, p);
 }
 
@@ -287,15 +312,36 @@ static void torchtitan_fp8(FILE *fp, const struct pred_ctx *c,
               "precompute_float8_dynamic_scale_for_fsdp = true\n", fp);
 }
 
+/* Data parallelism: FSDP2 over dp / replicas ranks (times cp, the
+ * dp_shard_cp mesh), replicated across replicas (HSDP); else DDP. ZeRO-1
+ * and 2 are refused (torchtitan_refuses). */
+static void torchtitan_dp(FILE *fp, const struct pred_ctx *c,
+                          const struct plan *p)
+{
+    int r = p->replicas > 1 ? (int)p->replicas : 1;
+    if (p->zero == 3)
+        fprintf(fp, "data_parallel_shard_degree = %d\n"
+                "data_parallel_replicate_degree = %d\n"
+                "fsdp_reshard_after_forward = \"%s\"\n", (int)p->dp / r, r,
+                stack_reshard_name(c->job.fsdp_reshard));
+    else
+        fprintf(fp, "data_parallel_shard_degree = 1\n"
+                "data_parallel_replicate_degree = %d\n", (int)p->dp);
+}
+
 static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     static const char *const ac[PLAN_RECOMPUTE_COUNT] = { "none", "selective",
                                                           "full" };
+    /* local_batch_size is one rank's batch per forward: without a pipeline
+     * the micro-batch (gradient accumulation over global / (local dp) steps,
+     * torchtitan train.py), with one the pipeline's whole batch, split into
+     * micro-batches of pipeline_parallel_microbatch_size */
+    int64_t local = p->pp > 1 ? c->job.gbs / p->dp : p->mbs;
     fprintf(fp, "[training]\nglobal_batch_size = %lld\nlocal_batch_size = %lld\n"
             "seq_len = %lld\n\n[parallelism]\ntensor_parallel_degree = %d\n"
             "pipeline_parallel_degree = %d\n", (long long)c->job.gbs,
-            (long long)(c->job.gbs / p->dp), (long long)c->job.seq, (int)p->tp,
-            (int)p->pp);
+            (long long)local, (long long)c->job.seq, (int)p->tp, (int)p->pp);
     if (p->pp > 1)
         fprintf(fp, "pipeline_parallel_schedule = \"%s\"\n"
                 "pipeline_parallel_microbatch_size = %d\n",
@@ -306,13 +352,7 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (p->pp > 1 && p->vpp > 2)
         fprintf(fp, "pipeline_parallel_layers_per_stage = %lld\n",
                 (long long)((c->model.layers + 2) / ((int64_t)p->pp * p->vpp)));
-    if (p->zero)
-        fprintf(fp, "# ZeRO-1 has no torchtitan equivalent: FSDP also shards "
-                "weights and gradients\ndata_parallel_shard_degree = %d\n"
-                "data_parallel_replicate_degree = 1\n", (int)p->dp);
-    else
-        fprintf(fp, "data_parallel_shard_degree = 1\n"
-                "data_parallel_replicate_degree = %d\n", (int)p->dp);
+    torchtitan_dp(fp, c, p);
     /* torchtitan/config/job_config.py, [parallelism]; FSDP shards over
      * dp_shard * cp (parallelize_llama.py, the dp_shard_cp mesh) */
     if (p->cp > 1)              /* PyTorch's rotaters: the ring is "alltoall" */
@@ -331,6 +371,22 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("selective_ac_option = \"op\"\n", fp);
     torchtitan_fp8(fp, c, p);
+}
+
+/* Why torchtitan cannot run the plan, or NULL: its data parallelism is
+ * DDP (data_parallel_replicate_degree) or FSDP2 (data_parallel_shard_degree,
+ * parameters, gradients and optimizer states sharded), nothing between
+ * (torchtitan/config/job_config.py, Parallelism), and always overlapped. */
+static const char *torchtitan_refuses(const struct plan *p)
+{
+    if (!p->overlap && p->dp > 1)
+        return "torchtitan always overlaps data-parallel communication "
+               "(FSDP2 prefetch, DDP's bucketed all-reduce hooks); use "
+               "--overlap=y";
+    return p->zero == 1 || p->zero == 2
+         ? "torchtitan shards either nothing (DDP) or parameters, gradients "
+           "and optimizer states (FSDP2): it has no ZeRO-1 or ZeRO-2; use "
+           "--zero 0 or 3" : NULL;
 }
 
 /* A layout the framework cannot be told to build, or NULL. torchtitan
@@ -385,6 +441,10 @@ int res_export_runnable(enum res_framework fw, const struct pred_ctx *c,
         TPL_BUG("bad framework %d", (int)fw);
     if (res_export_model_runnable(fw, c, buf, n) || refusal(fw, c, p, buf, n))
         return -1;
+    if (r->rule == PLAN_OK && fw == RES_FW_TORCHTITAN && torchtitan_refuses(p)) {
+        snprintf(buf, n, "%s", torchtitan_refuses(p));
+        return -1;
+    }
     if (r->rule == PLAN_OK)
         return 0;
     plan_rule_explain(r->rule, p, &c->model, &c->job, &c->limits, buf, n);

@@ -1,11 +1,14 @@
 /* search/search.c: the search engine (see search.h).
  *
  * The space is the product of the GPU counts and the allowed values of the
- * plan dimensions (spaces/dims.h); dp follows from GPUs / (tp cp pp). A block
- * is one GPU count and one value of each block dimension (tp, cp, pp); threads
- * take blocks with a dynamic schedule and walk the block's inner
- * combinations (mbs, vpp, sp, recompute, zero), the table's last row
- * turning fastest. Per plan, in order of
+ * plan dimensions (spaces/dims.h); dp follows from GPUs / (tp cp pp). A
+ * block is one GPU count and one value of each block dimension (tp, cp,
+ * pp, zero); a block whose zero the stack refuses is counted whole,
+ * unwalked (skip_block); threads take blocks with a dynamic schedule and
+ * walk the block's inner combinations (mbs, vpp, stage ends, sp, tpo,
+ * recompute, replicas), the table's last row turning fastest; a choice
+ * dimension (overlap) is not walked: each plan takes the fastest of its
+ * listed values that the rules allow. Per plan, in order of
  * cost: the rules (integer arithmetic), the closed-form memory model, a
  * lower bound on time against this thread's K-th best for the GPU count
  * (pred_time_bound: it never exceeds the predicted time, and a plan is
@@ -109,6 +112,7 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
             out[n++] = v;
         return n;
     case PLAN_AUTO_DERIVED:
+    case PLAN_AUTO_DEFAULT:
     case PLAN_AUTO_COUNT:
         break;
     }
@@ -229,21 +233,63 @@ static void near_miss(struct search_gpu *g, const struct plan *p,
     }
 }
 
+/* The choice dimension (overlap): its listed values, most preferred (the
+ * last) first, that the rules allow; the rules that do not read the
+ * overlap are checked once, with overlap off, which no rule refuses.
+ * 0 on return: the plan breaks *rule. */
+static int choices(const struct engine *e, struct plan *p, int32_t *ok,
+                   enum plan_rule *rule)
+{
+    const struct dims *d = &e->d;
+    int n = 0;
+    p->overlap = 0;
+    if ((*rule = check(e, p)) != PLAN_OK)
+        return 0;
+    for (int i = d->n[PLAN_DIM_OVERLAP] - 1; i >= 0; i--) {
+        p->overlap = d->v[PLAN_DIM_OVERLAP][i];
+        *rule = plan_check_overlap(p, &e->ctx->limits);
+        if (*rule == PLAN_OK)
+            ok[n++] = p->overlap;
+    }
+    return n;
+}
+
+/* The plan with the fastest allowed choice; a tie keeps the earlier
+ * (preferred) one. */
+static void compose_best(const struct engine *e, struct plan *p,
+                         const struct pred_memo *memo, const int32_t *ok,
+                         int n, struct pred_result *best)
+{
+    struct pred_result r;
+    int32_t pick = ok[0];
+    for (int i = 0; i < n; i++) {
+        p->overlap = ok[i];
+        pred_compose(e->ctx, p, memo, i ? &r : best);
+        if (i && r.iteration_s < best->iteration_s) {
+            *best = r;
+            pick = ok[i];
+        }
+    }
+    p->overlap = pick;
+}
+
 static void eval_one(const struct engine *e, struct search_gpu *g,
-                     const struct plan *p, const struct pred_memo *memo,
+                     struct plan *p, const struct pred_memo *memo,
                      uint64_t idx)
 {
     const struct pred_ctx *c = e->ctx;
-    int k = e->cfg->top_k;
+    int k = e->cfg->top_k, n;
     struct pred_mem mem;
     struct pred_result r;
     struct plan q;
-    enum plan_rule rule = check(e, p);
+    int32_t ok[SPACE_MAX_VALUES];
+    enum plan_rule rule = PLAN_OK;
     g->enumerated++;
-    if (rule != PLAN_OK) {
+    if (!(n = choices(e, p, ok, &rule))) {
         g->rule[rule]++;
         return;
     }
+    p->overlap = ok[0];
     g->valid++;
     pred_memory(c, p, &mem);
     q = *p;                             /* the key shows the split chosen */
@@ -260,7 +306,8 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
         return;
     }
     g->evaluated++;
-    pred_compose(c, p, memo, &r);
+    compose_best(e, p, memo, ok, n, &r);
+    q.overlap = p->overlap;             /* the choice made */
     offer(g, k, &(struct search_hit){ .plan = q, .iteration_s = r.iteration_s,
                                       .idx = idx });
 }
@@ -294,7 +341,8 @@ static bool block_plan(const struct engine *e, uint64_t b, size_t *gi,
         uint64_t x = b % (uint64_t)d->n[k];
         b /= (uint64_t)d->n[k];
         plan_dim_set(p, (enum plan_dim)k, d->v[k][x]);
-        degrees *= d->v[k][x];
+        if (k != PLAN_DIM_ZERO)     /* the block dimension that is no degree */
+            degrees *= d->v[k][x];
         *memo += (size_t)x * d->memo_stride[k];
     }
     *gi = (size_t)b;
@@ -321,13 +369,30 @@ static void inner_next(const struct dims *d, int *x, size_t *memo, struct plan *
     }
 }
 
+/* A block whose zero the stack refuses: every plan in it breaks the same
+ * rule, the first checked after the degree rule (plan_check_zero), so it
+ * is counted whole without walking it. */
+static bool skip_block(const struct engine *e, struct search_gpu *g,
+                       const struct plan *p)
+{
+    enum plan_rule r;
+    if (!e->in_range || p->dp > plan_dims[PLAN_DIM_DP].hi)
+        return false;
+    r = plan_check_zero(p, &e->ctx->limits);
+    if (r == PLAN_OK)
+        return false;
+    g->enumerated += e->d.n_inner_plans;
+    g->rule[r] += e->d.n_inner_plans;
+    return true;
+}
+
 static void run_block(const struct engine *e, struct local *L, uint64_t b)
 {
     struct plan p = { 0 };
     int x[PLAN_DIM_COUNT] = { 0 };
     size_t gi, m;
     uint64_t first = b * e->d.n_inner_plans;
-    if (!block_plan(e, b, &gi, &m, &p))
+    if (!block_plan(e, b, &gi, &m, &p) || skip_block(e, &L->g[gi], &p))
         return;
     m += inner_plan(&e->d, 0, &p);
     for (uint64_t j = 0; j < e->d.n_inner_plans; j++) {

@@ -3,7 +3,10 @@
  * degrees are positive; --recompute-granularity is selective or full;
  * --use-distributed-optimizer shards the optimizer states (ZeRO-1, 'zero'
  * 1); --context-parallel-size splits the sequence (cp); --tp-comm-overlap
- * overlaps TP communication with the GEMMs (tpo). The key tokens follow the
+ * overlaps TP communication with the GEMMs (tpo); Megatron-FSDP's
+ * --data-parallel-sharding-strategy optim_grads shards the gradients too
+ * (ZeRO-2, 'zero' 2) and optim_grads_params the parameters (ZeRO-3 / FSDP,
+ * 'zero' 3; Rajbhandari et al. SC20 Table 1). The key tokens follow the
  * plan keys of the README ("tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1"). */
 #include "spaces/dims.h"
 
@@ -20,6 +23,7 @@ static const char *const sp_keys[] = { "", "sp", NULL };
 static const char *const tpo_keys[] = { "", "tpo", NULL };
 static const char *const recompute_names[] = { "none", "selective", "full", NULL };
 static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
+static const char *const overlap_keys[] = { "no-ov", "", NULL };
 
 #define DEGREE(field, tok, text, rl, au, layer)                               \
     { .name = #field, .key = tok, .help = text, .lo = 1, .hi = PLAN_MAX_DEGREE, \
@@ -75,12 +79,33 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .key_names = recompute_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
         .dflt = PLAN_RECOMPUTE_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, recompute) },
-    [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 1,
-        .help = "optimizer sharding (1: states over dp, ZeRO-1)",
-        .dflt = 0, .key_omits_default = true, .role = PLAN_ROLE_INNER,
+    /* a block dimension: a block whose zero the stack refuses (stack-zero,
+     * zero-pp: the first rules checked) is skipped whole */
+    [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 3,
+        .help = "sharding over dp: 1 optimizer (ZeRO-1), 2 + grads, 3 + params (FSDP)",
+        .dflt = 0, .key_omits_default = true, .role = PLAN_ROLE_BLOCK,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, zero) },
+    /* Megatron's --overlap-grad-reduce and --overlap-param-gather (the
+     * latter needs the former and a sharded optimizer, arguments.py): y
+     * overlaps what the stack overlaps (its overlap_grad_reduce and
+     * overlap_param_gather), n nothing */
+    [PLAN_DIM_OVERLAP] = { .name = "overlap", .key = "ov", .names = yn_names,
+        .help = "DP communication overlapped (=y, =n; default: the stack's)",
+        .key_names = overlap_keys, .lo = 0, .hi = 1, .dflt = 1,
+        .is_switch = true, .role = PLAN_ROLE_CHOICE, .autorule = PLAN_AUTO_ALL,
+        .offset = offsetof(struct plan, overlap) },
+    /* Hybrid sharding (HSDP): ZeRO shards inside groups of dp / replicas
+     * contiguous dp ranks and replicates across the groups (torchtitan
+     * data_parallel_replicate_degree; Megatron-LM
+     * --num-distributed-optimizer-instances with Megatron-FSDP's
+     * --outer-dp-sharding-strategy no_shard) */
+    [PLAN_DIM_REPLICAS] = { .name = "replicas", .key = "r", .lo = 1,
+        .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
+        .help = "HSDP: ZeRO shards over dp/replicas ranks, replicated across",
+        .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_DEFAULT,
+        .offset = offsetof(struct plan, replicas) },
 };
-static_assert(PLAN_DIM_COUNT == 12, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 14, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

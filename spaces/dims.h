@@ -20,7 +20,7 @@ enum plan_dim {
     PLAN_DIM_TP, PLAN_DIM_CP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS,
     PLAN_DIM_VPP, PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
     PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO,
-    PLAN_DIM_COUNT
+    PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_COUNT
 };
 
 enum plan_dim_auto {            /* what "auto" (no list) means in a search */
@@ -37,6 +37,8 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
                                    GPU (predictor/cp.c) */
     PLAN_AUTO_STACK_TPO,        /* off, and on where the stack has TP
                                    communication overlap */
+    PLAN_AUTO_DEFAULT,          /* the default only: a search tries others
+                                   when they are listed */
     PLAN_AUTO_COUNT
 };
 
@@ -54,6 +56,9 @@ enum plan_dim_role {            /* where a block of the search ends */
     PLAN_ROLE_BLOCK,            /* with the GPU count, one search block */
     PLAN_ROLE_DERIVED,          /* follows from the block */
     PLAN_ROLE_INNER,            /* walked inside a block */
+    PLAN_ROLE_CHOICE,           /* not walked: each plan of the search gets
+                                   the fastest of its listed values, which
+                                   the plan then shows (overlap) */
 };
 
 struct plan_dim_info {

@@ -21,6 +21,7 @@ void job_default(struct job *j)
     j->tokens = 0;
     j->overlap_grad_reduce = true;
     j->overlap_param_gather = true;
+    j->fsdp_reshard = JOB_RESHARD_ALWAYS;
     j->host_s = 0;
     j->cp_comm = JOB_CP_P2P;
 }

@@ -14,6 +14,11 @@ enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
  * the attention steps, an all-gather up front, an all-to-all over heads. */
 enum job_cp_comm { JOB_CP_NONE, JOB_CP_P2P, JOB_CP_ALLGATHER, JOB_CP_A2A,
                    JOB_CP_COUNT };
+/* FSDP's parameters after a unit's forward (ZeRO-3; predictor/shard.c):
+ * resharded, kept gathered for the backward, or torchtitan's "default"
+ * (resharded without a pipeline, kept with one). */
+enum job_reshard { JOB_RESHARD_ALWAYS, JOB_RESHARD_NEVER, JOB_RESHARD_DEFAULT,
+                   JOB_RESHARD_COUNT };
 
 struct job {                    /* a plain value */
     int64_t seq;                /* tokens per sequence */
@@ -22,7 +27,9 @@ struct job {                    /* a plain value */
     enum job_attention attention;
     double tokens;              /* tokens to train (reports) */
     bool overlap_grad_reduce;   /* DP grad reduce overlapped with backward */
-    bool overlap_param_gather;  /* ZeRO-1 param all-gather overlapped with forward */
+    bool overlap_param_gather;  /* ZeRO-1/2/3 param all-gather overlapped
+                                   with forward (prefetch) */
+    enum job_reshard fsdp_reshard;
     double host_s;              /* host time to issue one kernel (0: never waits) */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
 };

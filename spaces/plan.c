@@ -17,8 +17,14 @@
  * sequence-parallel TP plan).
  * Last, what the stack can run (spaces/stack.h): its pipeline schedules
  * (stack-schedule), its optimizer-sharding modes (stack-zero), its TP
- * communication overlap (stack-tp-overlap) and context parallelism
- * (stack-cp). */
+ * communication overlap (stack-tp-overlap), context parallelism
+ * (stack-cp) and how far it shards under a pipeline (zero-pp: DeepSpeed's
+ * PipelineEngine refuses ZeRO stages 2 and 3, deepspeed/runtime/pipe/
+ * engine.py asserts zero_optimization_stage() < 2); data-parallel overlap
+ * only where the stack overlaps something (stack-overlap) and there is
+ * data parallelism (overlap-dp: with dp 1 the plan is the one with overlap
+ * off); hybrid sharding's replicas divide dp and need a ZeRO stage
+ * (replicas-dp). */
 #include "spaces/plan.h"
 
 #include "spaces/dims.h"
@@ -39,9 +45,11 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_STACK_SCHEDULE] = "stack-schedule",
     [PLAN_RULE_STACK_ZERO] = "stack-zero",
     [PLAN_RULE_STACK_TPO] = "stack-tp-overlap",
-    [PLAN_RULE_STACK_CP] = "stack-cp",
+    [PLAN_RULE_STACK_CP] = "stack-cp", [PLAN_RULE_ZERO_PP] = "zero-pp",
+    [PLAN_RULE_STACK_OVERLAP] = "stack-overlap",
+    [PLAN_RULE_OVERLAP_DP] = "overlap-dp", [PLAN_RULE_REPLICAS] = "replicas-dp",
 };
-static_assert(PLAN_RULE_COUNT == 19, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 23, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -85,6 +93,11 @@ int plan_key(const struct plan *p, char *buf, size_t n)
         len += (size_t)key_token(p, d, len < n ? buf + len : NULL,
                                  len < n ? n - len : 0);
     return (int)len;
+}
+
+int32_t plan_overlap_default(const struct plan *p, const struct plan_limits *lim)
+{
+    return lim->stack_overlap && (int64_t)p->dp * p->cp > 1;
 }
 
 int64_t plan_gpus(const struct plan *p)
@@ -134,6 +147,9 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim)
 {
     int64_t dpm;
+    enum plan_rule z = plan_check_zero(p, lim);
+    if (z != PLAN_OK)           /* first: a search skips such blocks whole */
+        return z;
     if (m->heads % p->tp)
         return PLAN_RULE_HEADS_TP;
     if (m->kv_heads % p->tp)
@@ -165,12 +181,32 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_LAYERS_PP;
     if (p->vpp > 1 ? !lim->stack_interleaved : p->pp > 1 && !lim->stack_1f1b)
         return PLAN_RULE_STACK_SCHEDULE;
-    if (!(lim->stack_zero >> p->zero & 1))
-        return PLAN_RULE_STACK_ZERO;
     if (p->tpo && !lim->stack_tpo)
         return PLAN_RULE_STACK_TPO;
     if (p->cp > 1 && !lim->stack_cp)
         return PLAN_RULE_STACK_CP;
+    if (p->replicas > 1 && (p->zero == 0 || p->dp % p->replicas))
+        return PLAN_RULE_REPLICAS;
+    return plan_check_overlap(p, lim);
+}
+
+enum plan_rule plan_check_zero(const struct plan *p,
+                               const struct plan_limits *lim)
+{
+    if (!(lim->stack_zero >> p->zero & 1))
+        return PLAN_RULE_STACK_ZERO;
+    if (p->pp > 1 && p->zero > lim->stack_zero_pp)
+        return PLAN_RULE_ZERO_PP;
+    return PLAN_OK;
+}
+
+enum plan_rule plan_check_overlap(const struct plan *p,
+                                  const struct plan_limits *lim)
+{
+    if (p->overlap && !lim->stack_overlap)
+        return PLAN_RULE_STACK_OVERLAP;
+    if (p->overlap && (int64_t)p->dp * p->cp == 1)  /* gradient group */
+        return PLAN_RULE_OVERLAP_DP;
     return PLAN_OK;
 }
 
@@ -190,7 +226,7 @@ static void why_ok(const struct why *w) { snprintf(w->buf, w->n, "valid"); }
 static void why_degree(const struct why *w)
 {
     snprintf(w->buf, w->n, "degree: tp, cp, pp, dp, mbs and vpp must be in "
-             "[1, %d], zero 0 or 1, sp and tpo n or y", PLAN_MAX_DEGREE);
+             "[1, %d], zero 0 to 3, sp and tpo n or y", PLAN_MAX_DEGREE);
 }
 
 static void why_divides(const struct why *w, const char *rule, const char *what,
@@ -326,6 +362,35 @@ static void why_stack_cp(const struct why *w)
              "(cp_comm none), cp %d", (int)w->p->cp);
 }
 
+static void why_zero_pp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "zero-pp: the stack runs zero %d only without "
+             "pipeline parallelism (pp %d; at most zero %d with pp > 1)",
+             (int)w->p->zero, (int)w->p->pp, (int)w->lim->stack_zero_pp);
+}
+
+static void why_stack_overlap(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-overlap: the stack overlaps no data-parallel "
+             "communication (overlap n)");
+}
+
+static void why_overlap_dp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "overlap-dp: no data-parallel communication to "
+             "overlap with dp 1 (overlap n)");
+}
+
+static void why_replicas(const struct why *w)
+{
+    if (w->p->zero == 0)
+        snprintf(w->buf, w->n, "replicas-dp: replicas (%d) > 1 shard nothing "
+                 "with zero 0", (int)w->p->replicas);
+    else
+        why_divides(w, "replicas-dp", "dp", w->p->dp, "replicas",
+                    w->p->replicas);
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
@@ -338,7 +403,9 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_STACK_SCHEDULE] = why_stack_schedule,
     [PLAN_RULE_STACK_ZERO] = why_stack_zero,
     [PLAN_RULE_STACK_TPO] = why_stack_tpo,
-    [PLAN_RULE_STACK_CP] = why_stack_cp,
+    [PLAN_RULE_STACK_CP] = why_stack_cp, [PLAN_RULE_ZERO_PP] = why_zero_pp,
+    [PLAN_RULE_STACK_OVERLAP] = why_stack_overlap,
+    [PLAN_RULE_OVERLAP_DP] = why_overlap_dp, [PLAN_RULE_REPLICAS] = why_replicas,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

@@ -29,10 +29,23 @@ struct plan {                   /* a plain value */
     int32_t sp;                 /* 1: Megatron sequence parallelism */
     int32_t tpo;                /* 1: TP communication overlapped with GEMMs */
     int32_t recompute;          /* enum plan_recompute */
-    int32_t zero;               /* 0, or 1: optimizer states sharded over dp */
+    int32_t zero;               /* ZeRO stage over dp: 0 none, 1 optimizer
+                                   states, 2 + gradients, 3 + parameters
+                                   (FSDP) */
+    int32_t overlap;            /* 1: DP communication overlapped as the
+                                   stack does it, 0: none */
+    int32_t replicas;           /* HSDP: ZeRO groups of dp / replicas ranks
+                                   (1: shard over all dp) */
 };
 
 #define PLAN_MAX_DEGREE (1 << 20)
+
+struct plan_limits;
+
+/* The overlap a plan has when nobody says: on where the stack overlaps
+ * and there is data-parallel communication (dp > 1), off otherwise (the
+ * rules stack-overlap and overlap-dp). */
+int32_t plan_overlap_default(const struct plan *p, const struct plan_limits *lim);
 
 const char *plan_recompute_name(enum plan_recompute r);   /* "selective" */
 int plan_recompute_parse(const char *s, enum plan_recompute *out);
@@ -49,7 +62,7 @@ int64_t plan_microbatches(const struct plan *p, const struct job *j);
 /* The rules, cheapest first. PLAN_OK when all hold. */
 enum plan_rule {
     PLAN_OK,
-    PLAN_RULE_DEGREE,           /* every degree >= 1, zero in {0, 1} */
+    PLAN_RULE_DEGREE,           /* every degree >= 1, zero in 0..3 */
     PLAN_RULE_HEADS_TP,
     PLAN_RULE_KV_HEADS_TP,
     PLAN_RULE_FFN_TP,
@@ -68,6 +81,14 @@ enum plan_rule {
     PLAN_RULE_STACK_ZERO,       /* the stack has no such sharding mode */
     PLAN_RULE_STACK_TPO,        /* the stack has no TP comm overlap */
     PLAN_RULE_STACK_CP,         /* the stack has no context parallelism */
+    PLAN_RULE_ZERO_PP,          /* the stack shards no further than
+                                   stack_zero_pp with pp > 1 */
+    PLAN_RULE_STACK_OVERLAP,    /* overlap on, and the stack overlaps no
+                                   data-parallel communication */
+    PLAN_RULE_OVERLAP_DP,       /* overlap on with dp 1: nothing to
+                                   overlap (the plan with overlap off) */
+    PLAN_RULE_REPLICAS,         /* replicas > 1 needs zero >= 1 and must
+                                   divide dp */
     PLAN_RULE_COUNT
 };
 
@@ -76,6 +97,8 @@ struct plan_limits {            /* what the rules need to know of the system
     int64_t tp_domain;          /* GPUs in one NVLink domain */
     bool tp_cross_node;         /* allow tp beyond it */
     uint32_t stack_zero;        /* bit (1 << zero) for each mode it runs */
+    int32_t stack_zero_pp;      /* highest zero it runs with pp > 1 */
+    bool stack_overlap;         /* it overlaps some DP communication */
     bool stack_1f1b;            /* it has 1F1B (pp > 1, vpp 1) */
     bool stack_interleaved;     /* it has interleaved 1F1B (vpp > 1) */
     enum stage_split split;     /* its layer-split rule (0: Megatron-Core's) */
@@ -84,7 +107,8 @@ struct plan_limits {            /* what the rules need to know of the system
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
-#define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_1f1b = true, \
+#define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_zero_pp = 3, \
+                       .stack_overlap = true, .stack_1f1b = true, \
                        .stack_interleaved = true, .stack_tpo = true, \
                        .stack_cp = true
 
@@ -104,6 +128,14 @@ enum plan_rule plan_check(const struct plan *p, const struct model *m,
  * to be in its dimension's range (a search checks its lists once). */
 enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim);
+/* The first rules after the degree rule: the stack's sharding modes
+ * (stack-zero, zero-pp), which read only zero and pp. */
+enum plan_rule plan_check_zero(const struct plan *p,
+                               const struct plan_limits *lim);
+/* The last rules, the only ones the overlap changes (stack-overlap,
+ * overlap-dp): a search checks the others once per plan. */
+enum plan_rule plan_check_overlap(const struct plan *p,
+                                  const struct plan_limits *lim);
 const char *plan_rule_name(enum plan_rule r);              /* "heads-tp" */
 /* One line naming the rule and the numbers that break it. */
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

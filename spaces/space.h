@@ -22,13 +22,15 @@ struct space {
     union {                     /* by table row, or by name */
         struct space_list dim[PLAN_DIM_COUNT];
         struct { struct space_list tp, cp, pp, dp, mbs, vpp, pp_first, pp_last,
-                         sp, tpo, recompute, zero; };
+                         sp, tpo, recompute, zero, overlap, replicas; };
     };
     bool tp_cross_node;
 };
 
 static_assert(offsetof(struct space, zero) ==
               offsetof(struct space, dim) + PLAN_DIM_ZERO * sizeof(struct space_list) &&
+              offsetof(struct space, overlap) ==
+              offsetof(struct space, dim) + PLAN_DIM_OVERLAP * sizeof(struct space_list) &&
               offsetof(struct space, sp) ==
               offsetof(struct space, dim) + PLAN_DIM_SP * sizeof(struct space_list),
               "the named lists follow enum plan_dim");

@@ -26,15 +26,21 @@ static const char *const fw_names[STACK_FW_COUNT] = {
 };
 static const char *const zero_names[STACK_MAX_ZERO + 1] = { "0", "1", "2", "3" };
 static const char *const attn_names[JOB_ATTN_COUNT] = { "flash", "unfused" };
+static const char *const reshard_names[JOB_RESHARD_COUNT] = {
+    [JOB_RESHARD_ALWAYS] = "always", [JOB_RESHARD_NEVER] = "never",
+    [JOB_RESHARD_DEFAULT] = "default",
+};
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
-              STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2,
+              STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
+              JOB_RESHARD_COUNT == 3,
               "update the stack's name tables");
 
 const char *stack_schedule_name(enum stack_schedule k) { return sched_names[k]; }
 const char *stack_tp_overlap_name(enum stack_tp_overlap k) { return tpo_names[k]; }
 const char *stack_framework_name(enum stack_framework f) { return fw_names[f]; }
 const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
+const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
 {
@@ -56,7 +62,8 @@ static const char *const stack_fields[] = {
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
-    "validated_params_b_max", "pipeline_split", NULL,
+    "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
+    NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -139,7 +146,8 @@ static int read_set(const struct conf_group *g, const char *key,
 static int read_kinds(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
-    int attn, tpo, split, cp;
+    int attn, tpo, split, cp, rs;
+    int64_t zpp;
     if (conf_str(g, "name", s->name, sizeof s->name, err) ||
         conf_str(g, "description", s->description, sizeof s->description, err) ||
         conf_enum(g, "attention", attn_names, JOB_ATTN_COUNT, &attn, err) ||
@@ -150,10 +158,14 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
         conf_enum(g, "tp_comm_overlap", tpo_names, STACK_TPO_COUNT, &tpo, err) ||
         conf_enum(g, "cp_comm", cp_names, JOB_CP_COUNT, &cp, err) ||
         conf_enum(g, "pipeline_split", stage_split_names, STAGE_SPLIT_COUNT,
-                  &split, err))
+                  &split, err) ||
+        conf_int(g, "zero_pp", 0, STACK_MAX_ZERO, &zpp, err) ||
+        conf_enum(g, "fsdp_reshard", reshard_names, JOB_RESHARD_COUNT, &rs, err))
         return TPL_ECONFIG;
     s->split = (enum stage_split)split;
     s->cp_comm = (enum job_cp_comm)cp;
+    s->zero_pp = (int32_t)zpp;
+    s->fsdp_reshard = (enum job_reshard)rs;
     s->attention = (enum job_attention)attn;
     s->tp_comm_overlap = (enum stack_tp_overlap)tpo;
     s->host_s *= 1e-6;
@@ -260,6 +272,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->attention = s->attention;
     j->overlap_grad_reduce = s->overlap_grad_reduce;
     j->overlap_param_gather = s->overlap_param_gather;
+    j->fsdp_reshard = s->fsdp_reshard;
     j->host_s = s->host_s;
     j->cp_comm = s->cp_comm;
 }
@@ -267,6 +280,8 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
 void stack_limits(const struct stack *s, struct plan_limits *lim)
 {
     lim->stack_zero = s->zero;
+    lim->stack_zero_pp = s->zero_pp;
+    lim->stack_overlap = s->overlap_grad_reduce || s->overlap_param_gather;
     lim->stack_1f1b = s->schedules >> STACK_SCHED_1F1B & 1;
     lim->stack_interleaved = s->schedules >> STACK_SCHED_INTERLEAVED & 1;
     lim->split = s->split;

@@ -47,6 +47,8 @@ struct stack {                  /* a plain value */
     uint32_t schedules;         /* bit (1 << enum stack_schedule) each */
     enum stage_split split;     /* how it splits layers over pipeline stages */
     uint32_t zero;              /* bit (1 << stage) per sharding mode */
+    int32_t zero_pp;            /* highest stage it runs with pp > 1 */
+    enum job_reshard fsdp_reshard;  /* ZeRO-3 parameters after forward */
     enum stack_tp_overlap tp_comm_overlap;
     enum job_cp_comm cp_comm;   /* its KV exchange under cp (none: no cp) */
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
@@ -74,6 +76,7 @@ const char *stack_schedule_name(enum stack_schedule k);
 const char *stack_tp_overlap_name(enum stack_tp_overlap k);
 const char *stack_cp_comm_name(enum job_cp_comm k);      /* "p2p" */
 const char *stack_framework_name(enum stack_framework f);
+const char *stack_reshard_name(enum job_reshard r);     /* "default" */
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);
 

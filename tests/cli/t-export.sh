@@ -32,6 +32,9 @@ for e_fw in megatron nemo torchtitan; do
     # context parallelism and TP communication overlap
     "$TRAINPLAN" export --framework "$e_fw" --tp 2 --cp 2 --dp 2 --sp --tpo \
         --model llama3-8b --seq 16384 --gbs 8 >>"$T_TMP/exp" 2>/dev/null
+    "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 3 \
+        --model llama3-8b --seq 8192 --gbs 16 --recompute full \
+        >>"$T_TMP/exp" 2>/dev/null
     e_known=" $(grep "^$e_fw " tests/data/export-names.txt | cut -d' ' -f2-) "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in
@@ -65,6 +68,18 @@ run_tp export --framework torchtitan --model llama3-405b --tp 8 --pp 8 --dp 8 \
     --vpp 3 --seq 8192 --gbs 192 --zero 0
 expect export-titan-vpp exit=1 stdout= \
     "stderr1=trainplan: error: --framework torchtitan cannot run tp8.pp8.dp8.mb1.vpp3: torchtitan cannot run vpp 3 on pp 8: layers + 2 (128) must divide by pp and then by vpp for pipeline_parallel_layers_per_stage (--nearest exports the nearest plan it runs)"
+# ZeRO-1 and ZeRO-2 are not torchtitan's: refused with the reason, nothing
+# written; FSDP2 (zero 3) writes the shard degree
+run_tp export --framework torchtitan --model llama3-8b --seq 8192 --gbs 16 \
+    --tp 1 --pp 1 --dp 8 --mbs 2 --zero 1
+expect export-torchtitan-zero1 exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
+    "stderr1=trainplan: error: --framework torchtitan cannot run tp1.pp1.dp8.mb2.z1: stack-zero: the stack cannot run zero 1 (no ZeRO-1 / distributed optimizer) (--nearest exports the nearest plan it runs)"
+golden golden-export-torchtitan-fsdp export-torchtitan-fsdp.expected -- export \
+    --framework torchtitan --model llama3-8b --system dgx-h100 --seq 8192 \
+    --gbs 16 --tp 1 --pp 1 --dp 8 --mbs 1 --zero 3 --recompute full
+golden golden-export-megatron-fsdp export-megatron-fsdp.expected -- export \
+    --framework megatron --model llama3-8b --system dgx-h100 --seq 8192 \
+    --gbs 16 --tp 1 --pp 1 --dp 8 --mbs 1 --zero 3 --recompute full
 
 # --gpus N: the best plan of a search on N GPUs
 run_tp search --gpus 256 --top 1 --format csv
@@ -136,8 +151,8 @@ expect export-refuse exit=1 stdout= \
     "stderr1=trainplan: error: --framework torchtitan cannot run tp8.pp4.dp8.mb1.pf20.pl19.sp.rc-sel.z1: stack-zero: the stack cannot run zero 1 (no ZeRO-1 / distributed optimizer) (--nearest exports the nearest plan it runs)"
 # shellcheck disable=SC2086
 run_tp export --framework torchtitan $E_Z1 --nearest
-expect export-nearest exit=0 'stdout~^# trainplan: .*256 GPUs: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel$' \
-    'stderr~^trainplan: warning: --nearest: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel, predicted [0-9.]+ s per iteration$'
+expect export-nearest exit=0 'stdout~^# trainplan: .*256 GPUs: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel(\.z3)?$' \
+    'stderr~^trainplan: warning: --nearest: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel(\.z3)?, predicted [0-9.]+ s per iteration$'
 run_tp export --model bloom-176b --tp 8 --pp 14 --dp 2 --nearest
 expect export-alibi exit=1 stdout= \
     "stderr1=trainplan: error: --framework megatron: megatron has no ALiBi position embedding (model bloom-176b)"
@@ -148,7 +163,7 @@ expect export-learned-short exit=1 stdout= \
 # A plan that does not fit: nothing written unless --force
 run_tp export --model llama3-405b --tp 8 --pp 1 --dp 1
 expect export-oom exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
-    'stderr~^trainplan: error: tp8\.pp1\.dp1\.mb1 does not fit on dgx-h100: [0-9.]+ GiB per GPU \(stage 0\) of [0-9.]+ GiB usable, short by [0-9.]+ GiB; nothing written \(--force writes it\)$'
+    'stderr~^trainplan: error: tp8\.pp1\.dp1\.mb1(\.no-ov)? does not fit on dgx-h100: [0-9.]+ GiB per GPU \(stage 0\) of [0-9.]+ GiB usable, short by [0-9.]+ GiB; nothing written \(--force writes it\)$'
 run_tp export --model llama3-405b --tp 8 --pp 1 --dp 1 --force
 expect export-oom-force exit=1 'stdout~does not fit or breaks a rule' 'stdout~^--tensor-model-parallel-size 8 '
 
@@ -160,3 +175,19 @@ run_tp export --set model.layers=80 --tp 8 --pp 4 --dp 8 --sp --recompute select
 expect export-set-same exit=0 'stdout~^# trainplan: llama3-70b on dgx-h100'
 run_tp predict --set model.layers=48 --tp 8 --pp 4 --dp 8 --sp --recompute selective --format json
 expect predict-set-labelled exit=0 'stdout~"llama3-70b\+set"'
+# torchtitan always overlaps: a plan with the DP overlap off is refused
+run_tp export --framework torchtitan --model llama3-8b --seq 8192 --gbs 16 \
+    --tp 1 --pp 1 --dp 8 --mbs 1 --zero 3 --overlap=n
+expect export-torchtitan-no-overlap exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan cannot run tp1.pp1.dp8.mb1.z3.no-ov: torchtitan always overlaps data-parallel communication (FSDP2 prefetch, DDP's bucketed all-reduce hooks); use --overlap=y (--nearest exports the nearest plan it runs)"
+
+# HSDP: FSDP2 over 8 ranks, replicated twice; Megatron's optimizer instances
+run_tp export --framework torchtitan --model llama3-8b --seq 8192 --gbs 32 \
+    --tp 1 --pp 1 --dp 16 --mbs 1 --zero 3 --replicas 2 --recompute full
+expect export-torchtitan-hsdp exit=0 'stdout~^data_parallel_shard_degree = 8$' \
+    'stdout~^data_parallel_replicate_degree = 2$'
+run_tp export --framework megatron --model llama3-8b --seq 8192 --gbs 32 \
+    --tp 1 --pp 1 --dp 16 --mbs 1 --zero 3 --replicas 2 --recompute full
+expect export-megatron-hsdp exit=0 \
+    'stdout~^--num-distributed-optimizer-instances 2 \\$' \
+    'stdout~^--outer-dp-sharding-strategy no_shard \\$'

@@ -44,8 +44,10 @@ run_tp search --model llama3-405b --gpus 8 --gbs 64
 expect no-feasible exit=1 'stdout~no feasible plan: nothing fits in memory; nearest: '
 # Llama 3 405B's 126 layers: with equal stages only (Megatron-LM 2021) the
 # deep pipelines that would fit are the split rule's refusals, and the
-# message says so; Megatron-Core's split finds plans (7 + 14 x 8 + 7 ...)
-run_tp search --model llama3-405b --seq 8192 --gbs 2048 --gpus 1024 --stack megatron-lm-2021
+# message says so; Megatron-Core's split finds plans (7 + 14 x 8 + 7 ...).
+# zero 0: the stack's other mode, SC21's ZeRO-3 baseline, fits without a
+# pipeline
+run_tp search --model llama3-405b --seq 8192 --gbs 2048 --gpus 1024 --stack megatron-lm-2021 --zero 0
 expect no-feasible-split exit=1 'stdout~short by [0-9.]+ GiB\); [0-9]+ plans of other pipeline depths break layers-pp'
 run_tp search --model llama3-405b --seq 8192 --gbs 2048 --gpus 1024,16384 --top 1 --format csv
 expect uneven-found exit=0 '[ "$(t_lines "$T_OUT")" = 3 ]' 'stdout~\.pf[0-9]+\.pl[0-9]+'
@@ -101,7 +103,7 @@ check gpus-space 2 "trainplan: error: --gpus '64 128': expected N, A..B or A..B:
 check top-zero 2 "trainplan: error: '--top' must be an integer in [1, 1000], not '0'" -- search --top 0
 check tp-list 2 "trainplan: error: '--tp' must be an integer in [1, 1048576], not 'x'" -- search --tp 1,x
 check tp-trailing 2 "trainplan: error: '--tp': trailing comma in '1,2,'" -- search --tp 1,2,
-check zero-two 2 "trainplan: error: '--zero' must be an integer in [0, 1], not '2'" -- search --zero 0,2
+check zero-four 2 "trainplan: error: '--zero' must be an integer in [0, 3], not '4'" -- search --zero 0,4
 check rc-bad 2 "trainplan: error: '--recompute': 'some' is not none, selective or full" -- search --recompute none,some
 check sp-bad 2 "trainplan: error: '--sp' must be y, n or any, not 'yes'" -- search --sp yes
 check budget-zero 2 "trainplan: error: '--budget' must be an integer in [1, 9223372036854775807], not '0'" -- search --budget 0
@@ -196,7 +198,7 @@ expect out-ext-format-wins exit=0 'head -1 "$T_TMP/plans2.json" | grep -q "^llam
 
 # a count with no plan names nearby batch sizes that have one (results/batches.c)
 run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 200,256 --top 1
-expect search-nearby-gbs exit=0 'stdout~^  no feasible plan: no valid plan; most rejected by rule gbs-dp' \
+expect search-nearby-gbs exit=0 'stdout~^  no feasible plan: no valid plan; most rejected by rule ' \
     'stdout~^  batch sizes with a plan: 500, 550, 600$'
 run_tp search --model llama3-70b --seq 8192 --gbs 512 --gpus 200,256 --top 1 --format json
 expect search-nearby-gbs-json exit=0 'stdout~"nearby_gbs": \['
@@ -210,3 +212,16 @@ run_tp search --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 256 --top 1 --
 expect search-gbs-list-csv exit=0 'stdout~^1,false,[0-9.]+,tp[^,]+,llama3-70b,dgx-h100,megatron-core,256,.*,1024,8192,'
 same_output search-gbs-list-threads OMP_NUM_THREADS=1 search --model llama3-70b --seq 8192 --gbs 512..2048 --gpus 64..256 --format csv vs \
     OMP_NUM_THREADS=2 search --model llama3-70b --seq 8192 --gbs 512..2048 --gpus 64..256 --format csv
+
+# the DP overlap is the search's choice, shown in the key where it is off:
+# Megatron-LM 2021 overlaps nothing, so its plans read no-ov, and asking
+# for the overlap there leaves no plan (rule stack-overlap)
+run_tp search --model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 \
+    --gpus 16 --top 1 --stack megatron-lm-2021 --format csv
+expect overlap-choice-2021 exit=0 'sed -n 2p "$T_OUT" | grep -q "\.no-ov,"'
+run_tp search --model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 \
+    --gpus 16 --top 1 --format csv
+expect overlap-choice-core exit=0 '! sed -n 2p "$T_OUT" | grep -q "no-ov"'
+run_tp search --model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 \
+    --gpus 16 --top 1 --stack megatron-lm-2021 --overlap y
+expect overlap-refused-2021 exit=1 'grep -q "stack-overlap" "$T_OUT"'

@@ -204,6 +204,7 @@ Test(cp, rules)
     lim.stack_cp = true;
     j.cp_comm = JOB_CP_A2A;     /* 8 / 4 = 2 heads per tp rank over cp 4 */
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_CP_HEADS);
+    p.overlap = plan_overlap_default(&p, &lim);   /* dp * cp 4: on */
     plan_key(&p, buf, sizeof buf);
     cr_assert_str_eq(buf, "tp4.cp4.pp1.dp1.mb1.sp.tpo");
 }

@@ -53,6 +53,7 @@ static void fixture_init(struct fixture *f)
     f->j = make_job(8192, 512);
     f->gpus = 64;
     pred_ctx_init(&f->c, &f->m, &f->h, &f->j, false);
+    f->s.zero = (struct space_list){ 2, { 0, 3 } };  /* every exporter's */
     cr_assert_eq(search_run(&cfg, &f->res, &err), 0, "%s", err.msg);
     f->plan = f->res.per_gpu[0].hits[0].plan;
     pred_plan(&f->c, &f->plan, &f->r);

@@ -42,11 +42,14 @@ Test(stack, preset_fields)
     assert_rel(lm.host_s, 67.4e-6, 1e-12);     /* fitted: calibrate --runs */
     assert_rel(ds.band_lo, -0.546, 1e-12);     /* fitted: calibrate --runs */
     assert_rel(ds.band_hi, 0.013, 1e-12);
-    assert_rel(mc.band_lo, -0.321, 1e-12);
-    assert_rel(mc.band_hi, 0.073, 1e-12);
-    cr_assert_eq(lm.zero, 1u << 0);                     /* [0] */
+    assert_rel(mc.band_lo, -0.344, 1e-12);
+    assert_rel(mc.band_hi, 0.070, 1e-12);
+    cr_assert_eq(lm.zero, (1u << 0) | (1u << 3));       /* [0, 3] */
+    cr_assert_eq(lm.zero_pp, 0);                        /* ZeRO-3 without PP */
+    cr_assert_eq(lm.fsdp_reshard, JOB_RESHARD_ALWAYS);
     cr_assert_eq(ds.schedules, 1u << STACK_SCHED_1F1B); /* no interleaved */
-    cr_assert_eq(ds.zero, (1u << 0) | (1u << 1));       /* [0, 1] */
+    cr_assert_eq(ds.zero, 15u);                         /* [0, 1, 2, 3] */
+    cr_assert_eq(ds.zero_pp, 1);                        /* PipelineEngine */
     cr_assert_eq(ds.frameworks, 0u);                    /* [] */
     cr_assert_eq(mc.attention, JOB_ATTN_FLASH);
     cr_assert(!mc.dropout && mc.overlap_grad_reduce && mc.overlap_param_gather);
@@ -56,6 +59,9 @@ Test(stack, preset_fields)
               stack_has_framework(&mc, STACK_FW_NEMO) &&
               !stack_has_framework(&mc, STACK_FW_TORCHTITAN));
     cr_assert_eq(tt.zero, (1u << 0) | (1u << 3));       /* DDP, FSDP */
+    cr_assert_eq(tt.zero_pp, 3);
+    cr_assert_eq(tt.fsdp_reshard, JOB_RESHARD_DEFAULT);
+    cr_assert_eq(mc.zero, 15u);                         /* + Megatron-FSDP */
     cr_assert(tt.schedules >> STACK_SCHED_INTERLEAVED & 1);
     cr_assert(stack_has_framework(&tt, STACK_FW_TORCHTITAN));
 }
@@ -88,13 +94,15 @@ static int read_text(struct stack *s, const char *text, struct tpl_err *err)
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
     "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
-    "  cp_comm = \"p2p\"; framework = []; band_low_pct = -20; band_high_pct = 25;\n"
+    "  cp_comm = \"p2p\"; framework = []; band_low_pct = -20; band_high_pct = 25;\n" \
+    "  zero_pp = 3; fsdp_reshard = \"always\";\n"
 #define FIELDS_BUT_ZERO_BAND \
     "stack: { name = \"k\"; description = \"d\"; attention = \"flash\";\n" \
     "  dropout = false; overlap_grad_reduce = true;\n" \
     "  overlap_param_gather = true; host_us = 0;\n" \
     "  schedules = [\"1f1b\"]; tp_comm_overlap = \"off\"; pipeline_split = \"megatron\";\n" \
-    "  cp_comm = \"p2p\"; framework = []; zero = [1];\n"
+    "  cp_comm = \"p2p\"; framework = []; zero = [1];\n" \
+    "  zero_pp = 3; fsdp_reshard = \"always\";\n"
 
 /* Bad fields name the file, the line and the field (exit code 3). */
 Test(stack, bad_fields_name_line)
@@ -105,10 +113,10 @@ Test(stack, bad_fields_name_line)
                  "%s", err.msg);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n  bogus = 1; };",
                            &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "k:7: unknown field 'bogus' in 'stack'");
+    cr_assert_str_eq(err.msg, "k:8: unknown field 'bogus' in 'stack'");
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1, 5]; };", &err),
                  TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "k:6: 'zero' must be a list of '0', '1', '2', '3'");
+    cr_assert_str_eq(err.msg, "k:7: 'zero' must be a list of '0', '1', '2', '3'");
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = []; };", &err),
                  TPL_ECONFIG);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };\n", &err), 0);
@@ -128,11 +136,11 @@ Test(stack, band_fields)
     assert_rel(s.band_hi, 0.25, 1e-12);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = -20;\n"
                            "  band_high_pct = -30; };", &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "k:7: 'band_high_pct' (-30) must not be below "
+    cr_assert_str_eq(err.msg, "k:8: 'band_high_pct' (-30) must not be below "
                      "'band_low_pct' (-20)");
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = -95;"
                            " band_high_pct = 0; };", &err), TPL_ECONFIG);
-    cr_assert(strstr(err.msg, "k:6: 'band_low_pct' must be a number in "
+    cr_assert(strstr(err.msg, "k:7: 'band_low_pct' must be a number in "
                      "[-90, 900]"), "%s", err.msg);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO_BAND "  band_low_pct = 0; };",
                            &err), TPL_ECONFIG);
@@ -221,6 +229,13 @@ Test(stack, plan_rules)
     struct plan p = make_plan(8, 4, 8, 1);              /* 64 micro-batches */
     char why[200];
     stack_limits(&ds, &lim);
+    /* DeepSpeed's engine overlaps no DP communication: overlap off only */
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_OVERLAP);
+    plan_rule_explain(PLAN_RULE_STACK_OVERLAP, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert_str_eq(why, "stack-overlap: the stack overlaps no data-parallel "
+                     "communication (overlap n)");
+    p.overlap = plan_overlap_default(&p, &lim);
+    cr_assert_eq(p.overlap, 0);
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
     p.vpp = 2;                                          /* 80 % 8 = 0, 64 % 4 = 0 */
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_STACK_SCHEDULE);
@@ -243,6 +258,15 @@ Test(stack, plan_rules)
               "%s", why);
     p.zero = 0;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    /* torchtitan overlaps: on is its default with dp > 1; with dp 1 there
+     * is nothing to overlap (overlap-dp) */
+    cr_assert_eq(plan_overlap_default(&p, &lim), 1);
+    p.overlap = 1;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.dp = 1;
+    j.gbs = 64;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_OVERLAP_DP);
+    cr_assert_eq(plan_overlap_default(&p, &lim), 0);
 }
 
 /* The validated region: optional as a whole, all four once one is there,
@@ -266,6 +290,6 @@ Test(stack, validated_region)
                            "  validated_gpus_min = 8; validated_gpus_max = 4;\n"
                            "  validated_params_b_min = 1;"
                            " validated_params_b_max = 2; };", &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "k:7: 'validated_gpus_max' (4) must not be "
+    cr_assert_str_eq(err.msg, "k:8: 'validated_gpus_max' (4) must not be "
                      "below 'validated_gpus_min' (8)");
 }

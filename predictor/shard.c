@@ -1,0 +1,213 @@
+/* predictor/shard.c: data-parallel sharding, ZeRO stages 0-3 and FSDP:
+ * what a GPU keeps of the model states, and the parameter all-gathers and
+ * gradient reduce-scatters of ZeRO-2/3 that the compute does not hide.
+ *
+ * Memory (Rajbhandari et al., "ZeRO", SC20, sec. 5 and Table 1: stage 1
+ * shards the optimizer states, stage 2 the gradients too, stage 3 the
+ * parameters too; bytes per parameter as predictor/mem.c counts them:
+ * 2 weights, 4 gradients (fp32 main_grad, FSDP2's fp32 sharded gradient
+ * with torchtitan's mixed_precision_reduce = "float32"), 12 optimizer):
+ *   zero 0:  2P + 4P + 12P          zero 2:  2P + 4P/d + 12P/d
+ *   zero 1:  2P + 4P + 12P/d        zero 3:  2P/d + 4P/d + 12P/d + units
+ * where d is the sharding degree: dp, or with hybrid sharding (HSDP, the
+ * plan's replicas r) dp / r. A ZeRO-3 / FSDP GPU also holds the
+ * gathered 16-bit parameters of the unit (one transformer layer: FSDP2's
+ * fully_shard per TransformerBlock, torchtitan parallelize_llama.py) it
+ * computes and of the one it prefetches, 2 x 2U, and the unsharded
+ * gradient of the unit whose reduce-scatter is in flight, 4U.
+ * When parameters stay gathered between forward and backward (FSDP2
+ * reshard_after_forward=False: the stack's fsdp_reshard "never", or
+ * torchtitan's "default" under a pipeline, torchtitan/distributed/
+ * parallelize: fsdp_reshard_after_forward), every layer of the stage is
+ * gathered at the peak: 2P. Under a pipeline, torch.distributed.pipelining
+ * (stage.py, backward_maybe_with_nosync) also turns gradient sync off
+ * until the last micro-batch's backward, so the unsharded 16-bit gradients
+ * accumulate: 2P more.
+ *
+ * Time, per pipeline stage of n layers over m micro-batches: each layer's
+ * all-gather (16-bit parameters, 2U bytes) and reduce-scatter (fp32
+ * gradients, 4U bytes) over the d ranks, hierarchical over NVLink domains
+ * as the dp group spans them (predictor/kernel.c). FSDP prefetches the next
+ * unit's all-gather while the current unit computes (FSDP2 implicit
+ * forward/backward prefetch; Megatron --overlap-param-gather) and reduce-
+ * scatters a unit's gradients while the previous one runs its backward
+ * (--overlap-grad-reduce), so per pass the first unit's communication is
+ * exposed and every other unit exposes only what outlasts one layer's
+ * compute: c + (n - 1) max(0, c - t). A communication not overlapped is
+ * exposed whole, n c. The embedding and LM head (the root unit in
+ * torchtitan) are gathered before the first layer and reduced after the
+ * last: exposed. How often a pass happens:
+ *   zero 2, and zero 3 kept gathered: parameters gathered once per step
+ *     (after the optimizer, for the next forward); gradients reduced every
+ *     micro-batch, or once with the pipeline's no-sync (above);
+ *   zero 3 resharded: gathered in every micro-batch's forward and again in
+ *     its backward, gradients reduced every micro-batch.
+ * Per-micro-batch exposure stretches the stage, so the pipeline bubble
+ * carries it too: (m + (pp - 1)/vpp) times.
+ * Hybrid sharding: the gathers and reduce-scatters run inside a group of
+ * d = dp / r contiguous dp ranks (torchtitan's dp_shard mesh dimension,
+ * inner to dp_replicate; Megatron's distributed-optimizer instances), and
+ * each reduced shard, 1/d of the bytes, is then all-reduced across the r
+ * replicas (FSDP2 HSDP; Megatron-FSDP outer_dp_sharding_strategy
+ * no_shard), whose ranks sit d tp GPUs apart. */
+#include "predictor/pred.h"
+
+#include <math.h>
+
+/* The gradient group, dp * cp ranks (as predictor/cp.c pred_grad_ranks;
+ * kept here so that sharding does not depend on cp.c). */
+static int64_t grad_ranks(const struct plan *p)
+{
+    return (int64_t)p->dp * p->cp;
+}
+
+/* GPUs of a group of n ranks 'stride' GPUs apart inside one NVLink
+ * domain. */
+static int64_t per_domain(const struct pred_ctx *c, int64_t stride, int64_t n)
+{
+    int64_t k = stride >= c->k.domain ? 1 : c->k.domain / stride;
+    return k > n ? n : k;
+}
+
+int64_t pred_dp_per_domain(const struct pred_ctx *c, const struct plan *p)
+{
+    return per_domain(c, p->tp, grad_ranks(p));
+}
+
+/* With context parallelism the gradient group, and FSDP's shard group,
+ * is dp * cp (torchtitan's dp_shard_cp mesh; predictor/cp.c). */
+int64_t pred_shard_degree(const struct plan *p)
+{
+    int64_t n = grad_ranks(p);
+    return p->replicas > 1 ? n / p->replicas : n;
+}
+
+double pred_dp_reduce_s(const struct pred_ctx *c, const struct plan *p,
+                        double bytes)
+{
+    int64_t d = pred_shard_degree(p), r = grad_ranks(p) / d;
+    if (p->zero == 0)
+        return pred_coll_s(&c->k, PRED_COLL_ALLREDUCE, bytes,
+                           grad_ranks(p), pred_dp_per_domain(c, p));
+    return pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, d,
+                       per_domain(c, p->tp, d)) +
+           pred_coll_s(&c->k, PRED_COLL_ALLREDUCE, bytes / (double)d, r,
+                       per_domain(c, (int64_t)p->tp * d, r));
+}
+
+double pred_dp_gather_s(const struct pred_ctx *c, const struct plan *p,
+                        double bytes)
+{
+    int64_t d = pred_shard_degree(p);
+    return pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, d,
+                       per_domain(c, p->tp, d));
+}
+
+bool pred_overlap_grad(const struct pred_ctx *c, const struct plan *p)
+{
+    return p->overlap && c->job.overlap_grad_reduce;
+}
+
+bool pred_overlap_param(const struct pred_ctx *c, const struct plan *p)
+{
+    return pred_overlap_grad(c, p) && c->job.overlap_param_gather;
+}
+
+bool pred_shard_keeps_params(const struct pred_ctx *c, const struct plan *p)
+{
+    if (p->zero < 3)
+        return p->zero == 2;
+    return c->job.fsdp_reshard == JOB_RESHARD_NEVER ||
+           (c->job.fsdp_reshard == JOB_RESHARD_DEFAULT && p->pp > 1);
+}
+
+/* Gradients held unsharded until the last micro-batch: torch pipelining's
+ * no-sync under FSDP (header). */
+static bool pipeline_nosync(const struct pred_ctx *c, const struct plan *p)
+{
+    return p->zero == 3 && p->pp > 1 &&
+           c->job.fsdp_reshard == JOB_RESHARD_DEFAULT;
+}
+
+void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
+                    double params, double unit, struct pred_shard_mem *out)
+{
+    double d = (double)pred_shard_degree(p);
+    bool keep = pred_shard_keeps_params(c, p);
+    out->weights_bytes = p->zero < 3 || keep ? 2.0 * params
+                                             : 2.0 * params / d + 4.0 * unit;
+    out->grads_bytes = p->zero < 2 ? 4.0 * params : 4.0 * params / d;
+    if (p->zero == 3 && !pipeline_nosync(c, p))
+        out->grads_bytes += 4.0 * unit;
+    if (pipeline_nosync(c, p))
+        out->grads_bytes += 2.0 * params;
+    out->optimizer_bytes = 12.0 * params / (p->zero ? d : 1.0);
+}
+
+/* ---- time ---- */
+
+/* One pass over n units: 'ov' seconds of overlapped communication per
+ * unit (the first exposed, the rest beyond 't' of compute), 'no' seconds
+ * not overlapped. */
+static double pass_exposed(double ov, double first, double no, double t,
+                           double n)
+{
+    return first + (n - 1.0) * fmax(0.0, ov - t) + n * no;
+}
+
+struct shard_coll { double ag_s, rs_s, ends_ag_s, ends_rs_s; };
+
+static void shard_colls(const struct pred_ctx *c, const struct plan *p,
+                        double unit, double ends, struct shard_coll *o)
+{
+    o->ag_s = pred_dp_gather_s(c, p, 2.0 * unit);
+    o->rs_s = pred_dp_reduce_s(c, p, 4.0 * unit);
+    o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
+    o->ends_rs_s = ends > 0 ? pred_dp_reduce_s(c, p, 4.0 * ends) : 0;
+}
+
+/* Forward gather pass and backward pass (gather when resharded, reduce). */
+static double fwd_pass(const struct pred_ctx *c, const struct plan *p,
+                       const struct shard_coll *s,
+                       const struct pred_shard_layer *l)
+{
+    bool ov = pred_overlap_param(c, p);
+    return s->ends_ag_s + pass_exposed(ov ? s->ag_s : 0, ov ? s->ag_s : 0,
+                                       ov ? 0 : s->ag_s, l->fwd_s, l->n);
+}
+
+static double bwd_pass(const struct pred_ctx *c, const struct plan *p,
+                       const struct shard_coll *s,
+                       const struct pred_shard_layer *l, bool gather)
+{
+    bool og = pred_overlap_param(c, p), orr = pred_overlap_grad(c, p);
+    double ag = gather ? s->ag_s : 0;
+    double ov = (og ? ag : 0) + (orr ? s->rs_s : 0);
+    double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s);
+    return s->ends_rs_s + pass_exposed(ov, orr ? s->rs_s : 0, no, l->bwd_s,
+                                       l->n);
+}
+
+double pred_shard_exposed(const struct pred_ctx *c, const struct plan *p,
+                          const struct pred_shard_layer *l, double m)
+{
+    struct shard_coll s;
+    double per_mb, per_step, stretch = m + (double)(p->pp - 1) / p->vpp;
+    bool keep = pred_shard_keeps_params(c, p);
+    if (p->zero < 2 || grad_ranks(p) <= 1)
+        return 0;
+    shard_colls(c, p, l->unit_params, l->ends_params, &s);
+    if (keep) {
+        double reduce = bwd_pass(c, p, &s, l, false);
+        per_step = fwd_pass(c, p, &s, l);
+        per_mb = 0;
+        if (pipeline_nosync(c, p))
+            per_step += reduce;
+        else
+            per_mb = reduce;
+    } else {
+        per_step = 0;
+        per_mb = fwd_pass(c, p, &s, l) + bwd_pass(c, p, &s, l, true);
+    }
+    return per_step + stretch * per_mb;
+}

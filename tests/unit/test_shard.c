@@ -1,0 +1,269 @@
+/* tests/unit/test_shard.c: predictor/shard.c, ZeRO stages 0-3 and FSDP:
+ * the model states a GPU keeps, and the all-gathers and reduce-scatters of
+ * ZeRO-2/3 that compute does not hide.
+ *
+ * Memory follows Rajbhandari et al. SC20 Table 1's shape (stage 1 divides
+ * the optimizer states by Nd, stage 2 the gradients too, stage 3 the
+ * parameters too) with this program's bytes per parameter, 2 weights,
+ * 4 gradients, 12 optimizer; FSDP adds the gathered units (2 x 2U) and one
+ * unit's unsharded gradient (4U).
+ *
+ * Time: the links of test_compose.c (NVLink 1e11 B/s, 1 us a hop, 8 GPUs a
+ * domain, no base or launch cost), so over dp = 8 inside one domain an
+ * all-gather of S bytes takes 7/8 S / 1e11 + 7 us and a reduce-scatter the
+ * same (NCCL PERFORMANCE.md ring factors, as kernel.h). One layer of the
+ * tiny model, U = 12,584,960 parameters (test_compose.c), gathers
+ * 2U = 25,169,920 B: 220.2368 + 7 = 227.2368 us; reduces 4U = 50,339,840 B:
+ * 440.4736 + 7 = 447.4736 us. */
+#include "helpers.h"
+
+#include <string.h>
+
+#define U      12584960.0       /* one layer of the tiny model */
+#define AG_S   227.2368e-6      /* all-gather of 2U over 8, by hand above */
+#define RS_S   447.4736e-6      /* reduce-scatter of 4U over 8 */
+
+static void setup(struct pred_ctx *c, enum job_reshard rs, bool overlap)
+{
+    struct model m = { .name = "tiny", .layers = 8, .hidden = 1024,
+                       .heads = 8, .kv_heads = 8, .ffn_hidden = 4096,
+                       .vocab = 32000, .norm = MODEL_NORM_RMSNORM,
+                       .position = MODEL_POS_ROPE };
+    struct hw_system h = load_system("dgx-a100");
+    struct job j = make_job(1024, 8);
+    j.overlap_grad_reduce = overlap;
+    j.overlap_param_gather = overlap;
+    j.fsdp_reshard = rs;
+    pred_ctx_init(c, &m, &h, &j, false);
+    c->k.coll_base_s = 0;
+    c->k.launch_s = 0;
+    c->k.intra_bytes_per_s = 1e11;
+    c->k.pair_bytes_per_s = 1e11;
+    c->k.intra_lat_s = 1e-6;
+    c->k.inter_bytes_per_s = 1e10;
+    c->k.inter_lat_s = 1e-5;
+    c->k.mem_bytes_per_s = 1e12;
+    c->k.domain = 8;
+}
+
+static struct plan zplan(int pp, int dp, int zero)
+{
+    struct plan p = make_plan(1, pp, dp, 1);
+    p.zero = zero;
+    return p;
+}
+
+/* P = 1e9 parameters on the stage, U = 1e7 a unit, dp 8. */
+Test(shard, memory_by_stage)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p;
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    p = zplan(1, 8, 0);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);       /* 2, 4, 12 bytes each */
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 12e9, 1e-12);
+    p.zero = 1;                                 /* 12P / 8 */
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
+    p.zero = 2;                                 /* + 4P / 8 */
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9, 1e-12);
+    p.zero = 3;         /* 2P/8 + 2 x 2U gathered; 4P/8 + 4U in flight */
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e9 + 4e7, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9 + 4e7, 1e-12);
+    assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
+}
+
+/* Kept gathered ("never", or torchtitan's "default" under a pipeline):
+ * the whole stage's 2P; with the pipeline's no-sync the 16-bit unsharded
+ * gradients 2P stay too, beside the fp32 shard 4P/8. */
+Test(shard, memory_kept_gathered)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 8, 3);
+    setup(&c, JOB_RESHARD_NEVER, true);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9 + 4e7, 1e-12);
+    setup(&c, JOB_RESHARD_DEFAULT, true);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);       /* no pipeline: resharded */
+    assert_rel(s.weights_bytes, 0.25e9 + 4e7, 1e-12);
+    p = zplan(2, 8, 3);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    cr_assert(pred_shard_keeps_params(&c, &p));
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9 + 2e9, 1e-12);
+}
+
+/* ZeRO-3 resharded, one micro-batch, 8 layers of 0.1 ms forward and
+ * 0.2 ms backward: forward AG + 7 (AG - 0.1 ms) = 227.2368 + 7 x 127.2368
+ * = 1117.8944 us; backward RS + 7 (AG + RS - 0.2 ms) = 447.4736 +
+ * 7 x 474.7104 = 3770.4464 us; 4888.3408 us in all. With 1 ms and 2 ms
+ * layers only the first gather and the last reduce show: 674.7104 us.
+ * Nothing overlapped: 8 AG + 8 (AG + RS) = 7215.5776 us. */
+Test(shard, zero3_exposed_per_layer)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-4, .bwd_s = 2e-4,
+                                  .unit_params = U };
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 4888.3408e-6, 1e-9);
+    l.fwd_s = 1e-3;
+    l.bwd_s = 2e-3;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S, 1e-9);
+    setup(&c, JOB_RESHARD_ALWAYS, false);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + 8 * RS_S, 1e-9);
+}
+
+/* Per-micro-batch passes repeat m times (and the pipeline's bubble
+ * slots); a step-long gather happens once. 4 micro-batches, long layers:
+ *   ZeRO-3 resharded, pp 1: 4 (AG + RS) = 2698.8416 us;
+ *   ZeRO-2: one gather, 4 reduces: AG + 4 RS = 2017.1312 us;
+ *   ZeRO-3 kept under a pipeline (torchtitan's default, pp 2): one gather
+ *   and one reduce (no-sync), AG + RS = 674.7104 us;
+ *   ZeRO-1 and dp 1: nothing here (compose.c's bucketed path). */
+Test(shard, passes_per_step)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
+                                  .unit_params = U };
+    setup(&c, JOB_RESHARD_DEFAULT, true);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4), 4 * (AG_S + RS_S), 1e-9);
+    p.zero = 2;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4), AG_S + 4 * RS_S, 1e-9);
+    p = zplan(2, 8, 3);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4), AG_S + RS_S, 1e-9);
+    p = zplan(1, 8, 1);
+    cr_assert_eq(pred_shard_exposed(&c, &p, &l, 4), 0.0);
+    p = zplan(1, 1, 3);
+    cr_assert_eq(pred_shard_exposed(&c, &p, &l, 4), 0.0);
+}
+
+/* Through pred_compose: tiny model, one stage, dp 8, one micro-batch, long
+ * layers. The stage's ends are the two tables and the final norm,
+ * 2 x 32,768,000 + 1,024 = 65,537,024 parameters, gathered before the
+ * first layer and reduced after the last, exposed whole:
+ * 7/8 x 131,074,048 / 1e11 + 7 us = 1153.897920 us and 7/8 x 262,148,096 /
+ * 1e11 + 7 us = 2300.795840 us; with the first layer's gather and the
+ * last's reduce: dp_exposed = 4129.4056 us. */
+Test(shard, compose_zero3)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_memo x;
+    struct pred_result o;
+    memset(&x, 0, sizeof x);
+    x.layer.fwd_total_s = 1e-3;
+    x.layer.bwd_total_s = 2e-3;
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    c.job.gbs = 8;
+    memset(&o, 0, sizeof o);
+    pred_compose(&c, &p, &x, &o);
+    cr_assert_eq(o.microbatches, 1);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               1153.897920e-6 + 2300.795840e-6 + AG_S + RS_S, 1e-9);
+}
+
+/* The rule zero-pp: DeepSpeed's pipeline engine refuses ZeRO-2 and 3. */
+Test(shard, zero_pp_rule)
+{
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(4096, 64);
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
+    struct plan p = make_plan(1, 2, 4, 1);
+    char why[200];
+    lim.stack_zero_pp = 1;
+    p.zero = 1;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.zero = 2;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_ZERO_PP);
+    plan_rule_explain(PLAN_RULE_ZERO_PP, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert_str_eq(why, "zero-pp: the stack runs zero 2 only without "
+                     "pipeline parallelism (pp 2; at most zero 1 with pp > 1)");
+    p = make_plan(1, 1, 8, 1);
+    p.zero = 3;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+}
+
+/* The plan's overlap switch: off, nothing is prefetched or overlapped even
+ * where the stack could (zero3_exposed_per_layer's sum without overlap:
+ * 16 AG + 8 RS); on, what the stack overlaps: a stack that overlaps the
+ * reduction but not the gather, with long layers, exposes the 8 forward
+ * gathers, the 8 backward gathers and only the last reduction:
+ * 16 AG + RS. Megatron's gather overlap needs the reduction's. */
+Test(shard, plan_overlap_switch)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
+                                  .unit_params = U };
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    cr_assert(pred_overlap_grad(&c, &p) && pred_overlap_param(&c, &p));
+    p.overlap = 0;
+    cr_assert(!pred_overlap_grad(&c, &p) && !pred_overlap_param(&c, &p));
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + 8 * RS_S, 1e-9);
+    p.overlap = 1;
+    c.job.overlap_param_gather = false;
+    cr_assert(pred_overlap_grad(&c, &p) && !pred_overlap_param(&c, &p));
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + RS_S, 1e-9);
+    c.job.overlap_param_gather = true;      /* the gather needs the reduce */
+    c.job.overlap_grad_reduce = false;
+    cr_assert(!pred_overlap_param(&c, &p));
+}
+
+/* Hybrid sharding (HSDP), replicas 2 over dp 16 (tp 1, 8 GPUs a domain):
+ * ZeRO shards over d = 8, so ZeRO-3 keeps 2P/8 + 4U of weights. The
+ * shard group is 8 contiguous dp ranks, one domain: each layer's gather is
+ * AG_S as over dp 8. The reduction adds, after RS_S, an all-reduce of the
+ * 1/8 shard (4U/8 = 6,292,480 B) across the 2 replicas, 8 GPUs apart, so
+ * on the network: ring factor 2 x (2-1)/2 x 6,292,480 / 1e10 = 629.248 us
+ * plus min(2 x 1, 2 ceil(log2 2)) x 10 us = 20 us: 649.248 us. With long
+ * layers, one micro-batch, ZeRO-3 resharded: AG + RS + AR exposed. */
+Test(shard, hybrid_sharding)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 16, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
+                                  .unit_params = U };
+    p.replicas = 2;
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    cr_assert_eq(pred_shard_degree(&p), 8);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e9 + 4e7, 1e-12);
+    assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
+    assert_rel(pred_dp_gather_s(&c, &p, 2 * U), AG_S, 1e-9);
+    assert_rel(pred_dp_reduce_s(&c, &p, 4 * U), RS_S + 649.248e-6, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S + 649.248e-6,
+               1e-9);
+}
+
+/* The rule replicas-dp: replicas divide dp and need a ZeRO stage. */
+Test(shard, replicas_rule)
+{
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(4096, 64);
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
+    struct plan p = make_plan(1, 1, 8, 1);
+    char why[200];
+    p.replicas = 2;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_REPLICAS);
+    plan_rule_explain(PLAN_RULE_REPLICAS, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert_str_eq(why, "replicas-dp: replicas (2) > 1 shard nothing with "
+                     "zero 0");
+    p.zero = 3;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.replicas = 3;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_REPLICAS);
+    plan_rule_explain(PLAN_RULE_REPLICAS, &p, &m, &j, &lim, why, sizeof why);
+    cr_assert_str_eq(why, "replicas-dp: dp (8) not divisible by replicas (3)");
+}
