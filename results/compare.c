@@ -83,11 +83,7 @@ static void table(FILE *fp, const struct compare *cmp)
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
     const struct tradeoff *t0 = &cmp->sys[0].t;
     char gbs[64];
-    if (t0->gbs_min == t0->gbs_max)
-        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)t0->gbs_min);
-    else
-        snprintf(gbs, sizeof gbs, "gbs %lld..%lld (the best per count)",
-                 (long long)t0->gbs_min, (long long)t0->gbs_max);
+    res_gbs_label(t0->gbs_min, t0->gbs_max, gbs, sizeof gbs);
     fprintf(fp, "%s (stack %s): seq %lld, %s, %s; %.4g tokens to train; "
             "speed-up against %s\n", c0->model.name, c0->stack,
             (long long)c0->job.seq, gbs, job_precision_name(c0->job.precision),
@@ -164,10 +160,7 @@ static json_t *json_system(const struct compare *cmp, int s, size_t i)
     static struct pred_ctx cb;          /* the row's batch; large */
     struct shares sh;
     if (!w->feasible) {
-        json_t *near = json_array();
-        for (int k = 0; k < w->n_nearby; k++)
-            json_array_append_new(near, json_integer((json_int_t)w->nearby[k]));
-        json_object_set_new(o, "nearby_gbs", near);
+        res_json_nearby(o, w->nearby, w->n_nearby);
         return o;
     }
     sh = shares_of(&w->r);

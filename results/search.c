@@ -265,12 +265,8 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
                      "feasible", (json_int_t)g->feasible,
                      "pruned", rules_obj(g->rule, g->memory),
                      "reason", why);
-    if (nb && g->n_hits == 0) {
-        json_t *v = json_array();
-        for (int k = 0; k < nb->n; k++)
-            json_array_append_new(v, json_integer((json_int_t)nb->v[k]));
-        json_object_set_new(o, "nearby_gbs", v);
-    }
+    if (nb && g->n_hits == 0)
+        res_json_nearby(o, nb->v, nb->n);
     return o;
 }
 

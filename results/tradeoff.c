@@ -360,11 +360,7 @@ static void table_knee(FILE *fp, const struct tradeoff *t)
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
     char gbs[64];
-    if (t->gbs_min == t->gbs_max)
-        snprintf(gbs, sizeof gbs, "gbs %lld", (long long)t->gbs_min);
-    else
-        snprintf(gbs, sizeof gbs, "gbs %lld..%lld (the best per count)",
-                 (long long)t->gbs_min, (long long)t->gbs_max);
+    res_gbs_label(t->gbs_min, t->gbs_max, gbs, sizeof gbs);
     fprintf(fp, "%s on %s (stack %s): %.4g tokens, seq %lld, %s, %s; "
             "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
             t->tokens, (long long)c->job.seq, gbs,
@@ -434,10 +430,7 @@ static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
     if (w->feasible || w->stalled)
         json_object_set_new(o, "goodput", json_goodput(&w->g));
     if (!w->feasible) {
-        json_t *near = json_array();
-        for (int k = 0; k < w->n_nearby; k++)
-            json_array_append_new(near, json_integer((json_int_t)w->nearby[k]));
-        json_object_set_new(o, "nearby_gbs", near);
+        res_json_nearby(o, w->nearby, w->n_nearby);
         return o;
     }
     res_ctx_with_gbs(c, w->gbs, &cb);

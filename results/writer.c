@@ -255,3 +255,21 @@ void res_uncalibrated_note(FILE *fp, const struct hw_system *hw)
                 "defaults, not fitted on its kernel samples; its times are "
                 "estimates only\n", hw->name);
 }
+
+const char *res_gbs_label(int64_t lo, int64_t hi, char *buf, size_t n)
+{
+    if (lo == hi)
+        snprintf(buf, n, "gbs %lld", (long long)lo);
+    else
+        snprintf(buf, n, "gbs %lld..%lld (the best per count)", (long long)lo,
+                 (long long)hi);
+    return buf;
+}
+
+void res_json_nearby(json_t *o, const int64_t *v, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(a, json_integer((json_int_t)v[k]));
+    json_object_set_new(o, "nearby_gbs", a);
+}

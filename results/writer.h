@@ -57,6 +57,11 @@ int res_stream_done(FILE *fp, struct tpl_err *err);
  * report that uses it prints; nothing for a calibrated one. */
 void res_uncalibrated_note(FILE *fp, const struct hw_system *hw);
 
+/* "gbs 512", or "gbs 512..2048 (the best per count)" for a batch range. */
+const char *res_gbs_label(int64_t lo, int64_t hi, char *buf, size_t n);
+/* o["nearby_gbs"] = the n batch sizes v (a count without a plan). */
+void res_json_nearby(json_t *o, const int64_t *v, int n);
+
 #define RES_GIB 1073741824.0
 
 #endif /* RES_WRITER_H */

@@ -35,6 +35,21 @@ static inline struct job make_job(int64_t seq, int64_t gbs)
     return j;
 }
 
+/* Round kernel rates for hand counts: no launch or collective base cost,
+ * NVLink 100 GB/s (1 us), network 10 GB/s (10 us), HBM 1 TB/s, domain 8. */
+static inline void round_rates(struct pred_ctx *c)
+{
+    c->k.coll_base_s = 0;
+    c->k.launch_s = 0;
+    c->k.intra_bytes_per_s = 1e11;
+    c->k.pair_bytes_per_s = 1e11;
+    c->k.intra_lat_s = 1e-6;
+    c->k.inter_bytes_per_s = 1e10;
+    c->k.inter_lat_s = 1e-5;
+    c->k.mem_bytes_per_s = 1e12;
+    c->k.domain = 8;
+}
+
 static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
 {
     return (struct plan){ .tp = tp, .cp = 1, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,

@@ -46,15 +46,7 @@ static void setup(struct pred_ctx *c, bool tied, bool overlap)
     j.overlap_grad_reduce = overlap;
     j.overlap_param_gather = overlap;
     pred_ctx_init(c, &m, &h, &j, false);
-    c->k.coll_base_s = 0;
-    c->k.launch_s = 0;
-    c->k.intra_bytes_per_s = 1e11;
-    c->k.pair_bytes_per_s = 1e11;
-    c->k.intra_lat_s = 1e-6;
-    c->k.inter_bytes_per_s = 1e10;
-    c->k.inter_lat_s = 1e-5;
-    c->k.mem_bytes_per_s = 1e12;
-    c->k.domain = 8;
+    round_rates(c);
 }
 
 /* A layer that takes fwd and bwd seconds a micro-batch, nothing else. */

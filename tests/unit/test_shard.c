@@ -35,15 +35,7 @@ static void setup(struct pred_ctx *c, enum job_reshard rs, bool overlap)
     j.overlap_param_gather = overlap;
     j.fsdp_reshard = rs;
     pred_ctx_init(c, &m, &h, &j, false);
-    c->k.coll_base_s = 0;
-    c->k.launch_s = 0;
-    c->k.intra_bytes_per_s = 1e11;
-    c->k.pair_bytes_per_s = 1e11;
-    c->k.intra_lat_s = 1e-6;
-    c->k.inter_bytes_per_s = 1e10;
-    c->k.inter_lat_s = 1e-5;
-    c->k.mem_bytes_per_s = 1e12;
-    c->k.domain = 8;
+    round_rates(c);
 }
 
 static struct plan zplan(int pp, int dp, int zero)
