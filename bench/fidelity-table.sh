@@ -11,7 +11,7 @@ command -v jq >/dev/null || { echo "fidelity-table: needs jq (apt-get install jq
 
 table() {
     rows=$(($(wc -l < "$runs") - 1))
-    echo "Fidelity on the published runs (\`make validate\` on \`$(basename "$runs")\`, $rows rows; rows the predictor cannot model yet, such as MoE and context parallelism, are left out of the timed count):"
+    echo "Fidelity on the published runs (\`make validate\` on \`$(basename "$runs")\`, $rows rows; rows the predictor cannot model yet (mixtures of experts) are left out of the timed count):"
     echo
     echo "| source | timed rows | MAPE | bias | p90 | OOM agreement | memory MAPE (rows) | Spearman (groups) |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
