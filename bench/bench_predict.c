@@ -54,7 +54,7 @@ int main(void)
             .pp = 1 << tpl_rng_below(&rng, 5), .dp = 1 << tpl_rng_below(&rng, 8),
             .mbs = deg[tpl_rng_below(&rng, 4)], .vpp = 1,
             .sp = tpl_rng_below(&rng, 2), .recompute = tpl_rng_below(&rng, 3),
-            .zero = (int)tpl_rng_below(&rng, 2), .overlap = 1, .replicas = 1 };
+            .zero = (int)tpl_rng_below(&rng, 2), .overlap = 1, .replicas = 1, .ep = 1, .etp = 1 };
     full = run(&c, plans, 4096, 50, 0, &sink);
     comp = run(&c, plans, 4096, 200, 1, &sink);
     printf("bench predict: gpt3-175b on selene-a100, seq 2048, gbs 1536, one thread\n");

@@ -125,7 +125,8 @@ void fid_run_plan(const struct run_row *r, struct plan *p)
                         .vpp = (int32_t)r->vpp, .sp = r->sp,
                         .recompute = r->recompute, .zero = (int32_t)r->zero,
                         .overlap = r->dp > 1,       /* the stack's: below */
-                        .replicas = 1 };    /* FSDP over all dp (RUNS.md) */
+                        .replicas = 1,     /* FSDP over all dp (RUNS.md) */
+                        .ep = r->ep > 0 ? (int32_t)r->ep : 1, .etp = 1 };
 }
 
 static const char *unsupported(const struct run_row *r)

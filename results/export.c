@@ -15,7 +15,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 14, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 16, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -104,6 +104,10 @@ static void megatron_cp_tpo(FILE *fp, const struct pred_ctx *c,
                 (int)p->cp, stack_cp_comm_name(c->job.cp_comm));
     if (p->tpo)
         fputs("--tp-comm-overlap \\\n", fp);
+    if (model_is_moe(&c->model))    /* arguments.py; etp said, not tp's */
+        fprintf(fp, "--expert-model-parallel-size %d \\\n"
+                "--expert-tensor-parallel-size %d \\\n", (int)p->ep,
+                (int)p->etp);
 }
 
 /* Megatron-FSDP's --data-parallel-sharding-strategy for ZeRO-2 / ZeRO-3
@@ -263,6 +267,9 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "  context_parallel_size: %d\n", (int)p->cp);
     if (p->cp > 1)
         fprintf(fp, "  cp_comm_type: %s\n", stack_cp_comm_name(c->job.cp_comm));
+    if (model_is_moe(&c->model))    /* ModelParallelConfig */
+        fprintf(fp, "  expert_model_parallel_size: %d\n"
+                "  expert_tensor_parallel_size: %d\n", (int)p->ep, (int)p->etp);
     fprintf(fp, "  sequence_parallel: %s\n  tp_comm_overlap: %s\n"
             "  seq_length: %lld\n", p->sp ? "true" : "false",
             p->tpo ? "true" : "false", (long long)c->job.seq);
@@ -361,6 +368,9 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
                 c->job.cp_comm == JOB_CP_A2A ? "# no head all-to-all (Ulysses) "
                 "in torchtitan: its ring instead\n" : "",
                 c->job.cp_comm == JOB_CP_ALLGATHER ? "allgather" : "alltoall");
+    if (model_is_moe(&c->model))    /* job_config.py [parallelism] */
+        fprintf(fp, "expert_parallel_degree = %d\n"
+                "expert_tensor_parallel_degree = %d\n", (int)p->ep, (int)p->etp);
     if (p->tpo)
         fputs("# async TP takes effect only with torch.compile ([compile])\n"
               "enable_async_tensor_parallel = true\n", fp);

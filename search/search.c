@@ -107,6 +107,10 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         if (cfg->ctx->limits.stack_tpo)
             out[n++] = 1;
         return n;
+    case PLAN_AUTO_EXPERTS:     /* up to the GPUs of a stage */
+        if (m->moe.experts > 0)
+            return divisors(m->moe.experts, max_gpus, out);
+        break;
     case PLAN_AUTO_ALL:
         for (int32_t v = plan_dims[d].lo; v <= plan_dims[d].hi && n < DIM_MAX; v++)
             out[n++] = v;

@@ -6,8 +6,10 @@
  * overlaps TP communication with the GEMMs (tpo); Megatron-FSDP's
  * --data-parallel-sharding-strategy optim_grads shards the gradients too
  * (ZeRO-2, 'zero' 2) and optim_grads_params the parameters (ZeRO-3 / FSDP,
- * 'zero' 3; Rajbhandari et al. SC20 Table 1). The key tokens follow the
- * plan keys of the README ("tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1"). */
+ * 'zero' 3; Rajbhandari et al. SC20 Table 1); --expert-model-parallel-size
+ * and --expert-tensor-parallel-size split the MoE layers (ep, etp). The
+ * key tokens follow the plan keys of the README
+ * ("tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1.ep8"). */
 #include "spaces/dims.h"
 
 #include <assert.h>
@@ -104,8 +106,25 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .help = "HSDP: ZeRO shards over dp/replicas ranks, replicated across",
         .role = PLAN_ROLE_INNER, .autorule = PLAN_AUTO_DEFAULT,
         .offset = offsetof(struct plan, replicas) },
+    /* Megatron-Core --expert-model-parallel-size and
+     * --expert-tensor-parallel-size (arguments.py) under MoE parallel
+     * folding (plan_edp): the experts of an MoE layer are split over ep
+     * ranks, each expert's FFN over etp. Megatron defaults etp to tp when
+     * it is not given; a plan says it (1, as the Megatron-LM DeepSeek-V3
+     * and Qwen3 recipes set it), and exports write it. Both change the
+     * MoE layer's times (memo key). */
+    [PLAN_DIM_EP] = { .name = "ep", .key = "ep", .lo = 1,
+        .help = "expert-parallel degree (experts split over GPUs)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
+        .per_layer = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_EXPERTS, .offset = offsetof(struct plan, ep) },
+    [PLAN_DIM_ETP] = { .name = "etp", .key = "etp", .lo = 1,
+        .help = "expert tensor-parallel degree (each expert's FFN split)",
+        .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
+        .per_layer = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_DEFAULT, .offset = offsetof(struct plan, etp) },
 };
-static_assert(PLAN_DIM_COUNT == 14, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 16, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

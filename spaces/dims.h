@@ -20,7 +20,8 @@ enum plan_dim {
     PLAN_DIM_TP, PLAN_DIM_CP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS,
     PLAN_DIM_VPP, PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
     PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO,
-    PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_COUNT
+    PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_EP, PLAN_DIM_ETP,
+    PLAN_DIM_COUNT
 };
 
 enum plan_dim_auto {            /* what "auto" (no list) means in a search */
@@ -39,6 +40,8 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
                                    communication overlap */
     PLAN_AUTO_DEFAULT,          /* the default only: a search tries others
                                    when they are listed */
+    PLAN_AUTO_EXPERTS,          /* divisors of the routed experts (1 for a
+                                   dense model) */
     PLAN_AUTO_COUNT
 };
 

@@ -24,6 +24,7 @@ void job_default(struct job *j)
     j->fsdp_reshard = JOB_RESHARD_ALWAYS;
     j->host_s = 0;
     j->cp_comm = JOB_CP_P2P;
+    j->moe_dispatch = JOB_MOE_ALLTOALL;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

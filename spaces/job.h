@@ -20,6 +20,13 @@ enum job_cp_comm { JOB_CP_NONE, JOB_CP_P2P, JOB_CP_ALLGATHER, JOB_CP_A2A,
 enum job_reshard { JOB_RESHARD_ALWAYS, JOB_RESHARD_NEVER, JOB_RESHARD_DEFAULT,
                    JOB_RESHARD_COUNT };
 
+/* How the stack moves routed tokens to their experts under expert
+ * parallelism (predictor/moe.c): none (the stack has no expert
+ * parallelism), or an all-to-all over the ep group (Megatron-Core
+ * --moe-token-dispatcher-type alltoall, megatron/core/transformer/moe/
+ * token_dispatcher.py MoEAlltoAllTokenDispatcher). */
+enum job_moe_dispatch { JOB_MOE_NONE, JOB_MOE_ALLTOALL, JOB_MOE_COUNT };
+
 struct job {                    /* a plain value */
     int64_t seq;                /* tokens per sequence */
     int64_t gbs;                /* global batch, sequences */
@@ -32,6 +39,7 @@ struct job {                    /* a plain value */
     enum job_reshard fsdp_reshard;
     double host_s;              /* host time to issue one kernel (0: never waits) */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
+    enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

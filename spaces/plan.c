@@ -48,8 +48,11 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_STACK_CP] = "stack-cp", [PLAN_RULE_ZERO_PP] = "zero-pp",
     [PLAN_RULE_STACK_OVERLAP] = "stack-overlap",
     [PLAN_RULE_OVERLAP_DP] = "overlap-dp", [PLAN_RULE_REPLICAS] = "replicas-dp",
+    [PLAN_RULE_EP_DENSE] = "ep-dense", [PLAN_RULE_EP_EXPERTS] = "ep-experts",
+    [PLAN_RULE_ETP_FFN] = "etp-ffn", [PLAN_RULE_EP_FOLD] = "ep-fold",
+    [PLAN_RULE_EP_SP] = "ep-sp", [PLAN_RULE_STACK_EP] = "stack-ep",
 };
-static_assert(PLAN_RULE_COUNT == 23, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 29, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -105,10 +108,19 @@ int64_t plan_gpus(const struct plan *p)
     return (int64_t)p->tp * p->cp * p->pp * p->dp;
 }
 
+int64_t plan_edp(const struct plan *p)
+{
+    int64_t folded = (int64_t)p->ep * p->etp;
+    return (int64_t)p->tp * p->cp * p->dp / (folded > 0 ? folded : 1);
+}
+
 int64_t plan_microbatches(const struct plan *p, const struct job *j)
 {
     return j->gbs / ((int64_t)p->dp * p->mbs);
 }
+
+static enum plan_rule plan_check_moe(const struct plan *p,
+                                     const struct model *m);
 
 static bool degrees_ok(const struct plan *p)
 {
@@ -169,6 +181,8 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_CP_HEADS;
     if (p->tpo && !p->sp)
         return PLAN_RULE_TPO_SP;
+    if ((p->ep > 1 || p->etp > 1) && (z = plan_check_moe(p, m)) != PLAN_OK)
+        return z;
     dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
         return PLAN_RULE_GBS_DP;
@@ -187,7 +201,25 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_STACK_CP;
     if (p->replicas > 1 && (p->zero == 0 || p->dp % p->replicas))
         return PLAN_RULE_REPLICAS;
+    if (p->ep > 1 && !lim->stack_ep)
+        return PLAN_RULE_STACK_EP;
     return plan_check_overlap(p, lim);
+}
+
+/* The MoE rules of a plan with ep or etp above 1 (header). */
+static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m)
+{
+    if (m->moe.experts == 0)
+        return PLAN_RULE_EP_DENSE;
+    if (m->moe.experts % p->ep)
+        return PLAN_RULE_EP_EXPERTS;
+    if (m->moe.ffn_hidden % p->etp)
+        return PLAN_RULE_ETP_FFN;
+    if ((int64_t)p->tp * p->cp * p->dp % ((int64_t)p->ep * p->etp))
+        return PLAN_RULE_EP_FOLD;
+    if (p->tp > 1 && !p->sp)
+        return PLAN_RULE_EP_SP;
+    return PLAN_OK;
 }
 
 enum plan_rule plan_check_zero(const struct plan *p,
@@ -225,7 +257,7 @@ static void why_ok(const struct why *w) { snprintf(w->buf, w->n, "valid"); }
 
 static void why_degree(const struct why *w)
 {
-    snprintf(w->buf, w->n, "degree: tp, cp, pp, dp, mbs and vpp must be in "
+    snprintf(w->buf, w->n, "degree: tp, cp, pp, dp, mbs, vpp, ep and etp must be in "
              "[1, %d], zero 0 to 3, sp and tpo n or y", PLAN_MAX_DEGREE);
 }
 
@@ -391,6 +423,43 @@ static void why_replicas(const struct why *w)
                     w->p->replicas);
 }
 
+static void why_ep_dense(const struct why *w)
+{
+    snprintf(w->buf, w->n, "ep-dense: ep (%d) and etp (%d) split experts, and "
+             "model '%s' has none", (int)w->p->ep, (int)w->p->etp, w->m->name);
+}
+
+static void why_ep_experts(const struct why *w)
+{
+    why_divides(w, "ep-experts", "experts", w->m->moe.experts, "ep", w->p->ep);
+}
+
+static void why_etp_ffn(const struct why *w)
+{
+    why_divides(w, "etp-ffn", "moe_ffn_hidden", w->m->moe.ffn_hidden, "etp",
+                w->p->etp);
+}
+
+static void why_ep_fold(const struct why *w)
+{
+    snprintf(w->buf, w->n, "ep-fold: ep*etp (%lld) does not divide the "
+             "tp*cp*dp GPUs of a stage (%lld) that the MoE layers fold over",
+             (long long)w->p->ep * w->p->etp,
+             (long long)w->p->tp * w->p->cp * w->p->dp);
+}
+
+static void why_ep_sp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "ep-sp: expert parallelism with tp (%d) > 1 needs "
+             "sequence parallelism (sp)", (int)w->p->tp);
+}
+
+static void why_stack_ep(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-ep: the stack has no expert parallelism "
+             "(moe_dispatcher none), ep %d", (int)w->p->ep);
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
@@ -406,6 +475,9 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_STACK_CP] = why_stack_cp, [PLAN_RULE_ZERO_PP] = why_zero_pp,
     [PLAN_RULE_STACK_OVERLAP] = why_stack_overlap,
     [PLAN_RULE_OVERLAP_DP] = why_overlap_dp, [PLAN_RULE_REPLICAS] = why_replicas,
+    [PLAN_RULE_EP_DENSE] = why_ep_dense, [PLAN_RULE_EP_EXPERTS] = why_ep_experts,
+    [PLAN_RULE_ETP_FFN] = why_etp_ffn, [PLAN_RULE_EP_FOLD] = why_ep_fold,
+    [PLAN_RULE_EP_SP] = why_ep_sp, [PLAN_RULE_STACK_EP] = why_stack_ep,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

@@ -36,6 +36,8 @@ struct plan {                   /* a plain value */
                                    stack does it, 0: none */
     int32_t replicas;           /* HSDP: ZeRO groups of dp / replicas ranks
                                    (1: shard over all dp) */
+    int32_t ep;                 /* expert parallel degree (MoE layers) */
+    int32_t etp;                /* expert tensor parallel degree */
 };
 
 #define PLAN_MAX_DEGREE (1 << 20)
@@ -50,11 +52,16 @@ int32_t plan_overlap_default(const struct plan *p, const struct plan_limits *lim
 const char *plan_recompute_name(enum plan_recompute r);   /* "selective" */
 int plan_recompute_parse(const char *s, enum plan_recompute *out);
 
-/* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1"; cp1, vpp1, no sp, no tpo,
- * rc-none and z0 are left out. Always NUL-terminates; returns the length it needed. */
+/* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1.ep8"; cp1, vpp1, no sp, no
+ * tpo, rc-none, z0, ep1 and etp1 are left out. Always NUL-terminates; returns the length it needed. */
 int plan_key(const struct plan *p, char *buf, size_t n);
 
 int64_t plan_gpus(const struct plan *p);
+/* Megatron-Core's MoE parallel folding (megatron/core/parallel_state.py,
+ * Liu et al., "MoE Parallel Folding", arXiv 2504.14960): the MoE layers
+ * lay the tp * cp * dp GPUs of a pipeline stage out again as etp x ep x
+ * edp, so the expert-data-parallel degree is tp cp dp / (ep etp). */
+int64_t plan_edp(const struct plan *p);
 /* Micro-batches per iteration per pipeline: gbs / (dp * mbs) (the cp ranks
  * share a micro-batch, each holding seq / cp of its tokens). */
 int64_t plan_microbatches(const struct plan *p, const struct job *j);
@@ -89,6 +96,12 @@ enum plan_rule {
                                    overlap (the plan with overlap off) */
     PLAN_RULE_REPLICAS,         /* replicas > 1 needs zero >= 1 and must
                                    divide dp */
+    PLAN_RULE_EP_DENSE,         /* ep or etp > 1 on a model without experts */
+    PLAN_RULE_EP_EXPERTS,       /* experts divisible by ep */
+    PLAN_RULE_ETP_FFN,          /* the expert FFN divisible by etp */
+    PLAN_RULE_EP_FOLD,          /* ep * etp divides tp * cp * dp */
+    PLAN_RULE_EP_SP,            /* MoE with tp > 1 needs sp */
+    PLAN_RULE_STACK_EP,         /* the stack has no expert parallelism */
     PLAN_RULE_COUNT
 };
 
@@ -104,13 +117,14 @@ struct plan_limits {            /* what the rules need to know of the system
     enum stage_split split;     /* its layer-split rule (0: Megatron-Core's) */
     bool stack_tpo;             /* it can overlap TP communication (tpo) */
     bool stack_cp;              /* it has context parallelism (cp > 1) */
+    bool stack_ep;              /* it has expert parallelism (ep > 1) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
 #define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_zero_pp = 3, \
                        .stack_overlap = true, .stack_1f1b = true, \
                        .stack_interleaved = true, .stack_tpo = true, \
-                       .stack_cp = true
+                       .stack_cp = true, .stack_ep = true
 
 /* The plan's pipeline layout under the stack's split rule: 0, or -1 when
  * the rule cannot split the layers so (rule layers-pp). */

@@ -20,6 +20,9 @@ static const char *const cp_names[JOB_CP_COUNT] = {
     [JOB_CP_NONE] = "none", [JOB_CP_P2P] = "p2p",
     [JOB_CP_ALLGATHER] = "allgather", [JOB_CP_A2A] = "a2a",
 };
+static const char *const moe_names[JOB_MOE_COUNT] = {
+    [JOB_MOE_NONE] = "none", [JOB_MOE_ALLTOALL] = "alltoall",
+};
 static const char *const fw_names[STACK_FW_COUNT] = {
     [STACK_FW_MEGATRON] = "megatron", [STACK_FW_NEMO] = "nemo",
     [STACK_FW_TORCHTITAN] = "torchtitan",
@@ -33,7 +36,7 @@ static const char *const reshard_names[JOB_RESHARD_COUNT] = {
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
-              JOB_RESHARD_COUNT == 3,
+              JOB_RESHARD_COUNT == 3 && JOB_MOE_COUNT == 2,
               "update the stack's name tables");
 
 const char *stack_schedule_name(enum stack_schedule k) { return sched_names[k]; }
@@ -41,6 +44,7 @@ const char *stack_tp_overlap_name(enum stack_tp_overlap k) { return tpo_names[k]
 const char *stack_framework_name(enum stack_framework f) { return fw_names[f]; }
 const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
 const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
+const char *stack_moe_dispatch_name(enum job_moe_dispatch d) { return moe_names[d]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
 {
@@ -63,7 +67,7 @@ static const char *const stack_fields[] = {
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
-    NULL,
+    "moe_dispatcher", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -237,6 +241,19 @@ static int read_lists(struct stack *s, const struct conf_group *g,
          ? TPL_ECONFIG : 0;
 }
 
+/* Optional: a stack file that does not say dispatches by all-to-all, the
+ * dispatcher of every stack with expert parallelism here (spaces/job.h). */
+static int read_moe(struct stack *s, const struct conf_group *g,
+                    struct tpl_err *err)
+{
+    int d = JOB_MOE_ALLTOALL;
+    if (conf_has(g, "moe_dispatcher") &&
+        conf_enum(g, "moe_dispatcher", moe_names, JOB_MOE_COUNT, &d, err))
+        return TPL_ECONFIG;
+    s->moe_dispatch = (enum job_moe_dispatch)d;
+    return 0;
+}
+
 int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
@@ -246,7 +263,8 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_group(c, "stack", &g, err) ||
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
-        read_band(s, &g, err) || read_region(s, &g, err))
+        read_band(s, &g, err) || read_region(s, &g, err) ||
+        read_moe(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -275,6 +293,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->fsdp_reshard = s->fsdp_reshard;
     j->host_s = s->host_s;
     j->cp_comm = s->cp_comm;
+    j->moe_dispatch = s->moe_dispatch;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)
@@ -287,6 +306,7 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->split = s->split;
     lim->stack_tpo = s->tp_comm_overlap != STACK_TPO_NONE;
     lim->stack_cp = s->cp_comm != JOB_CP_NONE;
+    lim->stack_ep = s->moe_dispatch != JOB_MOE_NONE;
 }
 
 void stack_plan_defaults(const struct stack *s, struct plan *p)

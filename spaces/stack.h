@@ -51,6 +51,8 @@ struct stack {                  /* a plain value */
     enum job_reshard fsdp_reshard;  /* ZeRO-3 parameters after forward */
     enum stack_tp_overlap tp_comm_overlap;
     enum job_cp_comm cp_comm;   /* its KV exchange under cp (none: no cp) */
+    enum job_moe_dispatch moe_dispatch; /* its MoE token dispatcher
+                                           (none: no expert parallelism) */
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
     double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
                                    as fractions (predictor/pred.h
@@ -77,6 +79,7 @@ const char *stack_tp_overlap_name(enum stack_tp_overlap k);
 const char *stack_cp_comm_name(enum job_cp_comm k);      /* "p2p" */
 const char *stack_framework_name(enum stack_framework f);
 const char *stack_reshard_name(enum job_reshard r);     /* "default" */
+const char *stack_moe_dispatch_name(enum job_moe_dispatch d);  /* "alltoall" */
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);
 

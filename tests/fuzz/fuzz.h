@@ -31,7 +31,7 @@ static inline void fuzz_check(const struct pred_ctx *c)
 {
     struct pred_result r;
     struct plan p = { .tp = 1, .cp = 1, .pp = 1, .dp = 1, .mbs = 1, .vpp = 1,
-                      .replicas = 1 };
+                      .replicas = 1, .ep = 1, .etp = 1 };
     pred_plan(c, &p, &r);
     if (!isfinite(r.iteration_s) || !isfinite(r.mfu) ||
         !isfinite(r.mem.total_bytes) ||

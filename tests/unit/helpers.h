@@ -55,7 +55,7 @@ static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
     return (struct plan){ .tp = tp, .cp = 1, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,
                           .sp = false, .recompute = PLAN_RECOMPUTE_NONE, .zero = 0,
                           .overlap = dp > 1,    /* plan_overlap_default */
-                          .replicas = 1 };
+                          .replicas = 1, .ep = 1, .etp = 1 };
 }
 
 /* A test that needs ../shared/data skips with its reason when the data is

@@ -40,11 +40,12 @@ Test(dims, every_row_is_complete)
         for (int v = di->lo; di->names && v <= di->hi; v++)
             cr_assert_not_null(di->names[v], "%s %d", di->name, v);
     }
-    cr_assert_eq(plan_dim_find("ep"), -1);
+    cr_assert_eq(plan_dim_find("expert"), -1);
 }
 
-/* The per-layer times depend on tp, sp, mbs and recompute only (pred.h,
- * pred_memo_build), so exactly those are the memo key. */
+/* The per-layer times depend on tp, cp, tpo, sp, mbs, recompute, and for
+ * MoE layers ep and etp, only (pred.h, pred_memo_build), so exactly those
+ * are the memo key. */
 Test(dims, memo_key_is_what_the_layer_times_read)
 {
     cr_assert(plan_dims[PLAN_DIM_TP].per_layer);
@@ -53,6 +54,8 @@ Test(dims, memo_key_is_what_the_layer_times_read)
     cr_assert(plan_dims[PLAN_DIM_MBS].per_layer);
     cr_assert(plan_dims[PLAN_DIM_SP].per_layer);
     cr_assert(plan_dims[PLAN_DIM_RECOMPUTE].per_layer);
+    cr_assert(plan_dims[PLAN_DIM_EP].per_layer);    /* the MoE layer's */
+    cr_assert(plan_dims[PLAN_DIM_ETP].per_layer);
     cr_assert_not(plan_dims[PLAN_DIM_PP].per_layer);
     cr_assert_not(plan_dims[PLAN_DIM_DP].per_layer);
     cr_assert_not(plan_dims[PLAN_DIM_VPP].per_layer);
