@@ -28,8 +28,6 @@ int cmd_load_inputs(struct cmd_inputs *in, const struct cmd_names *names,
         rc = model_load(&in->model, names->model ? names->model
                         : in->scen.model, sets->v, sets->n, err);
     if (rc == 0)
-        rc = model_check_plannable(&in->model, err);
-    if (rc == 0)
         rc = hw_system_load(&in->hw, names->system ? names->system
                             : in->scen.system, sets->v, sets->n, err);
     if (rc == 0)

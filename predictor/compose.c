@@ -75,70 +75,140 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
     s->comm_s += small + gather + back;
 }
 
-static void add_stage(struct pred_stage *s, const struct pred_stage *e)
+/* s += n e */
+static void add_stage_n(struct pred_stage *s, const struct pred_stage *e,
+                        double n)
 {
-    s->fwd_s += e->fwd_s;
-    s->bwd_s += e->bwd_s;
-    s->comm_s += e->comm_s;
-    s->cp_comm_s += e->cp_comm_s;
-    s->recompute_s += e->recompute_s;
+    s->fwd_s += n * e->fwd_s;
+    s->bwd_s += n * e->bwd_s;
+    s->comm_s += n * e->comm_s;
+    s->cp_comm_s += n * e->cp_comm_s;
+    s->ep_comm_s += n * e->ep_comm_s;
+    s->recompute_s += n * e->recompute_s;
 }
 
-static void stage_time(const struct plan *p, const struct pred_memo *memo,
+/* n layers of one kind: their times, recompute in the backward. */
+static void add_layers(struct pred_stage *s, const struct pred_layer *l,
+                       double n)
+{
+    if (n <= 0)
+        return;
+    s->fwd_s += n * l->fwd_total_s;
+    s->bwd_s += n * (l->bwd_total_s + l->recompute_s);
+    s->comm_s += n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
+                      l->recompute_comm_s);
+    s->cp_comm_s += n * pred_layer_part_s(l, PRED_PART_CP_COMM);
+    s->ep_comm_s += n * pred_layer_part_s(l, PRED_PART_EP_COMM);
+    s->recompute_s += n * (l->recompute_s - l->recompute_comm_s);
+}
+
+/* The typical layer (MoE in an MoE model) and an MoE model's dense ones. */
+static void stage_time(const struct pred_ctx *c, const struct plan *p,
+                       const struct pred_memo *memo,
                        const struct stage_layout *lay, int64_t rank,
                        struct pred_stage *s)
 {
-    const struct pred_layer *l = &memo->layer;
     double n = stage_rank_layers(lay, rank);
-    s->fwd_s = n * l->fwd_total_s;
-    s->bwd_s = n * (l->bwd_total_s + l->recompute_s);
-    s->comm_s = n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
-                   l->recompute_comm_s);
-    s->cp_comm_s = n * pred_layer_part_s(l, PRED_PART_CP_COMM);
-    s->recompute_s = n * (l->recompute_s - l->recompute_comm_s);
+    double typical = model_is_moe(&c->model)
+                   ? pred_stage_moe_layers(&c->model, lay, rank) : n;
+    memset(s, 0, sizeof *s);
+    add_layers(s, &memo->layer, typical);
+    add_layers(s, &memo->dense, n - typical);
     if (rank == 0)
-        add_stage(s, &memo->embed);
+        add_stage_n(s, &memo->embed, 1.0);
     if (rank == p->pp - 1)
-        add_stage(s, &memo->head);
+        add_stage_n(s, &memo->head, 1.0);
+}
+
+/* DeepSeek-V3's multi-token prediction on the last stage (Megatron-Core
+ * places the MTP block after the decoder, multi_token_prediction.py;
+ * arXiv 2412.19437 sec. 2.2): per MTP layer a projection of [norm(h);
+ * norm(emb)] 2h -> h, one more transformer layer and its own output head
+ * and loss. */
+static void add_mtp(const struct pred_ctx *c, const struct plan *p,
+                    struct pred_memo *o)
+{
+    const struct pred_kernels *k = &c->k;
+    struct pred_stage one = { 0 };
+    double n = (double)c->model.mtp_layers, h = (double)c->model.hidden;
+    double tok = pred_tokens(c, p), in = c->job.precision == JOB_PREC_FP8
+                                       ? 1.0 : 2.0, proj;
+    if (n <= 0)
+        return;
+    add_layers(&one, &o->layer, 1.0);
+    add_head(c, p, &one);
+    proj = pred_gemm_s(k, &k->gemm, tok, h / p->tp, 2.0 * h, in);
+    one.fwd_s += proj;
+    one.bwd_s += 2.0 * proj;
+    add_stage_n(&o->head, &one, n);
 }
 
 void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
                      struct pred_memo *out)
 {
+    const struct model *m = &c->model;
     memset(out, 0, sizeof *out);
     pred_layer_time(c, p, &out->layer);
+    if (model_is_moe(m) && (m->moe.dense_first > 0 || m->moe.layer_freq > 1))
+        pred_layer_time_kind(c, p, false, &out->dense);
     add_embedding(c, p, &out->embed);
     add_head(c, p, &out->head);
+    add_mtp(c, p, out);
 }
 
 double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
                        const struct pred_memo *memo)
 {
-    const struct pred_layer *l = &memo->layer;
+    const struct pred_layer *l = &memo->layer, *d = &memo->dense;
     double m = (double)(c->job.gbs / ((int64_t)p->dp * p->mbs));
+    double per = l->fwd_total_s + l->bwd_total_s + l->recompute_s;
     struct stage_layout s;
     pred_layout(c, p, &s);
+    if (d->fwd_total_s > 0)     /* an MoE model's dense layers */
+        per = fmin(per, d->fwd_total_s + d->bwd_total_s + d->recompute_s);
     return (fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp) *
-           stage_max_layers(&s) *
-           (l->fwd_total_s + l->bwd_total_s + l->recompute_s);
+           stage_max_layers(&s) * per;
 }
 
 /* ---- data parallel and optimizer ---- */
 
 
+/* The stage's parameters as data parallelism sees them: the dense ones
+ * over the dp group, an MoE model's routed experts over the expert-data-
+ * parallel group (pred_expert_plan). */
+struct dp_params { double dense, experts; };
+
+/* Gradient reduce and parameter gather of both groups. */
+static void dp_colls(const struct pred_ctx *c, const struct plan *p,
+                     struct dp_params w, double *grad, double *gather)
+{
+    struct plan q;
+    *grad = pred_grad_ranks(p) > 1 ? pred_dp_reduce_s(c, p, 4.0 * w.dense) : 0;
+    *gather = p->zero && pred_grad_ranks(p) > 1
+            ? pred_dp_gather_s(c, p, 2.0 * w.dense) : 0;
+    if (w.experts <= 0)
+        return;
+    pred_expert_plan(p, &q);
+    if (q.dp <= 1)
+        return;
+    *grad += pred_dp_reduce_s(c, &q, 4.0 * w.experts);
+    if (p->zero)
+        *gather += pred_dp_gather_s(c, &q, 2.0 * w.experts);
+}
+
 /* Gradient reduce (and, with the distributed optimizer, parameter gather)
  * over the dp group, less what overlaps the backward (forward). */
 static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
-                              const struct pred_stage *s, double params)
+                              const struct pred_stage *s, struct dp_params w)
 {
     double bucket = fmax(4e7, 1e6 * (double)pred_grad_ranks(p));
-    double frac = fmin(1.0, bucket / params);
-    double grad, gather = 0, exposed;
-    if (pred_grad_ranks(p) <= 1 || p->zero >= 2)  /* ZeRO-2/3: shard.c */
+    double frac = fmin(1.0, bucket / (w.dense + w.experts));
+    double grad, gather, exposed;
+    if (p->zero >= 2)           /* ZeRO-2/3: shard.c */
         return 0;
-    grad = pred_dp_reduce_s(c, p, 4.0 * params);
-    if (p->zero)
-        gather = pred_dp_gather_s(c, p, 2.0 * params);
+    dp_colls(c, p, w, &grad, &gather);
+    if (grad <= 0 && gather <= 0)
+        return 0;
     exposed = pred_overlap_grad(c, p)
             ? fmax(grad - s->bwd_s, grad * frac) : grad;
     exposed += pred_overlap_param(c, p)
@@ -168,24 +238,38 @@ static void shard_layer(const struct pred_ctx *c, const struct plan *p,
     o->n = stage_max_layers(&lay);      /* the fullest stage's units */
     o->fwd_s = l->fwd_total_s;
     o->bwd_s = l->bwd_total_s + l->recompute_s;
-    o->unit_params = pred_layer_params(&c->model, p);
+    o->unit_params = pred_layer_params_kind(&c->model, p,
+                                            model_is_moe(&c->model));
     o->ends_params = fmax(0.0, params - o->n * o->unit_params);
 }
 
 static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
                          const struct pred_memo *memo,
-                         const struct pred_stage *s, double params, double m)
+                         const struct pred_stage *s, struct dp_params w,
+                         double m)
 {
-    struct pred_shard_layer sl;
-    shard_layer(c, p, memo, params, &sl);
-    return dp_sync_exposed(c, p, s, params) + tied_embed_sync(c, p) +
-           pred_shard_exposed(c, p, &sl, m);
+    struct pred_shard_layer sl, se;
+    struct plan q;
+    double t;
+    shard_layer(c, p, memo, w.dense, &sl);
+    t = dp_sync_exposed(c, p, s, w) + tied_embed_sync(c, p) +
+        pred_shard_exposed(c, p, &sl, m);
+    if (w.experts <= 0)
+        return t;
+    pred_expert_plan(p, &q);        /* the experts' units, over edp */
+    se = sl;
+    se.unit_params = pred_layer_expert_params(&c->model, p);
+    se.ends_params = 0;
+    return t + pred_shard_exposed(c, &q, &se, m);
 }
 
 static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
-                             double params)
+                             struct dp_params w)
 {
-    double local = params / (p->zero ? (double)pred_shard_degree(p) : 1.0);
+    struct plan q;
+    double local = w.dense / (p->zero ? (double)pred_shard_degree(p) : 1.0);
+    pred_expert_plan(p, &q);
+    local += w.experts / (p->zero ? (double)pred_shard_degree(&q) : 1.0);
     return pred_mem_s(&c->k, 34.0 * local, 8);
 }
 
@@ -197,7 +281,7 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
  * reduction and the optimizer step of that stage). */
 static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
                           const struct pred_memo *memo, struct pred_stage *slow,
-                          double *params)
+                          struct dp_params *w)
 {
     struct stage_layout lay;
     struct pred_stage s;
@@ -205,12 +289,15 @@ static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
     int n;
     pred_layout(c, p, &lay);
     n = stage_worst_ranks(&lay, ranks);
-    *params = 0;
+    w->dense = w->experts = 0;
     for (int i = 0; i < n; i++) {
-        stage_time(p, memo, &lay, ranks[i], &s);
+        stage_time(c, p, memo, &lay, ranks[i], &s);
         if (i == 0 || s.fwd_s + s.bwd_s > slow->fwd_s + slow->bwd_s)
             *slow = s;
-        *params = fmax(*params, pred_stage_params(&c->model, p, &lay, ranks[i]));
+        w->dense = fmax(w->dense, pred_stage_params(&c->model, p, &lay,
+                                                    ranks[i]));
+        w->experts = fmax(w->experts, pred_stage_expert_params(&c->model, p,
+                                                               &lay, ranks[i]));
     }
 }
 
@@ -237,9 +324,11 @@ static void pipeline_parts(const struct pred_ctx *c, const struct plan *p,
     double bubble_slots = (double)(p->pp - 1) / p->vpp;
     part_s[PRED_PART_TP_COMM] = m * slow->comm_s;
     part_s[PRED_PART_CP_COMM] = m * slow->cp_comm_s;
+    part_s[PRED_PART_EP_COMM] = m * slow->ep_comm_s;
     part_s[PRED_PART_RECOMPUTE] = m * slow->recompute_s;
     part_s[PRED_PART_COMPUTE] = m * (slow->fwd_s + slow->bwd_s - slow->comm_s -
-                                     slow->cp_comm_s - slow->recompute_s);
+                                     slow->cp_comm_s - slow->ep_comm_s -
+                                     slow->recompute_s);
     part_s[PRED_PART_PP_BUBBLE] = bubble_slots * (slow->fwd_s + slow->bwd_s);
     part_s[PRED_PART_PP_P2P] = pp_p2p_time(c, p, m);
 }
@@ -269,7 +358,7 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
     struct pred_stage slow_stage = { 0 };
     const struct pred_stage *slow = &slow_stage;
     int64_t mb = plan_microbatches(p, &c->job);
-    double params;
+    struct dp_params params;
     slowest_stage(c, p, memo, &slow_stage, &params);
     mb = mb < 1 ? 1 : mb;
     o->microbatches = mb;

@@ -90,28 +90,66 @@ static double attn_core_bytes(const struct model *m, const struct job *j,
     return (m->dropout ? 5.0 : 2.0) * a * s * s * b;
 }
 
-double pred_act_layer_bytes(const struct model *m, const struct job *j,
-                            const struct plan *p)
+/* Multi-head latent attention's saved tensors (Megatron-Core
+ * multi_latent_attention.py): the compressed q and kv (inputs of the up
+ * projections and their norms, 16-bit, q_lora + kv_lora + rope per token,
+ * duplicated over tp as the down projections are) into *rep, and per tp
+ * rank Q and K (heads (nope + rope)), V and the output (heads v) into
+ * *split, in place of the Q, K, V and output of an ordinary layer. */
+static void mla_act(const struct model *m, const struct job *j, double sb,
+                    double *rep, double *split)
+{
+    const struct model_mla *a = &m->mla;
+    double n = (double)m->heads, qk = (double)(a->qk_nope_dim + a->qk_rope_dim);
+    *rep = 2.0 * sb * (double)(a->q_lora_rank + a->kv_lora_rank +
+                               a->qk_rope_dim);
+    *split = 2.0 * 2.0 * sb * n * qk + 2.0 * sb * n * (double)a->v_dim +
+             attn_out_bytes(j) * sb * n * (double)a->v_dim;
+}
+
+/* One layer with an MLP of width f (the dense FFN, or an MoE layer's
+ * shared experts; 0 none). */
+static double act_layer_bytes(const struct model *m, const struct job *j,
+                              const struct plan *p, double f)
 {
     double s = (double)j->seq / p->cp;      /* tokens per cp rank (cp.c) */
     double b = (double)p->mbs, h = (double)m->hidden;
-    double t = (double)p->tp, f = (double)m->ffn_hidden, g = gemm_input_bytes(j);
+    double t = (double)p->tp, g = gemm_input_bytes(j);
     double kv = (double)model_kv_dim(m), sbh = s * b * h;
-    double sp_div = p->sp ? t : 1.0;
+    double sp_div = p->sp ? t : 1.0, mla_rep = 0, attn;
     double rep, split, core = attn_core_bytes(m, j, s, b);
 
     if (p->recompute == PLAN_RECOMPUTE_FULL)
         return 2.0 * sbh / sp_div;              /* the layer input only */
     /* 2 norm inputs (4sbh), QKV and MLP GEMM inputs (g sbh each), 2 dropout
      * masks */
-    rep = 4.0 * sbh + 2.0 * g * sbh + (m->dropout ? 2.0 * sbh : 0.0);
+    rep = 4.0 * sbh + (f > 0 ? 2.0 : 1.0) * g * sbh +
+          (m->dropout ? 2.0 * sbh : 0.0);
     /* Q, K, V, the attention output; MLP: the activation's 16-bit input
      * (GeLU 2sbf, the fused SwiGLU's [gate, up] 4sbf) and fc2's input g sbf */
-    split = 2.0 * sbh + 4.0 * s * b * kv + attn_out_bytes(j) * sbh +
-            ((m->glu ? 4.0 : 2.0) + g) * s * b * f;
+    attn = 2.0 * sbh + 4.0 * s * b * kv + attn_out_bytes(j) * sbh;
+    if (m->mla.kv_lora_rank > 0)
+        mla_act(m, j, s * b, &mla_rep, &attn);
+    split = attn + ((m->glu ? 4.0 : 2.0) + g) * s * b * f;
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         core = 0;                               /* attention core recomputed */
-    return rep / sp_div + (split + core) / t;
+    return rep / sp_div + mla_rep + (split + core) / t;
+}
+
+double pred_act_layer_bytes(const struct model *m, const struct job *j,
+                            const struct plan *p)
+{
+    return act_layer_bytes(m, j, p, (double)m->ffn_hidden);
+}
+
+/* One MoE layer: attention, the shared experts as an MLP, the routed
+ * experts (moe.c). */
+static double act_moe_layer_bytes(const struct pred_ctx *c,
+                                  const struct plan *p)
+{
+    return act_layer_bytes(&c->model, &c->job, p,
+                           (double)c->model.moe.shared_ffn_hidden) +
+           pred_moe_act_bytes(c, p);
 }
 
 double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
@@ -151,12 +189,48 @@ double pred_layer_params(const struct model *m, const struct plan *p)
     return ((double)model_layer_params(m) - repl) / (double)p->tp + repl;
 }
 
+/* An MoE layer's parameters on one GPU but its routed experts
+ * (pred_stage_expert_params): attention and shared experts split over
+ * tp, the router and norms replicated (Megatron-Core moe/router.py keeps
+ * the router's weight whole on every rank). */
+static double moe_layer_params(const struct model *m, const struct plan *p)
+{
+    double h = (double)m->hidden;
+    double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
+    double shared = m->moe.shared_ffn_hidden
+                  ? (double)model_ffn_params(m, m->moe.shared_ffn_hidden) : 0;
+    double routed = (double)m->moe.experts *
+                    (double)model_ffn_params(m, m->moe.ffn_hidden);
+    double router = (double)model_mlp_params(m, true, false) - routed - shared;
+    return ((double)model_attn_params(m) + shared) / (double)p->tp + router +
+           2.0 * norm;
+}
+
+double pred_layer_params_kind(const struct model *m, const struct plan *p,
+                              bool moe)
+{
+    return moe ? moe_layer_params(m, p) : pred_layer_params(m, p);
+}
+
+/* The MTP block but its routed experts, on the last rank: per MTP layer
+ * two norms and the 2h x h projection, and an MoE layer's parameters. */
+static double mtp_params(const struct model *m, const struct plan *p)
+{
+    double h = (double)m->hidden;
+    return (double)m->mtp_layers * (2.0 * h + 2.0 * h * h / (double)p->tp +
+                                    moe_layer_params(m, p));
+}
+
 double pred_stage_params(const struct model *m, const struct plan *p,
                          const struct stage_layout *s, int64_t rank)
 {
     double h = (double)m->hidden, t = (double)p->tp;
     double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
-    double params = pred_layer_params(m, p) * stage_rank_layers(s, rank);
+    double n = stage_rank_layers(s, rank), params;
+    double moe = pred_stage_moe_layers(m, s, rank);     /* 0 when dense */
+    params = pred_layer_params(m, p) * (n - moe) + moe_layer_params(m, p) * moe;
+    if (rank == p->pp - 1 && model_is_moe(m))
+        params += mtp_params(m, p);
     double table = (double)m->vocab * h / t;    /* vocab-parallel */
     if (rank == 0)
         params += table + (double)m->position_table * h;
@@ -196,6 +270,13 @@ static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
 /* With recompute, one layer is rebuilt at a time: all of it (full), or its
  * attention core (selective), on top of what the stage keeps ('act' bytes
  * per layer). */
+/* The model's typical layer (an MoE layer in an MoE model). */
+static double typical_act(const struct pred_ctx *c, const struct plan *p)
+{
+    return model_is_moe(&c->model) ? act_moe_layer_bytes(c, p)
+                                   : pred_act_layer_bytes(&c->model, &c->job, p);
+}
+
 static double rebuilt_act(const struct pred_ctx *c, const struct plan *p,
                           double act)
 {
@@ -203,8 +284,52 @@ static double rebuilt_act(const struct pred_ctx *c, const struct plan *p,
     if (p->recompute == PLAN_RECOMPUTE_NONE)
         return 0;
     q.recompute = PLAN_RECOMPUTE_NONE;
-    return pred_act_layer_bytes(&c->model, &c->job, &q) -
+    return typical_act(c, &q) -
            (p->recompute == PLAN_RECOMPUTE_SELECTIVE ? act : 0.0);
+}
+
+/* Saved activations per layer of rank 'rank': an MoE model's mix of MoE
+ * and dense layers, else the dense layer's. */
+static double rank_act(const struct pred_ctx *c, const struct plan *p,
+                       const struct stage_layout *s, int64_t rank)
+{
+    double n = stage_rank_layers(s, rank), moe;
+    double dense = pred_act_layer_bytes(&c->model, &c->job, p);
+    if (!model_is_moe(&c->model) || n <= 0)
+        return dense;
+    moe = pred_stage_moe_layers(&c->model, s, rank);
+    return (moe * act_moe_layer_bytes(c, p) + (n - moe) * dense) / n;
+}
+
+/* DeepSeek-V3's MTP layers on the last rank: each in-flight micro-batch's
+ * MoE layer, and the fp32 logits of one more head (compose.c add_mtp). */
+static double mtp_act(const struct pred_ctx *c, const struct plan *p,
+                      double inflight_mb)
+{
+    double s = (double)c->job.seq / p->cp, b = (double)p->mbs;
+    if (c->model.mtp_layers <= 0)
+        return 0;
+    return (double)c->model.mtp_layers *
+           (inflight_mb * act_moe_layer_bytes(c, p) +
+            6.0 * s * b * (double)c->model.vocab / p->tp);
+}
+
+/* The routed experts' model states, sharded over the expert-data-parallel
+ * group (pred_expert_plan), added to out. */
+static void expert_states(const struct pred_ctx *c, const struct plan *p,
+                          const struct stage_layout *s, int64_t rank,
+                          struct pred_mem *out)
+{
+    struct pred_shard_mem sm;
+    struct plan q;
+    double e = pred_stage_expert_params(&c->model, p, s, rank);
+    if (e <= 0)
+        return;
+    pred_expert_plan(p, &q);
+    pred_shard_mem(c, &q, e, pred_layer_expert_params(&c->model, p), &sm);
+    out->weights_bytes += sm.weights_bytes;
+    out->grads_bytes += sm.grads_bytes;
+    out->optimizer_bytes += sm.optimizer_bytes;
 }
 
 static void stage_mem(const struct pred_ctx *c, const struct plan *p,
@@ -214,16 +339,19 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     double params = pred_stage_params(&c->model, p, s, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
     double chunk_layers = stage_rank_chunk(s, rank);
-    double act = pred_act_layer_bytes(&c->model, &c->job, p);
+    double act = rank_act(c, p, s, rank), mbs_in = ceil(chunks / (double)p->vpp);
     struct pred_shard_mem sm;
-    pred_shard_mem(c, p, params, pred_layer_params(&c->model, p), &sm);
+    pred_shard_mem(c, p, params, pred_layer_params_kind(&c->model, p,
+                   model_is_moe(&c->model)), &sm);
     out->weights_bytes = sm.weights_bytes +
                          pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
     out->grads_bytes = sm.grads_bytes;
     out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
+    expert_states(c, p, s, rank, out);
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
-    out->embed_logits_bytes = end_stage_act(c, p, rank,
-                                      ceil(chunks / (double)p->vpp));
+    out->embed_logits_bytes = end_stage_act(c, p, rank, mbs_in);
+    if (rank == p->pp - 1)
+        out->activations_bytes += mtp_act(c, p, mbs_in);
     out->total_bytes = out->weights_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes +
                        out->embed_logits_bytes;

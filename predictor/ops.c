@@ -26,11 +26,28 @@ const struct pred_op_info pred_ops[PRED_OP_COUNT] = {
     [PRED_OP_PROJ] = { "out_proj", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
                        PRED_LAUNCH_FIXED },
     [PRED_OP_FC1] = { "mlp_up", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
-                      PRED_LAUNCH_FIXED },
+                      PRED_LAUNCH_MLP },
     [PRED_OP_ACT] = { "activation", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 1,
-                      PRED_LAUNCH_FIXED },
+                      PRED_LAUNCH_MLP },
     [PRED_OP_FC2] = { "mlp_down", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 1, 2,
-                      PRED_LAUNCH_FIXED },
+                      PRED_LAUNCH_MLP },
+    /* router GEMM and the fused score / top-k kernel; backward the GEMM's
+     * two and the scores' */
+    [PRED_OP_ROUTER] = { "router", PRED_KIND_KERNEL, PRED_PART_COMPUTE, 2, 3,
+                         PRED_LAUNCH_MOE },
+    /* permute before the dispatch, unpermute after the combine */
+    [PRED_OP_PERMUTE] = { "permute", PRED_KIND_KERNEL, PRED_PART_COMPUTE,
+                          2, 2, PRED_LAUNCH_MOE },
+    [PRED_OP_DISPATCH] = { "dispatch", PRED_KIND_COLLECTIVE,
+                           PRED_PART_EP_COMM, 1, 1, PRED_LAUNCH_MOE },
+    [PRED_OP_EXPERT_UP] = { "expert_up", PRED_KIND_KERNEL, PRED_PART_COMPUTE,
+                            1, 2, PRED_LAUNCH_MOE },
+    [PRED_OP_EXPERT_ACT] = { "expert_act", PRED_KIND_KERNEL,
+                             PRED_PART_COMPUTE, 1, 1, PRED_LAUNCH_MOE },
+    [PRED_OP_EXPERT_DOWN] = { "expert_down", PRED_KIND_KERNEL,
+                              PRED_PART_COMPUTE, 1, 2, PRED_LAUNCH_MOE },
+    [PRED_OP_COMBINE] = { "combine", PRED_KIND_COLLECTIVE, PRED_PART_EP_COMM,
+                          1, 1, PRED_LAUNCH_MOE },
     /* two (bias-dropout-)adds */
     [PRED_OP_RESIDUAL] = { "residual", PRED_KIND_KERNEL, PRED_PART_COMPUTE,
                            2, 2, PRED_LAUNCH_FIXED },
@@ -43,7 +60,7 @@ const struct pred_op_info pred_ops[PRED_OP_COUNT] = {
     [PRED_OP_HOST] = { "host_wait", PRED_KIND_HOST, PRED_PART_COMPUTE, 0, 0,
                        PRED_LAUNCH_FIXED },
 };
-static_assert(PRED_OP_COUNT == 12, "add the operator's row to pred_ops and "
+static_assert(PRED_OP_COUNT == 19, "add the operator's row to pred_ops and "
               "its time model to pred_layer_time");
 
 /* Compare's three shares: the optimizer step counts with communication, as
@@ -53,12 +70,13 @@ const struct pred_part_info pred_parts[PRED_PART_COUNT] = {
     [PRED_PART_RECOMPUTE] = { "recompute", PRED_CLASS_COMPUTE },
     [PRED_PART_TP_COMM] = { "tp_comm", PRED_CLASS_COMM },
     [PRED_PART_CP_COMM] = { "cp_comm", PRED_CLASS_COMM },
+    [PRED_PART_EP_COMM] = { "ep_comm", PRED_CLASS_COMM },
     [PRED_PART_PP_BUBBLE] = { "pp_bubble", PRED_CLASS_BUBBLE },
     [PRED_PART_PP_P2P] = { "pp_p2p", PRED_CLASS_COMM },
     [PRED_PART_DP_EXPOSED] = { "dp_exposed", PRED_CLASS_COMM },
     [PRED_PART_OPTIMIZER] = { "optimizer", PRED_CLASS_COMM },
 };
-static_assert(PRED_PART_COUNT == 8, "add the part's row to pred_parts and "
+static_assert(PRED_PART_COUNT == 9, "add the part's row to pred_parts and "
               "its time to pred_compose");
 
 static const char *const class_names[PRED_CLASS_COUNT] = {
@@ -92,6 +110,10 @@ static double launch_scale(const struct pred_ctx *c, const struct plan *p,
         return (double)(p->cp - 1);
     case PRED_LAUNCH_ATTN:      /* one kernel per ring step */
         return (double)p->cp;
+    case PRED_LAUNCH_MLP:       /* the typical layer's (pred_layer_time) */
+        return !model_is_moe(&c->model) || c->model.moe.shared_ffn_hidden;
+    case PRED_LAUNCH_MOE:
+        return model_is_moe(&c->model);
     case PRED_LAUNCH_FIXED:
     case PRED_LAUNCH_COUNT:
         break;

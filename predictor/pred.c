@@ -126,25 +126,98 @@ static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
            pred_gemm_s(k, &k->gemm_bwd, g.k, g.n, g.m, in_bytes);
 }
 
+/* Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 sec. 2.1;
+ * Megatron-Core transformer/multi_latent_attention.py): the down
+ * projections of q (h -> q_lora) and of kv (h -> kv_lora + rope) are
+ * duplicated on every tp rank, over all T tokens; the up projections
+ * (q_lora -> heads (nope + rope), kv_lora -> heads (nope + v)) are
+ * column-parallel, the output projection (heads v -> h) row-parallel. */
+static void mla_gemm_time(const struct pred_ctx *c, const struct plan *p,
+                          double in, struct pred_layer *o)
+{
+    const struct model *m = &c->model;
+    const struct model_mla *a = &m->mla;
+    double t = (double)p->tp, tok = pred_tokens(c, p), h = (double)m->hidden;
+    double n = (double)m->heads / t, qk = (double)(a->qk_nope_dim + a->qk_rope_dim);
+    double f, b, ql = (double)a->q_lora_rank, kvl = (double)a->kv_lora_rank;
+    double *qf = &o->fwd_s[PRED_OP_QKV], *qb = &o->bwd_s[PRED_OP_QKV];
+    if (ql > 0) {
+        gemm_fb(&c->k, (struct gemm_shape){ tok, ql, h }, in, qf, qb);
+        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, ql }, in, &f, &b);
+    } else
+        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, h }, in, &f, &b);
+    *qf += f;
+    *qb += b;
+    gemm_fb(&c->k, (struct gemm_shape){ tok, kvl + (double)a->qk_rope_dim, h },
+            in, &f, &b);
+    *qf += f;
+    *qb += b;
+    gemm_fb(&c->k, (struct gemm_shape){ tok, n * (double)(a->qk_nope_dim +
+            a->v_dim), kvl }, in, &f, &b);
+    *qf += f;
+    *qb += b;
+    gemm_fb(&c->k, (struct gemm_shape){ tok, h, n * (double)a->v_dim }, in,
+            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+}
+
+/* The MLP's width in a layer of this kind: the dense FFN, or in an MoE
+ * layer its shared experts (0: none, and no MLP operators). */
+static double mlp_width(const struct model *m, bool moe)
+{
+    return (double)(moe ? m->moe.shared_ffn_hidden : m->ffn_hidden);
+}
+
 /* QKV and MLP-up column-parallel (N / tp), out-proj and MLP-down
  * row-parallel (K / tp). */
 static void gemm_time(const struct pred_ctx *c, const struct plan *p,
-                      struct pred_layer *o)
+                      bool moe, struct pred_layer *o)
 {
     const struct model *m = &c->model;
     double t = (double)p->tp, tok = pred_tokens(c, p);
     double h = (double)m->hidden, kv = (double)model_kv_dim(m);
     double q = (double)model_q_dim(m);  /* h unless head_dim says otherwise */
-    double f = (double)m->ffn_hidden, in = c->job.precision == JOB_PREC_FP8
-                                        ? 1.0 : 2.0;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, (q + 2.0 * kv) / t, h }, in,
-            &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, q / t }, in,
-            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+    double f = mlp_width(m, moe), in = c->job.precision == JOB_PREC_FP8
+                                     ? 1.0 : 2.0;
+    if (m->mla.kv_lora_rank > 0)
+        mla_gemm_time(c, p, in, o);
+    else {
+        gemm_fb(&c->k, (struct gemm_shape){ tok, (q + 2.0 * kv) / t, h }, in,
+                &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
+        gemm_fb(&c->k, (struct gemm_shape){ tok, h, q / t }, in,
+                &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+    }
+    if (f <= 0)
+        return;
     gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
             in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
     gemm_fb(&c->k, (struct gemm_shape){ tok, h, f / t }, in,
             &o->fwd_s[PRED_OP_FC2], &o->bwd_s[PRED_OP_FC2]);
+}
+
+/* Per head: the width flash attention runs q.k at and the width of v.
+ * MLA's heads are nope + rope wide for q and k and v_dim for v; others
+ * head_dim both. */
+static void head_widths(const struct model *m, double *dqk, double *dv)
+{
+    if (m->mla.kv_lora_rank > 0) {
+        *dqk = (double)(m->mla.qk_nope_dim + m->mla.qk_rope_dim);
+        *dv = (double)m->mla.v_dim;
+    } else
+        *dqk = *dv = (double)model_head_dim(m);
+}
+
+/* The share of a full causal attention's work a layer does on average:
+ * sliding-window layers (every sliding_every-th) see w keys, a causal
+ * query on average w - w^2 / (2 s) of them against s / 2 (Beltagy et al.,
+ * "Longformer", arXiv 2004.05150 sec. 3.1; GPT-OSS alternates them). */
+static double attn_share(const struct model *m, double s)
+{
+    double w = (double)m->sliding_window, every, win;
+    if (w <= 0 || w >= s)
+        return 1.0;
+    every = (double)(m->sliding_every > 0 ? m->sliding_every : 1);
+    win = (w - w * w / (2.0 * s)) / (s / 2.0);
+    return (win + (every - 1.0)) / every;
 }
 
 static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
@@ -154,11 +227,13 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
     double b = (double)p->mbs, s = (double)c->job.seq / p->cp;  /* a step */
     /* flash kernels are built for head dims in steps of 32 (FlashAttention-2
      * supports 32 ... 256): a head of 80 runs as 96 */
-    double at = (double)m->heads / p->tp;
-    double d = ceil((double)model_head_dim(m) / 32.0) * 32.0;
-    double kvt = (double)model_kv_dim(m) / p->tp, tok = b * s;
-    double flops = 2.0 * b * s * s * at * d;            /* causal */
-    double io = 2.0 * tok * (2.0 * at * d + 2.0 * kvt); /* q, k, v, o */
+    double at = (double)m->heads / p->tp, dqk, dv, d;
+    double kvh = m->mla.kv_lora_rank > 0 ? at : (double)m->kv_heads / p->tp;
+    double tok = b * s, flops, io;
+    head_widths(m, &dqk, &dv);
+    d = (ceil(dqk / 32.0) * 32.0 + ceil(dv / 32.0) * 32.0) / 2.0;
+    flops = 2.0 * b * s * s * at * d * attn_share(m, (double)c->job.seq);
+    io = 2.0 * tok * (2.0 * at * d + kvh * (dqk + dv));    /* q, o; k, v */
     *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
     *bwd = pred_compute_s(&c->k, &c->k.attn_bwd, 2.5 * flops, 2.0 * io);
 }
@@ -222,12 +297,12 @@ static void norm_residual_time(const struct pred_ctx *c, const struct plan *p,
 
 /* Rotary embedding and activation, over the tp-split heads and ffn. */
 static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
-                          struct pred_layer *o)
+                          bool moe, struct pred_layer *o)
 {
     const struct model *m = &c->model;
     const struct pred_kernels *k = &c->k;
     double t = (double)p->tp, tok = pred_tokens(c, p);
-    double ft = (double)m->ffn_hidden / t;
+    double ft = mlp_width(m, moe) / t;
     double qk = tok * (double)(model_q_dim(m) + model_kv_dim(m)) / t;
     /* rotary: read and write q and k, both ways */
     o->fwd_s[PRED_OP_ROPE] = m->position == MODEL_POS_ROPE
@@ -236,6 +311,8 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
     /* GeLU: read f, write f; back read 2f, write f. SwiGLU: read 2f, write f;
      * back read 3f, write 2f; the samples have no SwiGLU, which borrows the
      * gelu fit: one elementwise pass over the MLP's hidden either way */
+    if (ft <= 0)
+        return;
     o->fwd_s[PRED_OP_ACT] = pred_memop_s(k, HW_MEMOP_GELU, 0,
                                          (m->glu ? 6.0 : 4.0) * tok * ft, 1, 1);
     o->bwd_s[PRED_OP_ACT] = pred_memop_s(k, HW_MEMOP_GELU, 1,
@@ -244,8 +321,10 @@ static void rope_act_time(const struct pred_ctx *c, const struct plan *p,
 /* Tier for a tp group: tp is innermost in Megatron's rank order, so a group
  * stays in one NVLink domain unless tp exceeds it. */
 static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
-                         struct pred_layer *o)
+                         bool moe, struct pred_layer *o)
 {
+    /* an MoE layer without shared experts has attention's half only */
+    double half = moe && mlp_width(&c->model, moe) <= 0 ? 0.5 : 1.0;
     double bytes = pred_tokens(c, p) * (double)c->model.hidden * 2.0;
     int64_t k = p->tp < c->k.domain ? p->tp : c->k.domain;
     double t, ag, rs;
@@ -256,14 +335,14 @@ static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
     ag = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, p->tp, k);
     rs = pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, p->tp, k);
     if (p->sp && p->tpo) {      /* overlapped with the GEMMs (tpo.c) */
-        pred_tpo_layer(c, p, ag, rs, o);
+        pred_tpo_layer(c, p, half * ag, half * rs, o);
         return;
     }
     if (p->sp)
         t = 2.0 * (ag + rs);
     else
         t = 2.0 * pred_coll_s(&c->k, PRED_COLL_ALLREDUCE, bytes, p->tp, k);
-    o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = t;
+    o->fwd_s[PRED_OP_TP_COMM] = o->bwd_s[PRED_OP_TP_COMM] = half * t;
 }
 
 /* The host issues kernels one by one; when issuing them takes longer than
@@ -305,16 +384,24 @@ static void recompute_time(const struct plan *p, struct pred_layer *o)
     }
 }
 
-void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
-                     struct pred_layer *o)
+void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
+                          bool moe, struct pred_layer *o)
 {
     memset(o, 0, sizeof *o);
-    gemm_time(c, p, o);
+    gemm_time(c, p, moe, o);
     attn_time(c, p, o);
     norm_residual_time(c, p, o);
-    rope_act_time(c, p, o);
-    tp_comm_time(c, p, o);
+    rope_act_time(c, p, moe, o);
+    tp_comm_time(c, p, moe, o);
+    if (moe)
+        pred_moe_layer(c, p, o);
     sum_totals(o);
     host_wait(c, p, o);
     recompute_time(p, o);
+}
+
+void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
+                     struct pred_layer *o)
+{
+    pred_layer_time_kind(c, p, model_is_moe(&c->model), o);
 }

@@ -19,8 +19,9 @@
 
 /* ---- parts of an iteration's time, and the classes they fold into ---- */
 enum pred_part { PRED_PART_COMPUTE, PRED_PART_RECOMPUTE, PRED_PART_TP_COMM,
-                 PRED_PART_CP_COMM, PRED_PART_PP_BUBBLE, PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED,
-                 PRED_PART_OPTIMIZER, PRED_PART_COUNT };
+                 PRED_PART_CP_COMM, PRED_PART_EP_COMM, PRED_PART_PP_BUBBLE,
+                 PRED_PART_PP_P2P, PRED_PART_DP_EXPOSED, PRED_PART_OPTIMIZER,
+                 PRED_PART_COUNT };
 /* The three shares people compare systems by (compare, tradeoff, charts). */
 enum pred_class { PRED_CLASS_COMPUTE, PRED_CLASS_COMM, PRED_CLASS_BUBBLE,
                   PRED_CLASS_COUNT };
@@ -45,6 +46,15 @@ enum pred_op {
     PRED_OP_FC1,                /* MLP up (and gate) GEMM */
     PRED_OP_ACT,                /* GeLU or SwiGLU */
     PRED_OP_FC2,                /* MLP down GEMM */
+    /* an MoE layer's routed experts (moe.c); its shared experts run as
+     * the MLP above, of their width */
+    PRED_OP_ROUTER,             /* router GEMM, softmax / sigmoid and top-k */
+    PRED_OP_PERMUTE,            /* token permutation and unpermutation */
+    PRED_OP_DISPATCH,           /* all-to-all to the experts' GPUs */
+    PRED_OP_EXPERT_UP,          /* grouped GEMM, the experts' up (and gate) */
+    PRED_OP_EXPERT_ACT,         /* the experts' activation */
+    PRED_OP_EXPERT_DOWN,        /* grouped GEMM, the experts' down */
+    PRED_OP_COMBINE,            /* all-to-all back to the tokens' GPUs */
     PRED_OP_RESIDUAL,           /* residual adds (+ bias, dropout) */
     PRED_OP_TP_COMM,            /* tensor-parallel all-reduce / AG + RS
                                    (with tpo: what the GEMMs do not hide) */
@@ -55,7 +65,7 @@ enum pred_op {
 };
 enum pred_op_kind {
     PRED_KIND_KERNEL,           /* GPU kernels */
-    PRED_KIND_COLLECTIVE,       /* collectives over the tp group */
+    PRED_KIND_COLLECTIVE,       /* collectives over the tp, cp or ep group */
     PRED_KIND_HOST,             /* GPU idle while the host issues the rest:
                                    derived from the others' sum, not in it */
     PRED_KIND_COUNT
@@ -69,6 +79,9 @@ enum pred_launch_rule {
     PRED_LAUNCH_TP,             /* 0 at tp 1, the table's for all-reduces,
                                    twice that with sp (all-gather + RS) */
     PRED_LAUNCH_CP,             /* the table's per ring step: cp - 1 times */
+    PRED_LAUNCH_MLP,            /* the table's, 0 in an MoE layer without
+                                   shared experts */
+    PRED_LAUNCH_MOE,            /* the table's in an MoE layer, else 0 */
     PRED_LAUNCH_COUNT
 };
 struct pred_op_info {
@@ -163,13 +176,17 @@ struct pred_stage {
     double fwd_s, bwd_s;        /* everything, recompute included in bwd */
     double comm_s;              /* tp communication inside fwd + bwd */
     double cp_comm_s;           /* cp KV exchange exposed inside fwd + bwd */
+    double ep_comm_s;           /* MoE token all-to-alls inside fwd + bwd */
     double recompute_s;         /* recompute, its communication excluded */
 };
 
 /* Everything of a plan's time that depends only on (tp, cp, mbs, sp, tpo,
  * recompute) for a given context: what a search memoises. */
 struct pred_memo {
-    struct pred_layer layer;
+    struct pred_layer layer;    /* most of the model's layers: an MoE layer
+                                   for an MoE model */
+    struct pred_layer dense;    /* an MoE model's dense layers (zero for a
+                                   dense model) */
     struct pred_stage embed;    /* first stage's extra */
     struct pred_stage head;     /* last stage's extra */
 };
@@ -232,6 +249,10 @@ void pred_plan(const struct pred_ctx *c, const struct plan *p,
  * nothing (out->layer is left alone, out->mem is not computed). */
 void pred_layer_time(const struct pred_ctx *c, const struct plan *p,
                      struct pred_layer *out);
+/* The same for one kind of layer of an MoE model: an MoE layer (moe true)
+ * or a dense one; pred_layer_time is the model's typical layer. */
+void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
+                          bool moe, struct pred_layer *out);
 void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
                      struct pred_memo *out);
 void pred_compose(const struct pred_ctx *c, const struct plan *p,
@@ -258,6 +279,48 @@ int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
  * exposed in PRED_OP_CP_COMM. Nothing at cp 1. */
 void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
                        struct pred_layer *o);
+
+/* ---- mixture of experts (moe.c) ---- */
+/* An all-to-all in which every one of n ranks sends 'bytes' in all, an
+ * equal share to each rank (itself included), per_domain of the n in each
+ * NVLink domain (moe.c header). */
+double pred_a2a_s(const struct pred_kernels *k, double bytes, int64_t n,
+                  int64_t per_domain);
+/* GPUs of one ep group in an NVLink domain (etp innermost, then ep). */
+int64_t pred_ep_per_domain(const struct pred_ctx *c, const struct plan *p);
+/* Routed token copies one GPU's experts receive per layer and micro-batch,
+ * on average (balanced routing). */
+double pred_moe_expert_tokens(const struct pred_ctx *c, const struct plan *p);
+/* The factor by which the busiest GPU of an ep group exceeds that mean,
+ * 'z' standard deviations of the per-GPU load above it (moe.c header),
+ * never above the capacity factor when the model has one. */
+double pred_moe_imbalance(const struct pred_ctx *c, const struct plan *p,
+                          double z);
+/* E grouped GEMMs C[m, n] = A[m, k] B[k, n] in one kernel. */
+double pred_grouped_gemm_s(const struct pred_kernels *k,
+                           const struct pred_kparams *kp, double groups,
+                           double m, double n, double kk, double in_bytes);
+/* The routed experts' operators of one MoE layer into o (PRED_OP_ROUTER
+ * .. PRED_OP_COMBINE). */
+void pred_moe_layer(const struct pred_ctx *c, const struct plan *p,
+                    struct pred_layer *o);
+/* MoE layers of pipeline rank 'rank' (the others dense); 0 for a dense
+ * model. Dense-first layers sit on the first virtual stages. */
+double pred_stage_moe_layers(const struct model *m,
+                             const struct stage_layout *s, int64_t rank);
+/* Routed-expert parameters one GPU of rank 'rank' holds (its E / ep
+ * experts of each of its MoE layers, split over etp; the MTP layer on the
+ * last rank), kept apart from pred_stage_params: they are sharded and
+ * reduced over the expert-data-parallel group, not dp. */
+double pred_stage_expert_params(const struct model *m, const struct plan *p,
+                                const struct stage_layout *s, int64_t rank);
+/* The plan as the experts' data parallelism sees it: edp ranks (dp),
+ * ep * etp GPUs apart (tp), no cp, no replicas; for pred_shard_mem,
+ * pred_dp_reduce_s and the optimizer. */
+void pred_expert_plan(const struct plan *p, struct plan *out);
+/* Saved activations of one MoE layer's routed experts and router for one
+ * micro-batch on one GPU, with the memory headroom for imbalance. */
+double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p);
 
 /* ---- overlap of communication with computation (tpo.c) ---- */
 /* The share of the GPU a link tier's communication kernels take from a
@@ -339,5 +402,11 @@ double pred_shard_exposed(const struct pred_ctx *c, const struct plan *p,
 /* Parameters of one transformer layer held by one GPU (tp-split matrices,
  * replicated norms and row-parallel biases). */
 double pred_layer_params(const struct model *m, const struct plan *p);
+/* The same for a dense layer (moe false) or an MoE layer without its
+ * routed experts (moe true); and one MoE layer's routed experts on one
+ * GPU (E / ep of them, split over etp; 0 for a dense model). */
+double pred_layer_params_kind(const struct model *m, const struct plan *p,
+                              bool moe);
+double pred_layer_expert_params(const struct model *m, const struct plan *p);
 
 #endif /* PRED_H */

@@ -52,13 +52,19 @@ static void table_memory(FILE *fp, const struct pred_result *r)
     fprintf(fp, "  %-22s %12.2f\n", "margin", m->margin_bytes / RES_GIB);
 }
 
-static void table_ops(FILE *fp, const struct pred_layer *l)
+/* The layer's operators; a dense model's table leaves the routed
+ * experts' rows out (JSON keeps every key). */
+static void table_ops(FILE *fp, const struct pred_ctx *c,
+                      const struct pred_layer *l)
 {
-    fprintf(fp, "\n%-24s %12s %12s\n", "per layer, one micro-batch", "fwd ms",
-            "bwd ms");
+    bool moe = model_is_moe(&c->model);
+    fprintf(fp, "\n%-24s %12s %12s\n", moe ? "per MoE layer, one micro-batch"
+            : "per layer, one micro-batch", "fwd ms", "bwd ms");
     for (int i = 0; i < PRED_OP_COUNT; i++)
-        fprintf(fp, "  %-22s %12.4f %12.4f\n", pred_op_name((enum pred_op)i),
-                1e3 * l->fwd_s[i], 1e3 * l->bwd_s[i]);
+        if (moe || pred_ops[i].launch != PRED_LAUNCH_MOE)
+            fprintf(fp, "  %-22s %12.4f %12.4f\n",
+                    pred_op_name((enum pred_op)i), 1e3 * l->fwd_s[i],
+                    1e3 * l->bwd_s[i]);
     fprintf(fp, "  %-22s %12s %12.4f\n", "recompute", "", 1e3 * l->recompute_s);
     fprintf(fp, "  %-22s %12.4f %12.4f\n", "total", 1e3 * l->fwd_total_s,
             1e3 * (l->bwd_total_s + l->recompute_s));
@@ -86,7 +92,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
                 r->mem.margin_bytes / RES_GIB);
     table_time(fp, c, p, r);
     table_memory(fp, r);
-    table_ops(fp, &r->layer);
+    table_ops(fp, c, &r->layer);
     res_uncalibrated_note(fp, &c->hw);
 }
 

@@ -153,20 +153,3 @@ int64_t model_moe_layers(const struct model *m)
     return model_is_moe(m) ? (rest + m->moe.layer_freq - 1) / m->moe.layer_freq
                            : 0;
 }
-
-/* ---- what the predictor models today ---- */
-
-int model_check_plannable(const struct model *m, struct tpl_err *err)
-{
-    const char *what = model_is_moe(m) ? "a mixture of experts (expert "
-                                         "parallelism, routing and token "
-                                         "dispatch)"
-                     : m->mla.kv_lora_rank > 0 ? "multi-head latent attention"
-                     : m->sliding_window > 0 ? "sliding-window attention"
-                     : m->mtp_layers > 0 ? "multi-token prediction" : NULL;
-    if (!what)
-        return 0;
-    return tpl_errorf(err, TPL_ECONFIG, "model '%s' uses %s, which the "
-                      "predictor does not model yet: it cannot be planned "
-                      "('trainplan list models' shows its size)", m->name, what);
-}

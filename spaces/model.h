@@ -120,10 +120,10 @@ int64_t model_mlp_params(const struct model *m, bool moe, bool active);
 /* Parameters one token uses (MoE: top-k experts), MTP layers left out as
  * in model_params. */
 int64_t model_active_params(const struct model *m);
+/* One FFN of width f (2 or, with a GLU, 3 h x f matrices, and biases):
+ * a dense MLP, one routed expert or the shared experts. */
+int64_t model_ffn_params(const struct model *m, int64_t f);
 int64_t model_mtp_params(const struct model *m);      /* the MTP modules */
-/* 0 when the predictor models every part of m; else TPL_ECONFIG naming
- * the part it does not (mixture of experts, MLA, sliding windows, MTP). */
-int model_check_plannable(const struct model *m, struct tpl_err *err);
 
 /* ---- parameter counts (exact, from the shapes) ---- */
 int64_t model_kv_dim(const struct model *m);          /* kv_heads * head dim */

@@ -93,6 +93,11 @@ static int64_t ffn_params(const struct model *m, int64_t f)
     return (m->glu ? 3 : 2) * h * f + (m->bias ? (m->glu ? 2 : 1) * f + h : 0);
 }
 
+int64_t model_ffn_params(const struct model *m, int64_t f)
+{
+    return ffn_params(m, f);
+}
+
 /* The router: h x experts (with a bias when the model has biases: GPT-OSS;
  * or DeepSeek-V3's aux-free balancing bias, e_score_correction_bias). */
 static int64_t router_params(const struct model *m)

@@ -120,7 +120,8 @@ int64_t plan_microbatches(const struct plan *p, const struct job *j)
 }
 
 static enum plan_rule plan_check_moe(const struct plan *p,
-                                     const struct model *m);
+                                     const struct model *m,
+                                     const struct plan_limits *lim);
 
 static bool degrees_ok(const struct plan *p)
 {
@@ -181,7 +182,7 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_CP_HEADS;
     if (p->tpo && !p->sp)
         return PLAN_RULE_TPO_SP;
-    if ((p->ep > 1 || p->etp > 1) && (z = plan_check_moe(p, m)) != PLAN_OK)
+    if ((p->ep > 1 || p->etp > 1) && (z = plan_check_moe(p, m, lim)) != PLAN_OK)
         return z;
     dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
@@ -201,13 +202,12 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_STACK_CP;
     if (p->replicas > 1 && (p->zero == 0 || p->dp % p->replicas))
         return PLAN_RULE_REPLICAS;
-    if (p->ep > 1 && !lim->stack_ep)
-        return PLAN_RULE_STACK_EP;
     return plan_check_overlap(p, lim);
 }
 
 /* The MoE rules of a plan with ep or etp above 1 (header). */
-static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m)
+static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
+                                     const struct plan_limits *lim)
 {
     if (m->moe.experts == 0)
         return PLAN_RULE_EP_DENSE;
@@ -219,6 +219,8 @@ static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m
         return PLAN_RULE_EP_FOLD;
     if (p->tp > 1 && !p->sp)
         return PLAN_RULE_EP_SP;
+    if (p->ep > 1 && !lim->stack_ep)
+        return PLAN_RULE_STACK_EP;
     return PLAN_OK;
 }
 

@@ -220,8 +220,7 @@ static int check_names(const struct sweep *sw, const char *const *sets,
         if (known_section(sw->sets[i], "--set or 'set'", "set", err))
             return TPL_ECONFIG;
     for (int i = 0; i < sw->n_models; i++)
-        if (model_load(&m, sw->models[i], sets, sw->n_sets, err) ||
-            model_check_plannable(&m, err))
+        if (model_load(&m, sw->models[i], sets, sw->n_sets, err))
             return TPL_ECONFIG;
     for (int i = 0; i < sw->n_systems; i++)
         if (hw_system_load(&hw, sw->systems[i], sets, sw->n_sets, err))

@@ -17,7 +17,8 @@ Test(ops, every_operator_has_a_row)
         cr_assert_lt((int)o->launch, PRED_LAUNCH_COUNT, "%s", o->name);
         cr_assert_eq(o->kind == PRED_KIND_COLLECTIVE,
                      o->part == PRED_PART_TP_COMM ||
-                     o->part == PRED_PART_CP_COMM, "%s", o->name);
+                     o->part == PRED_PART_CP_COMM ||
+                     o->part == PRED_PART_EP_COMM, "%s", o->name);
         cr_assert(o->launches_fwd >= 0 && o->launches_bwd >= 0, "%s", o->name);
         cr_assert_eq(o->launches_fwd + o->launches_bwd == 0,
                      o->kind == PRED_KIND_HOST, "%s", o->name);
@@ -58,7 +59,7 @@ Test(ops, every_part_has_exactly_one_class)
 }
 
 /* The classes compare and the charts show: compute with recompute;
- * tp, cp, p2p, exposed dp and the optimizer; the bubble. */
+ * tp, cp, ep, p2p, exposed dp and the optimizer; the bubble. */
 Test(ops, fold_matches_compare_shares)
 {
     double part[PRED_PART_COUNT], cls[PRED_CLASS_COUNT];
@@ -66,8 +67,8 @@ Test(ops, fold_matches_compare_shares)
         part[i] = 1 << i;
     pred_parts_fold(part, cls);
     cr_assert_eq(cls[PRED_CLASS_COMPUTE], 1 + 2);
-    cr_assert_eq(cls[PRED_CLASS_COMM], 4 + 8 + 32 + 64 + 128);
-    cr_assert_eq(cls[PRED_CLASS_BUBBLE], 16);
+    cr_assert_eq(cls[PRED_CLASS_COMM], 4 + 8 + 16 + 64 + 128 + 256);
+    cr_assert_eq(cls[PRED_CLASS_BUBBLE], 32);
 }
 
 static void launches(const char *model, enum job_attention attn, int tp,
