@@ -74,9 +74,36 @@ static const struct hw_system *system_of(struct systems *v, const char *name)
 /* BLOOM's model runs without dropout: hidden and attention dropout 0.0
  * (bigscience-workshop/bigscience train/tr11-176B-ml/README.md, the
  * training arguments); GPT-3-style models keep Megatron's 0.1. */
-static void row_model(const struct run_row *r, struct model *m)
+/* A mixture-of-experts row: the schema keeps only the routed experts'
+ * shape (RUNS.md, "Conventions for these rows": MLA, shared experts,
+ * dense-first layers, MTP, head widths and sliding windows are not
+ * columns), so the model is the preset whose name begins the row's
+ * (DeepSeek-V3, Qwen3, Mixtral, Kimi-K2, GPT-OSS), checked against the
+ * row's layers, hidden, experts and top-k, with the row's (padded)
+ * vocabulary. NULL, or why not. */
+static const char *row_moe_model(const struct run_row *r, struct model *m)
+{
+    struct tpl_err err;
+    for (size_t i = 0; i < model_presets_count; i++) {
+        const char *n = model_presets[i].name;
+        if (strncasecmp(r->model, n, strlen(n)) ||
+            model_load(m, n, NULL, 0, &err))
+            continue;
+        if (m->layers != r->layers || m->hidden != r->hidden ||
+            m->moe.experts != r->moe_experts || m->moe.topk != r->moe_topk)
+            return "the row's MoE shape is not its preset's";
+        m->vocab = r->vocab;
+        return NULL;
+    }
+    return "no preset describes this mixture of experts (the runs file "
+           "keeps only its routed experts' shape)";
+}
+
+static const char *row_model(const struct run_row *r, struct model *m)
 {
     bool bloom = !strncasecmp(r->model, "bloom", 5);
+    if (r->moe_experts > 0)
+        return row_moe_model(r, m);
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%.63s", r->model);
     m->layers = r->layers;
@@ -96,6 +123,7 @@ static void row_model(const struct run_row *r, struct model *m)
         m->position_table = bloom ? 0 : r->seq;
         m->bias = m->tied_embeddings = true;
     }
+    return NULL;
 }
 
 /* BigScience's Megatron-DeepSpeed fork ran BLOOM and its prequel with
@@ -131,9 +159,8 @@ void fid_run_plan(const struct run_row *r, struct plan *p)
 
 static const char *unsupported(const struct run_row *r)
 {
-    if (r->moe_experts > 0 || r->ep > 1)
-        return "mixture of experts is not modelled yet";
-
+    if (r->moe_experts == 0 && r->ep > 1)
+        return "ep > 1 on a model without experts";
     if (r->hidden % r->heads)
         return "hidden not divisible by heads";
     return NULL;
@@ -142,11 +169,11 @@ static const char *unsupported(const struct run_row *r)
 /* Why a row cannot be predicted on this machine's presets, or NULL with
  * its system and stack found. */
 static const char *inputs_of(struct systems *sys, const struct run_row *r,
-                             const struct hw_system **hw,
+                             struct model *m, const struct hw_system **hw,
                              const struct stack **st, char *buf, size_t n)
 {
     const char *why = unsupported(r);
-    if (why)
+    if (why || (why = row_model(r, m)))
         return why;
     if (!(*hw = system_of(sys, r->system)))
         return snprintf(buf, n, "unknown system '%s' (no preset)", r->system),
@@ -158,16 +185,14 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
 }
 
 /* The prediction of a row whose inputs are known. */
-static void predict_known(const struct run_row *r, const struct hw_system *hw,
-                          const struct stack *st, double host_us,
-                          struct fid_row *o)
+static void predict_known(const struct run_row *r, struct model m,
+                          const struct hw_system *hw, const struct stack *st,
+                          double host_us, struct fid_row *o)
 {
-    struct model m;
     struct job j;
     struct plan_limits lim;
     struct pred_ctx c;
     struct pred_result res;
-    row_model(r, &m);
     row_job(r, &j);
     stack_apply(st, &m, &j);
     o->host_bound = st->host_s > 0;
@@ -200,15 +225,16 @@ static void predict_row(struct systems *sys, double host_us, struct fid_row *o)
 {
     const struct hw_system *hw = NULL;
     const struct stack *st = NULL;
+    struct model m;
     char buf[160];
     const char *why;
     o->timed = o->run->kind != RUN_NONE;
     fid_run_plan(o->run, &o->plan);
-    why = inputs_of(sys, o->run, &hw, &st, buf, sizeof buf);
+    why = inputs_of(sys, o->run, &m, &hw, &st, buf, sizeof buf);
     if (why)
         snprintf(o->reason, sizeof o->reason, "%s", why);
     else
-        predict_known(o->run, hw, st, host_us, o);
+        predict_known(o->run, m, hw, st, host_us, o);
     o->stack = stack_name_of(o->run);
 }
 

@@ -105,6 +105,11 @@ Test(model, moe_counts_match_published)
     assert_rel((double)model_params(&oss) / 1e9, 116.8, 5e-3);
     assert_rel((double)(model_active_params(&oss) -
                         model_embedding_params(&oss)) / 1e9, 5.13, 5e-3);
+    /* gpt-oss-20b (the same card: 20.9 B, 3.6 B active) */
+    oss = load_model("gpt-oss-20b");
+    assert_rel((double)model_params(&oss) / 1e9, 20.9, 5e-3);
+    assert_rel((double)(model_active_params(&oss) -
+                        model_embedding_params(&oss)) / 1e9, 3.6, 5e-3);
 }
 
 /* A dense file counts as before: attention, MLP and norms sum to the

@@ -1,0 +1,193 @@
+/* tests/unit/test_moe.c: mixture-of-experts plans (predictor/moe.c, the
+ * MoE rules of spaces/plan.c): the all-to-all against hand-computed cases,
+ * the folding rules, the imbalance law, the grouped GEMM's size
+ * dependence, and a DeepSeek-V3 pipeline stage's memory counted by hand. */
+#include "helpers.h"
+
+#include <string.h>
+
+static struct pred_ctx moe_ctx(const char *model, int64_t seq, int64_t gbs)
+{
+    struct model m = load_model(model);
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(seq, gbs);
+    struct pred_ctx c;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    return c;
+}
+
+/* With round rates (NVLink 100 GB/s, NIC 10 GB/s, 1 us and 10 us hops, no
+ * base): S bytes per GPU, S / n to each rank. Inside a node the 7/8 that
+ * leave the GPU cross NVLink; across 2 nodes of 8 half of S crosses the
+ * NIC; across 8 nodes 7/8 of it: the all-to-all is not a ring. */
+Test(moe, all_to_all_hand_counts)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    round_rates(&c);
+    assert_rel(pred_a2a_s(&c.k, 8e8, 8, 8), 1e-6 + 8e8 * 7 / 8 / 1e11, 1e-12);
+    assert_rel(pred_a2a_s(&c.k, 1.6e9, 16, 8),
+               1e-6 + 1e-5 + 1.6e9 * 8 / 16 / 1e10, 1e-12);
+    assert_rel(pred_a2a_s(&c.k, 6.4e9, 64, 8),
+               1e-6 + 1e-5 + 6.4e9 * 56 / 64 / 1e10, 1e-12);
+    /* one rank per node (etp 8): every peer off-node */
+    assert_rel(pred_a2a_s(&c.k, 8e8, 8, 1), 1e-5 + 8e8 * 7 / 8 / 1e10, 1e-12);
+    cr_assert_eq(pred_a2a_s(&c.k, 8e8, 1, 1), 0);
+}
+
+/* ep's group: etp innermost, so etp 2 halves the ep ranks a node holds. */
+Test(moe, ep_group_per_node)
+{
+    struct pred_ctx c = moe_ctx("deepseek-v3", 4096, 1024);
+    struct plan p = make_plan(1, 1, 64, 1);
+    p.ep = 64;
+    cr_assert_eq(pred_ep_per_domain(&c, &p), 8);
+    p.etp = 2;
+    p.ep = 32;
+    cr_assert_eq(pred_ep_per_domain(&c, &p), 4);
+    p.ep = 2;
+    cr_assert_eq(pred_ep_per_domain(&c, &p), 2);
+}
+
+/* Megatron's folding and its checks, each named. */
+Test(moe, rules)
+{
+    struct model mx = load_model("mixtral-8x7b"), ll = load_model("llama3-8b");
+    struct job j = make_job(4096, 256);
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
+    struct plan p = make_plan(1, 1, 64, 1);
+    char why[256];
+    p.ep = 8;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_OK);
+    cr_assert_eq(plan_edp(&p), 8);
+    cr_assert_eq(plan_check(&p, &ll, &j, &lim), PLAN_RULE_EP_DENSE);
+    p.ep = 3;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_EXPERTS);
+    p.ep = 8;
+    p.etp = 3;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_ETP_FFN);
+    p.etp = 16;                 /* 8 x 16 = 128 does not divide 64 */
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_FOLD);
+    plan_rule_explain(PLAN_RULE_EP_FOLD, &p, &mx, &j, &lim, why, sizeof why);
+    cr_assert(strstr(why, "ep*etp (128)") && strstr(why, "(64)"), "%s", why);
+    p = make_plan(2, 1, 32, 1);
+    p.ep = 8;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_SP);
+    p.sp = true;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_OK);
+    cr_assert_eq(plan_edp(&p), 8);      /* 2 x 32 / 8 */
+    lim.stack_ep = false;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_STACK_EP);
+    cr_assert_str_eq(plan_rule_name(PLAN_RULE_STACK_EP), "stack-ep");
+}
+
+/* Balanced routing: 1 + sqrt(2 ln ep) sqrt((1 - 1/ep) / T_e); none at ep 1;
+ * capped by a capacity factor. */
+Test(moe, imbalance_law)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    struct plan p = make_plan(1, 1, 64, 1);
+    double te = 4096.0 * 2, z = sqrt(2 * log(8.0));
+    cr_assert_eq(pred_moe_imbalance(&c, &p, z), 1.0);
+    p.ep = 8;
+    assert_rel(pred_moe_expert_tokens(&c, &p), te, 1e-12);
+    assert_rel(pred_moe_imbalance(&c, &p, z),
+               1 + z * sqrt((1 - 1 / 8.0) / te), 1e-12);
+    c.model.moe.capacity_factor = 1.01;
+    assert_rel(pred_moe_imbalance(&c, &p, 6.0), 1.01, 1e-12);
+}
+
+/* One group is one GEMM; splitting the same work over many groups of
+ * few tokens leaves tiles empty and is never faster. */
+Test(moe, grouped_gemm_size_dependence)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    const struct pred_kernels *k = &c.k;
+    double one = pred_grouped_gemm_s(k, &k->gemm, 1, 8192, 4096, 4096, 2);
+    cr_assert_eq(one, pred_gemm_s(k, &k->gemm, 8192, 4096, 4096, 2));
+    cr_assert_geq(pred_grouped_gemm_s(k, &k->gemm, 64, 128, 4096, 4096, 2), one);
+    cr_assert_gt(pred_grouped_gemm_s(k, &k->gemm, 256, 32, 4096, 4096, 2),
+                 pred_grouped_gemm_s(k, &k->gemm, 64, 128, 4096, 4096, 2));
+    cr_assert_eq(pred_grouped_gemm_s(k, &k->gemm, 8, 0, 4096, 4096, 2), 0);
+}
+
+/* An MoE layer: FLOPs of its expert GEMMs are the active experts' (the
+ * slowest GPU's share), all-to-alls land in ep_comm, and a dense model's
+ * layer has none of it. */
+Test(moe, layer_parts)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    struct pred_ctx d = moe_ctx("llama3-8b", 4096, 256);
+    struct plan p = make_plan(1, 1, 64, 1);
+    struct pred_layer l, dl;
+    p.ep = 8;
+    pred_layer_time(&c, &p, &l);
+    pred_layer_time(&d, &p, &dl);
+    cr_assert_gt(l.fwd_s[PRED_OP_DISPATCH], 0);
+    cr_assert_eq(l.fwd_s[PRED_OP_DISPATCH], l.fwd_s[PRED_OP_COMBINE]);
+    cr_assert_gt(pred_layer_part_s(&l, PRED_PART_EP_COMM), 0);
+    cr_assert_eq(l.fwd_s[PRED_OP_FC1], 0);      /* no shared experts */
+    cr_assert_eq(pred_layer_part_s(&dl, PRED_PART_EP_COMM), 0);
+    cr_assert_eq(dl.fwd_s[PRED_OP_EXPERT_UP], 0);
+    /* ep 1: the same experts' work, no all-to-all */
+    p.ep = 1;
+    pred_layer_time(&c, &p, &l);
+    cr_assert_eq(pred_layer_part_s(&l, PRED_PART_EP_COMM), 0);
+}
+
+/* DeepSeek-V3: 3 dense layers first, on pipeline rank 0. */
+Test(moe, dense_first_layers_on_rank_0)
+{
+    struct model m = load_model("deepseek-v3");
+    struct stage_layout s;
+    cr_assert_eq(stage_layout(STAGE_SPLIT_MEGATRON, m.layers, 16, 1, 3, 2, &s), 0);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 0), 0);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 1), 4);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 15), 2);
+    cr_assert_eq(stage_layout(STAGE_SPLIT_MEGATRON, m.layers, 1, 1, 0, 0, &s), 0);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 0), 58);
+}
+
+/* A DeepSeek-V3 stage by hand: tp 1, pp 16 (3 / 4 ... / 2 layers), dp 128,
+ * ep 64, ZeRO-1, full recompute, seq 4096, mbs 1. Per MoE layer: MLA
+ * 187,107,328, shared expert 3 x 7168 x 2048 = 44,040,192, router 7168 x
+ * 256 + 256 (bias), two RMSNorms 2 x 7168: 232,997,120 kept over dp;
+ * routed experts 256 / 64 = 4 of 44,040,192 kept over edp = 128 / 64 = 2.
+ * Rank 1 holds 4 MoE layers. The last rank, the worst: 2 MoE layers, the
+ * MTP block (2 norms, the 2h x h projection, one MoE layer: its experts
+ * too) and the head (129,280 x 7,168 and the final norm). Weights 2,
+ * gradients 4 per parameter; Adam's 12 over dp (dense) and over edp
+ * (experts). */
+Test(moe, deepseek_v3_stage_memory)
+{
+    struct pred_ctx c = moe_ctx("deepseek-v3", 4096, 15360);
+    struct plan p = make_plan(1, 16, 128, 1);
+    struct stage_layout s;
+    double layer = 232997120.0, experts = 4.0 * 44040192.0;
+    double mtp = 2.0 * 7168 + 2.0 * 7168 * 7168 + layer;
+    double dense = 2.0 * layer + mtp + 129280.0 * 7168 + 7168;
+    double sbh = 4096.0 * 7168.0;
+    struct pred_mem mem;
+    p.ep = 64;
+    p.zero = 1;
+    p.recompute = PLAN_RECOMPUTE_FULL;
+    cr_assert_eq(plan_stage_layout(&p, &c.model, &c.limits, &s), 0);
+    cr_assert_eq(stage_rank_layers(&s, 1), 4);
+    assert_rel(pred_stage_params(&c.model, &p, &s, 1), 4.0 * layer, 1e-12);
+    assert_rel(pred_stage_expert_params(&c.model, &p, &s, 1), 4.0 * experts,
+               1e-12);
+    assert_rel(pred_stage_params(&c.model, &p, &s, 15), dense, 1e-12);
+    assert_rel(pred_stage_expert_params(&c.model, &p, &s, 15), 3.0 * experts,
+               1e-12);
+    pred_memory(&c, &p, &mem);
+    cr_assert_eq(mem.worst_stage, 15);
+    assert_rel(mem.weights_bytes, 2.0 * (dense + 3.0 * experts), 1e-12);
+    assert_rel(mem.grads_bytes, 4.0 * (dense + 3.0 * experts), 1e-12);
+    assert_rel(mem.optimizer_bytes,
+               12.0 * dense / 128 + 12.0 * 3.0 * experts / 2, 1e-12);
+    /* one micro-batch in flight on the last rank: 2 layers' 2 s b h, the
+     * MTP head's fp32 logits 6 s b V, the layer rebuilt for the backward
+     * and the MTP layer's input (below 4 GB) */
+    cr_assert_geq(mem.activations_bytes, 2.0 * 2.0 * sbh + 6.0 * 4096 * 129280);
+    cr_assert_lt(mem.activations_bytes,
+                 2.0 * 2.0 * sbh + 6.0 * 4096 * 129280 + 4e9);
+}
