@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/search.sh: search throughput (issue benchmarks B1, B2). Prints the
+# bench/search.sh: search throughput (issue benchmarks B1, B2, B3). Prints the
 # search's own figures (--stats: combinations and plans per second, peak
 # RSS) with 1 thread and with every core, and the parallel speed-up.
 # Figures only: nothing here is asserted.
@@ -28,3 +28,5 @@ echo "== B1: gpt3-175b on selene-a100, gbs 1536, seq 2048, GPUs 8..16384:8, ever
 bench B1 --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 8..16384:8
 echo "== B2: llama3-405b on dgx-h100, seq 8192, gbs 2048, GPUs 1024..16384" >&2
 bench B2 --model llama3-405b --system dgx-h100 --gbs 2048 --seq 8192 --gpus 1024..16384
+echo "== B3: deepseek-v3 on dgx-h100, seq 4096, gbs 15360, GPUs 256..16384:256, every dimension free (ep, etp, epo too)" >&2
+bench B3 --model deepseek-v3 --system dgx-h100 --gbs 15360 --seq 4096 --gpus 256..16384:256

@@ -203,6 +203,37 @@ static void experts_time(const struct pred_ctx *c, const struct plan *p,
                                         (m->glu ? 10.0 : 6.0) * te * f, 1, 1);
 }
 
+/* The all-to-all overlap (plan switch epo, --overlap-moe-expert-parallel-
+ * comm): Megatron's combined 1F1B (megatron/core/pipeline_parallel/
+ * combined_1f1b.py) runs one micro-batch's forward beside another's
+ * backward, layer by layer, each one's dispatch and combine on a
+ * communication stream beside the other's computation. Of the layer's
+ * all-to-alls (both passes, C) beside its computation (both passes, G)
+ * the part beyond G stays exposed, and G slows by the interference of the
+ * all-to-all's kernels (tpo.c pred_overlap, the NIC's or NVLink's): the
+ * slowdown is charged to the experts' up GEMM. */
+static void a2a_overlap(const struct pred_ctx *c, const struct plan *p,
+                        struct pred_layer *o)
+{
+    double comm = 0, comp = 0, extra, exposed, keep;
+    for (int i = 0; i < PRED_OP_COUNT; i++) {
+        if (pred_ops[i].part == PRED_PART_EP_COMM)
+            comm += o->fwd_s[i] + o->bwd_s[i];
+        else if (pred_ops[i].kind == PRED_KIND_KERNEL)
+            comp += o->fwd_s[i] + o->bwd_s[i];
+    }
+    pred_overlap(comp, comm, pred_interference(p->ep > pred_ep_per_domain(c, p)),
+                 1, &extra, &exposed);
+    keep = comm > 0 ? exposed / comm : 0;
+    for (int i = 0; i < PRED_OP_COUNT; i++)
+        if (pred_ops[i].part == PRED_PART_EP_COMM) {
+            o->fwd_s[i] *= keep;
+            o->bwd_s[i] *= keep;
+        }
+    o->fwd_s[PRED_OP_EXPERT_UP] += extra / 2;
+    o->bwd_s[PRED_OP_EXPERT_UP] += extra / 2;
+}
+
 void pred_moe_layer(const struct pred_ctx *c, const struct plan *p,
                     struct pred_layer *o)
 {
@@ -215,6 +246,8 @@ void pred_moe_layer(const struct pred_ctx *c, const struct plan *p,
     o->bwd_s[PRED_OP_PERMUTE] = pred_mem_s(&c->k, perm, 2);
     dispatch_time(c, p, tl, imb, o);
     experts_time(c, p, imb, o);
+    if (p->epo)
+        a2a_overlap(c, p, o);
 }
 
 /* ---- where the MoE layers are, and what they hold ---- */

@@ -71,6 +71,7 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     c->limits.stack_tpo = stack->stack_tpo;
     c->limits.stack_cp = stack->stack_cp;
     c->limits.stack_ep = stack->stack_ep;
+    c->limits.stack_epo = stack->stack_epo;
 }
 
 void pred_band_apply(struct pred_band b, double t, double *low, double *high)

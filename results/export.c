@@ -15,7 +15,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 16, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 17, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -106,8 +106,9 @@ static void megatron_cp_tpo(FILE *fp, const struct pred_ctx *c,
         fputs("--tp-comm-overlap \\\n", fp);
     if (model_is_moe(&c->model))    /* arguments.py; etp said, not tp's */
         fprintf(fp, "--expert-model-parallel-size %d \\\n"
-                "--expert-tensor-parallel-size %d \\\n", (int)p->ep,
-                (int)p->etp);
+                "--expert-tensor-parallel-size %d \\\n%s", (int)p->ep,
+                (int)p->etp, p->epo ? "--overlap-moe-expert-parallel-comm \\\n"
+                : "");
 }
 
 /* Megatron-FSDP's --data-parallel-sharding-strategy for ZeRO-2 / ZeRO-3
@@ -294,6 +295,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fprintf(fp, "  num_distributed_optimizer_instances: %d\n%s",
                 (int)p->replicas, p->zero >= 2
                 ? "  outer_dp_sharding_strategy: no_shard\n" : "");
+    if (p->epo)                 /* Megatron-Bridge CommOverlapConfig */
+        fputs("comm_overlap:\n  overlap_moe_expert_parallel_comm: true\n", fp);
     if (p->zero >= 2)           /* Megatron-Bridge docs/training/megatron-fsdp */
         fprintf(fp, "  use_megatron_fsdp: true\n  data_parallel_sharding_strategy:"
                 " %s\ndist:\n  use_megatron_fsdp: true\ncheckpoint:\n"
@@ -389,6 +392,9 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
  * (torchtitan/config/job_config.py, Parallelism), and always overlapped. */
 static const char *torchtitan_refuses(const struct plan *p)
 {
+    if (p->epo)
+        return "torchtitan has no combined 1F1B overlap of the MoE "
+               "all-to-alls; use --epo=n";
     if (!p->overlap && p->dp > 1)
         return "torchtitan always overlaps data-parallel communication "
                "(FSDP2 prefetch, DDP's bucketed all-reduce hooks); use "

@@ -107,6 +107,11 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         if (cfg->ctx->limits.stack_tpo)
             out[n++] = 1;
         return n;
+    case PLAN_AUTO_STACK_EPO:
+        out[n++] = 0;
+        if (cfg->ctx->limits.stack_epo && model_is_moe(m))
+            out[n++] = 1;
+        return n;
     case PLAN_AUTO_EXPERTS:     /* up to the GPUs of a stage */
         if (m->moe.experts > 0)
             return divisors(m->moe.experts, max_gpus, out);

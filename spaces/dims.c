@@ -26,6 +26,7 @@ static const char *const tpo_keys[] = { "", "tpo", NULL };
 static const char *const recompute_names[] = { "none", "selective", "full", NULL };
 static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
 static const char *const overlap_keys[] = { "no-ov", "", NULL };
+static const char *const epo_keys[] = { "", "epo", NULL };
 
 #define DEGREE(field, tok, text, rl, au, layer)                               \
     { .name = #field, .key = tok, .help = text, .lo = 1, .hi = PLAN_MAX_DEGREE, \
@@ -123,8 +124,18 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .hi = PLAN_MAX_DEGREE, .dflt = 1, .key_omits_default = true,
         .per_layer = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_DEFAULT, .offset = offsetof(struct plan, etp) },
+    /* Megatron-Core --overlap-moe-expert-parallel-comm: the combined 1F1B
+     * schedule (megatron/core/pipeline_parallel/combined_1f1b.py) pairs
+     * one micro-batch's forward with another's backward layer by layer,
+     * each one's all-to-alls beside the other's computation
+     * (predictor/moe.c) */
+    [PLAN_DIM_EPO] = { .name = "epo", .key = "epo", .names = yn_names,
+        .help = "MoE all-to-all overlap with another micro-batch (combined 1F1B)",
+        .key_names = epo_keys, .lo = 0, .hi = 1, .dflt = 0, .per_layer = true,
+        .is_switch = true, .role = PLAN_ROLE_INNER,
+        .autorule = PLAN_AUTO_STACK_EPO, .offset = offsetof(struct plan, epo) },
 };
-static_assert(PLAN_DIM_COUNT == 16, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 17, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

@@ -21,7 +21,7 @@ enum plan_dim {
     PLAN_DIM_VPP, PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
     PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO,
     PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_EP, PLAN_DIM_ETP,
-    PLAN_DIM_COUNT
+    PLAN_DIM_EPO, PLAN_DIM_COUNT
 };
 
 enum plan_dim_auto {            /* what "auto" (no list) means in a search */
@@ -42,6 +42,9 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
                                    when they are listed */
     PLAN_AUTO_EXPERTS,          /* divisors of the routed experts (1 for a
                                    dense model) */
+    PLAN_AUTO_STACK_EPO,        /* off, and on where the stack overlaps
+                                   MoE all-to-alls and the model has
+                                   experts */
     PLAN_AUTO_COUNT
 };
 

@@ -24,7 +24,24 @@
  * only where the stack overlaps something (stack-overlap) and there is
  * data parallelism (overlap-dp: with dp 1 the plan is the one with overlap
  * off); hybrid sharding's replicas divide dp and need a ZeRO stage
- * (replicas-dp). */
+ * (replicas-dp).
+ * Mixture of experts (Megatron-Core MoE parallel folding, plan_edp): ep
+ * and etp stay 1 on a dense model (ep-dense); the routed experts divide
+ * evenly over ep (ep-experts: megatron/core/transformer/moe/moe_layer.py
+ * asserts num_experts % ep == 0) and each expert's FFN over etp
+ * (etp-ffn); ep * etp divides the tp * cp * dp GPUs of a stage (ep-fold:
+ * parallel_state.py builds the expert groups from them); with tp > 1 and
+ * ep > 1 sequence parallelism is required (ep-sp: megatron/core/
+ * model_parallel_config.py, "When using expert parallelism and tensor
+ * parallelism, sequence parallelism must be used"); the stack must have a
+ * token dispatcher (stack-ep). The all-to-all overlap (epo,
+ * --overlap-moe-expert-parallel-comm) needs ep > 1 (epo-ep), no full
+ * recompute (epo-recompute: the combined schedule splits each layer into
+ * sub-modules that whole-layer recompute would merge again; its recipes
+ * ask for selective recompute), and the combined 1F1B exists without a
+ * pipeline or with the interleaved one only (epo-schedule:
+ * pipeline_parallel/schedules.py calls combined_1f1b_schedule_for_no_
+ * pipelining or its interleaved variant). */
 #include "spaces/plan.h"
 
 #include "spaces/dims.h"
@@ -51,8 +68,11 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_EP_DENSE] = "ep-dense", [PLAN_RULE_EP_EXPERTS] = "ep-experts",
     [PLAN_RULE_ETP_FFN] = "etp-ffn", [PLAN_RULE_EP_FOLD] = "ep-fold",
     [PLAN_RULE_EP_SP] = "ep-sp", [PLAN_RULE_STACK_EP] = "stack-ep",
+    [PLAN_RULE_EPO_EP] = "epo-ep", [PLAN_RULE_EPO_RECOMPUTE] = "epo-recompute",
+    [PLAN_RULE_EPO_SCHEDULE] = "epo-schedule",
+    [PLAN_RULE_STACK_EPO] = "stack-epo",
 };
-static_assert(PLAN_RULE_COUNT == 29, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 33, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -122,6 +142,8 @@ int64_t plan_microbatches(const struct plan *p, const struct job *j)
 static enum plan_rule plan_check_moe(const struct plan *p,
                                      const struct model *m,
                                      const struct plan_limits *lim);
+static enum plan_rule plan_check_epo(const struct plan *p,
+                                     const struct plan_limits *lim);
 
 static bool degrees_ok(const struct plan *p)
 {
@@ -182,7 +204,8 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_CP_HEADS;
     if (p->tpo && !p->sp)
         return PLAN_RULE_TPO_SP;
-    if ((p->ep > 1 || p->etp > 1) && (z = plan_check_moe(p, m, lim)) != PLAN_OK)
+    if ((p->ep > 1 || p->etp > 1 || p->epo) &&
+        (z = plan_check_moe(p, m, lim)) != PLAN_OK)
         return z;
     dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
@@ -205,7 +228,20 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
     return plan_check_overlap(p, lim);
 }
 
-/* The MoE rules of a plan with ep or etp above 1 (header). */
+/* The all-to-all overlap's (header). */
+static enum plan_rule plan_check_epo(const struct plan *p,
+                                     const struct plan_limits *lim)
+{
+    if (p->ep == 1)
+        return PLAN_RULE_EPO_EP;
+    if (p->recompute == PLAN_RECOMPUTE_FULL)
+        return PLAN_RULE_EPO_RECOMPUTE;
+    if (p->pp > 1 && p->vpp == 1)
+        return PLAN_RULE_EPO_SCHEDULE;
+    return lim->stack_epo ? PLAN_OK : PLAN_RULE_STACK_EPO;
+}
+
+/* The MoE rules of a plan with ep or etp above 1, or epo (header). */
 static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
                                      const struct plan_limits *lim)
 {
@@ -221,7 +257,7 @@ static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m
         return PLAN_RULE_EP_SP;
     if (p->ep > 1 && !lim->stack_ep)
         return PLAN_RULE_STACK_EP;
-    return PLAN_OK;
+    return p->epo ? plan_check_epo(p, lim) : PLAN_OK;
 }
 
 enum plan_rule plan_check_zero(const struct plan *p,
@@ -462,6 +498,21 @@ static void why_stack_ep(const struct why *w)
              "(moe_dispatcher none), ep %d", (int)w->p->ep);
 }
 
+static void why_epo(const struct why *w)
+{
+    const struct plan *p = w->p;
+    snprintf(w->buf, w->n, "%s", p->ep == 1
+             ? "epo-ep: all-to-all overlap (epo) needs expert parallelism (ep > 1)"
+             : p->recompute == PLAN_RECOMPUTE_FULL
+             ? "epo-recompute: all-to-all overlap (epo) cannot run with full "
+               "recompute"
+             : p->pp > 1 && p->vpp == 1
+             ? "epo-schedule: all-to-all overlap (epo) with pp > 1 needs the "
+               "interleaved schedule (vpp > 1)"
+             : "stack-epo: the stack cannot overlap MoE all-to-alls "
+               "(moe_a2a_overlap false)");
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
@@ -480,6 +531,8 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_EP_DENSE] = why_ep_dense, [PLAN_RULE_EP_EXPERTS] = why_ep_experts,
     [PLAN_RULE_ETP_FFN] = why_etp_ffn, [PLAN_RULE_EP_FOLD] = why_ep_fold,
     [PLAN_RULE_EP_SP] = why_ep_sp, [PLAN_RULE_STACK_EP] = why_stack_ep,
+    [PLAN_RULE_EPO_EP] = why_epo, [PLAN_RULE_EPO_RECOMPUTE] = why_epo,
+    [PLAN_RULE_EPO_SCHEDULE] = why_epo, [PLAN_RULE_STACK_EPO] = why_epo,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

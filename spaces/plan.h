@@ -38,6 +38,9 @@ struct plan {                   /* a plain value */
                                    (1: shard over all dp) */
     int32_t ep;                 /* expert parallel degree (MoE layers) */
     int32_t etp;                /* expert tensor parallel degree */
+    int32_t epo;                /* 1: MoE all-to-alls overlapped with another
+                                   micro-batch's computation (combined
+                                   1F1B) */
 };
 
 #define PLAN_MAX_DEGREE (1 << 20)
@@ -53,7 +56,7 @@ const char *plan_recompute_name(enum plan_recompute r);   /* "selective" */
 int plan_recompute_parse(const char *s, enum plan_recompute *out);
 
 /* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1.ep8"; cp1, vpp1, no sp, no
- * tpo, rc-none, z0, ep1 and etp1 are left out. Always NUL-terminates; returns the length it needed. */
+ * tpo, rc-none, z0, ep1, etp1 and no epo are left out. Always NUL-terminates; returns the length it needed. */
 int plan_key(const struct plan *p, char *buf, size_t n);
 
 int64_t plan_gpus(const struct plan *p);
@@ -102,6 +105,10 @@ enum plan_rule {
     PLAN_RULE_EP_FOLD,          /* ep * etp divides tp * cp * dp */
     PLAN_RULE_EP_SP,            /* MoE with tp > 1 needs sp */
     PLAN_RULE_STACK_EP,         /* the stack has no expert parallelism */
+    PLAN_RULE_EPO_EP,           /* all-to-all overlap needs ep > 1 */
+    PLAN_RULE_EPO_RECOMPUTE,    /* ... and no full recompute */
+    PLAN_RULE_EPO_SCHEDULE,     /* ... and no pipeline, or interleaving */
+    PLAN_RULE_STACK_EPO,        /* the stack cannot overlap them */
     PLAN_RULE_COUNT
 };
 
@@ -118,13 +125,15 @@ struct plan_limits {            /* what the rules need to know of the system
     bool stack_tpo;             /* it can overlap TP communication (tpo) */
     bool stack_cp;              /* it has context parallelism (cp > 1) */
     bool stack_ep;              /* it has expert parallelism (ep > 1) */
+    bool stack_epo;             /* it overlaps MoE all-to-alls (epo) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
 #define PLAN_ANY_STACK .stack_zero = UINT32_MAX, .stack_zero_pp = 3, \
                        .stack_overlap = true, .stack_1f1b = true, \
                        .stack_interleaved = true, .stack_tpo = true, \
-                       .stack_cp = true, .stack_ep = true
+                       .stack_cp = true, .stack_ep = true, \
+                       .stack_epo = true
 
 /* The plan's pipeline layout under the stack's split rule: 0, or -1 when
  * the rule cannot split the layers so (rule layers-pp). */

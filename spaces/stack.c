@@ -67,7 +67,7 @@ static const char *const stack_fields[] = {
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
-    "moe_dispatcher", NULL,
+    "moe_dispatcher", "moe_a2a_overlap", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -242,7 +242,8 @@ static int read_lists(struct stack *s, const struct conf_group *g,
 }
 
 /* Optional: a stack file that does not say dispatches by all-to-all, the
- * dispatcher of every stack with expert parallelism here (spaces/job.h). */
+ * dispatcher of every stack with expert parallelism here (spaces/job.h),
+ * and does not overlap it with computation (moe_a2a_overlap). */
 static int read_moe(struct stack *s, const struct conf_group *g,
                     struct tpl_err *err)
 {
@@ -251,7 +252,10 @@ static int read_moe(struct stack *s, const struct conf_group *g,
         conf_enum(g, "moe_dispatcher", moe_names, JOB_MOE_COUNT, &d, err))
         return TPL_ECONFIG;
     s->moe_dispatch = (enum job_moe_dispatch)d;
-    return 0;
+    s->moe_a2a_overlap = false;
+    return conf_has(g, "moe_a2a_overlap") &&
+           conf_bool(g, "moe_a2a_overlap", &s->moe_a2a_overlap, err)
+         ? TPL_ECONFIG : 0;
 }
 
 int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
@@ -307,6 +311,7 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_tpo = s->tp_comm_overlap != STACK_TPO_NONE;
     lim->stack_cp = s->cp_comm != JOB_CP_NONE;
     lim->stack_ep = s->moe_dispatch != JOB_MOE_NONE;
+    lim->stack_epo = lim->stack_ep && s->moe_a2a_overlap;
 }
 
 void stack_plan_defaults(const struct stack *s, struct plan *p)

@@ -27,6 +27,18 @@ same_output threads-long-seq OMP_NUM_THREADS=1 search --model llama3-8b \
     OMP_NUM_THREADS=2 search --model llama3-8b --system dgx-h100 --seq 131072 \
     --gbs 64 --gpus 64..512 --format csv
 
+# mixtures of experts: ep, etp and the all-to-all overlap in the space
+# (README "Mixtures of experts"); the same bytes for 1 and 2 threads
+golden golden-search-moe search-moe.expected -- search --model deepseek-v3 \
+    --system dgx-h100 --seq 4096 --gbs 15360 --gpus 1024,2048 --top 3
+golden golden-search-mixtral search-mixtral.expected -- search \
+    --model mixtral-8x7b --system dgx-h100 --seq 4096 --gbs 256 \
+    --gpus 8,64,512 --top 3
+same_output threads-moe OMP_NUM_THREADS=1 search --model qwen3-30b-a3b \
+    --system dgx-h100 --seq 4096 --gbs 512 --gpus 8..512 --format csv vs \
+    OMP_NUM_THREADS=2 search --model qwen3-30b-a3b --system dgx-h100 \
+    --seq 4096 --gbs 512 --gpus 8..512 --format csv
+
 # the same bytes for any thread count, in every format
 for s_fmt in table csv json; do
     same_output "threads-$s_fmt" \

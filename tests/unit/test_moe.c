@@ -191,3 +191,41 @@ Test(moe, deepseek_v3_stage_memory)
     cr_assert_lt(mem.activations_bytes,
                  2.0 * 2.0 * sbh + 6.0 * 4096 * 129280 + 4e9);
 }
+
+/* The all-to-all overlap: its rules, and beside a layer's computation
+ * the exposed all-to-all shrinks, never below what outlasts the compute. */
+Test(moe, a2a_overlap)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    struct plan p = make_plan(1, 1, 64, 1), q;
+    struct pred_layer off, on;
+    double comm_off, comm_on;
+    p.ep = 8;
+    q = p;
+    q.epo = 1;
+    cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits), PLAN_OK);
+    pred_layer_time(&c, &p, &off);
+    pred_layer_time(&c, &q, &on);
+    comm_off = pred_layer_part_s(&off, PRED_PART_EP_COMM);
+    comm_on = pred_layer_part_s(&on, PRED_PART_EP_COMM);
+    cr_assert_lt(comm_on, comm_off);
+    cr_assert_geq(on.fwd_total_s + on.bwd_total_s,
+                  off.fwd_total_s + off.bwd_total_s - comm_off);
+    cr_assert_lt(on.fwd_total_s + on.bwd_total_s,
+                 off.fwd_total_s + off.bwd_total_s);
+    q.recompute = PLAN_RECOMPUTE_FULL;
+    cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits),
+                 PLAN_RULE_EPO_RECOMPUTE);
+    q = make_plan(1, 2, 32, 1);
+    q.ep = 8;
+    q.epo = 1;
+    cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits),
+                 PLAN_RULE_EPO_SCHEDULE);
+    q.ep = 1;
+    cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits), PLAN_RULE_EPO_EP);
+    q = p;
+    q.epo = 1;
+    c.limits.stack_epo = false;
+    cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits),
+                 PLAN_RULE_STACK_EPO);
+}
