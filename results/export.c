@@ -248,6 +248,8 @@ static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         [JOB_PREC_BF16] = "bf16_mixed", [JOB_PREC_FP16] = "fp16_mixed",
         [JOB_PREC_FP8] = "bf16_with_fp8_delayed_scaling_mixed",
     };
+    if (p->epo)                 /* Megatron-Bridge CommOverlapConfig */
+        fputs("comm_overlap:\n  overlap_moe_expert_parallel_comm: true\n", fp);
     fprintf(fp, "optimizer:\n  use_distributed_optimizer: %s\n"
             "dataset:\n  seq_length: %lld\nmixed_precision: %s\n",
             p->zero ? "true" : "false", (long long)c->job.seq,
@@ -295,8 +297,6 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fprintf(fp, "  num_distributed_optimizer_instances: %d\n%s",
                 (int)p->replicas, p->zero >= 2
                 ? "  outer_dp_sharding_strategy: no_shard\n" : "");
-    if (p->epo)                 /* Megatron-Bridge CommOverlapConfig */
-        fputs("comm_overlap:\n  overlap_moe_expert_parallel_comm: true\n", fp);
     if (p->zero >= 2)           /* Megatron-Bridge docs/training/megatron-fsdp */
         fprintf(fp, "  use_megatron_fsdp: true\n  data_parallel_sharding_strategy:"
                 " %s\ndist:\n  use_megatron_fsdp: true\ncheckpoint:\n"
