@@ -229,3 +229,64 @@ Test(moe, a2a_overlap)
     cr_assert_eq(plan_check(&q, &c.model, &c.job, &c.limits),
                  PLAN_RULE_STACK_EPO);
 }
+
+/* The pieces by hand: tokens a GPU's experts receive (its sp share times
+ * top-k, gathered over etp), the grouped GEMM of its E / ep experts, the
+ * permutation's traffic (k copies), and ep_comm once per micro-batch per
+ * MoE layer of the stage. */
+Test(moe, layer_pieces_by_hand)
+{
+    struct pred_ctx c = moe_ctx("mixtral-8x7b", 4096, 256);
+    struct plan p = make_plan(2, 1, 32, 1);
+    struct pred_layer l;
+    struct pred_result r;
+    double h = 4096, f = 14336, tl, te, imb;
+    p.ep = 8;
+    p.sp = true;
+    assert_rel(pred_moe_expert_tokens(&c, &p), 4096.0 / 2 * 2, 1e-12);
+    p.etp = 2;                  /* ep 8 x etp 2 = 16 of tp 2 x dp 32 */
+    assert_rel(pred_moe_expert_tokens(&c, &p), 4096.0 * 2, 1e-12);
+    p = make_plan(1, 1, 64, 2);
+    p.ep = 4;                   /* 2 local experts */
+    pred_layer_time(&c, &p, &l);
+    tl = 8192;
+    te = tl * 2;
+    imb = pred_moe_imbalance(&c, &p, sqrt(2 * log(4.0)));
+    assert_rel(l.fwd_s[PRED_OP_EXPERT_UP],
+               pred_grouped_gemm_s(&c.k, &c.k.gemm, 2, te * imb / 2, 2 * f, h, 2),
+               1e-12);
+    assert_rel(l.fwd_s[PRED_OP_PERMUTE],
+               pred_mem_s(&c.k, 2 * (2 * tl * h + 2 * 2 * tl * h), 2), 1e-12);
+    pred_plan(&c, &p, &r);          /* gbs 256 / (dp 64 x mbs 2): 2 */
+    assert_rel(r.part_s[PRED_PART_EP_COMM],
+               2.0 * 32 * pred_layer_part_s(&l, PRED_PART_EP_COMM), 1e-12);
+}
+
+/* Dense-first layers fill the first virtual stages: with 4 chunks of 8
+ * layers per rank, 10 dense layers take rank 0's first chunk and 2 of
+ * rank 1's. */
+Test(moe, dense_first_layers_by_chunk)
+{
+    struct model m = load_model("deepseek-v3");
+    struct stage_layout s;
+    m.layers = 64;
+    m.moe.dense_first = 10;
+    cr_assert_eq(stage_layout(STAGE_SPLIT_EVEN, m.layers, 2, 4, 0, 0, &s), 0);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 0), 32 - 8);
+    cr_assert_eq(pred_stage_moe_layers(&m, &s, 1), 32 - 2);
+}
+
+/* An MoE layer's parameters on a GPU without its routed experts (the
+ * FSDP unit and the dense states): DeepSeek-V3 at tp 1, 232,997,120
+ * (MLA, shared expert, router with its bias, two norms); its dense layer
+ * holds the 18,432-wide MLP instead. */
+Test(moe, layer_params_by_kind)
+{
+    struct model m = load_model("deepseek-v3");
+    struct plan p = make_plan(1, 1, 64, 1);
+    p.ep = 64;
+    assert_rel(pred_layer_params_kind(&m, &p, true), 232997120.0, 1e-12);
+    assert_rel(pred_layer_params_kind(&m, &p, false),
+               187107328.0 + 3.0 * 7168 * 18432 + 2.0 * 7168, 1e-12);
+    assert_rel(pred_layer_expert_params(&m, &p), 4.0 * 3 * 7168 * 2048, 1e-12);
+}
