@@ -463,8 +463,9 @@ static void why_replicas(const struct why *w)
 
 static void why_ep_dense(const struct why *w)
 {
-    snprintf(w->buf, w->n, "ep-dense: ep (%d) and etp (%d) split experts, and "
-             "model '%s' has none", (int)w->p->ep, (int)w->p->etp, w->m->name);
+    snprintf(w->buf, w->n, "ep-dense: model '%s' has no experts to split "
+             "over ep (%d) and etp (%d)", w->m->name, (int)w->p->ep,
+             (int)w->p->etp);
 }
 
 static void why_ep_experts(const struct why *w)

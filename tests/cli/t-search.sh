@@ -237,3 +237,14 @@ expect overlap-choice-core exit=0 '! sed -n 2p "$T_OUT" | grep -q "no-ov"'
 run_tp search --model llama3-8b --system dgx-a100 --seq 4096 --gbs 256 \
     --gpus 16 --top 1 --stack megatron-lm-2021 --overlap y
 expect overlap-refused-2021 exit=1 'grep -q "stack-overlap" "$T_OUT"'
+
+# the MoE rules name the numbers that break them (predict: exit 1)
+run_tp predict --model mixtral-8x7b --ep 3 --dp 64 --format csv
+expect moe-rule-ep-experts exit=1 \
+    'stdout~ep-experts: experts \(8\) not divisible by ep \(3\)$'
+run_tp predict --model mixtral-8x7b --tp 2 --ep 8 --dp 32 --format csv
+expect moe-rule-ep-sp exit=1 'stdout~ep-sp: expert parallelism with tp \(2\) > 1 needs sequence parallelism'
+run_tp predict --model llama3-8b --ep 2 --dp 64 --format csv
+expect moe-rule-ep-dense exit=1 "stdout~ep-dense: model 'llama3-8b' has no experts to split over ep \\(2\\) and etp \\(1\\)"
+run_tp predict --model qwen3-30b-a3b --ep 8 --dp 8 --epo --stack megatron-lm-2021 --format csv
+expect moe-rule-stack-ep exit=1 'stdout~stack-ep: the stack has no expert parallelism'
