@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "results/export_moe.h"
 #include "results/res.h"
 #include "spaces/stack.h"
 
@@ -175,6 +176,7 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs("--disable-bias-linear \\\n", fp);
     if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
         fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
+    res_moe_megatron(fp, c);    /* experts, MLA, windows, MTP: results/export_moe.c */
     /* FP8: the primary weights in FP8, as predictor/mem.c counts them */
     fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
           : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid "
@@ -279,6 +281,7 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     nemo_run(fp, c);
+    res_moe_nemo(fp, c);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);
@@ -306,20 +309,31 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 
 /* ---- torchtitan JobConfig (TOML) ---- */
 
-/* FP8 is torchao's Float8Linear, a model converter (torchtitan
- * torchtitan/components/quantization/float8.py registers
+/* [model]: a mixture of experts names torchtitan's model and flavor
+ * (results/export_moe.c). FP8 is torchao's Float8Linear, a model converter
+ * (torchtitan torchtitan/components/quantization/float8.py registers
  * "quantize.linear.float8"; torchtitan/config/job_config.py Float8Linear):
- * tensorwise scaling, and with FSDP the weights all-gathered in FP8. */
-static void torchtitan_fp8(FILE *fp, const struct pred_ctx *c,
-                           const struct plan *p)
+ * tensorwise scaling, and with FSDP the weights all-gathered in FP8; the
+ * experts' grouped GEMMs are converted apart ("quantize.grouped_mm.float8",
+ * job_config.py Float8GroupedMM fqns, torchtitan's example "experts"). */
+static void torchtitan_model(FILE *fp, const struct pred_ctx *c,
+                             const struct plan *p)
 {
+    bool moe = model_is_moe(&c->model);
+    if (c->job.precision != JOB_PREC_FP8 && !moe)
+        return;
+    fputs("\n[model]\n", fp);
+    res_moe_torchtitan_flavor(fp, c);
     if (c->job.precision != JOB_PREC_FP8)
         return;
-    fputs("\n[model]\nconverters = [\"quantize.linear.float8\"]\n\n"
-          "[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n", fp);
+    fprintf(fp, "converters = [\"quantize.linear.float8\"%s]\n\n"
+            "[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n",
+            moe ? ", \"quantize.grouped_mm.float8\"" : "");
     if (p->zero)
         fputs("enable_fsdp_float8_all_gather = true\n"
               "precompute_float8_dynamic_scale_for_fsdp = true\n", fp);
+    if (moe)
+        fputs("\n[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n", fp);
 }
 
 /* Data parallelism: FSDP2 over dp / replicas ranks (times cp, the
@@ -383,7 +397,7 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("selective_ac_option = \"op\"\n", fp);
-    torchtitan_fp8(fp, c, p);
+    torchtitan_model(fp, c, p);
 }
 
 /* Why torchtitan cannot run the plan, or NULL: its data parallelism is
@@ -414,6 +428,8 @@ static const char *refusal(enum res_framework fw, const struct pred_ctx *c,
                            const struct plan *p, char *buf, size_t n)
 {
     int64_t eff = c->model.layers + 2;
+    if (res_moe_plan_refusal(fw, c, p, buf, n))   /* experts: export_moe.c */
+        return buf;
     if (fw != RES_FW_TORCHTITAN || p->vpp <= 2 || p->pp == 1 ||
         (eff % p->pp == 0 && (eff / p->pp) % p->vpp == 0))
         return NULL;
@@ -444,7 +460,7 @@ int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
                  "position table (Megatron-LM validate_args: "
                  "max_position_embeddings >= seq_length)", (long long)c->job.seq,
                  (long long)m->position_table, m->name);
-    else
+    else if (!res_moe_model_refusal(fw, c, buf, n))  /* export_moe.c */
         return 0;
     return -1;
 }
@@ -483,6 +499,7 @@ int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
     if (refusal(fw, c, p, why, sizeof why))
         return tpl_errorf(err, TPL_EUSAGE, "%s", why);
     banner(fp, c, p, r);
+    res_moe_note(fp, fw, c);
     fw_writers[fw](fp, c, p);
     return res_stream_done(fp, err);
 }

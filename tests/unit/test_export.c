@@ -1,0 +1,283 @@
+/* tests/unit/test_export.c: results/export.c and export_moe.c, the launch
+ * settings of mixture-of-experts and attention-variant models. Expected
+ * lines are written by hand from the presets (spaces/models/) and the
+ * frameworks' spellings cited in export_moe.c: Megatron-LM's DeepSeek-V3
+ * recipe's "--moe-layer-freq ([0]*3+[1]*58)", gpt-oss's "--window-size
+ * 127,0" and "--window-attn-skip-freq 2", torchtitan's flavor "671B". The
+ * prediction quoted in the banner is a zeroed result: these tests read
+ * the settings, not the predictor. */
+#include "helpers.h"
+
+#include <stdio.h>
+
+#include "results/export.h"
+
+static struct pred_ctx ctx_of(const char *model)
+{
+    struct pred_ctx c;
+    struct model m = load_model(model);
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 1024);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    return c;
+}
+
+static struct plan moe_plan(int tp, int pp, int dp, int ep, int etp)
+{
+    struct plan p = make_plan(tp, pp, dp, 1);
+    p.ep = ep;
+    p.etp = etp;
+    p.sp = tp > 1;
+    p.zero = 1;
+    return p;
+}
+
+/* The settings as text (static: one at a time). */
+static const char *export_text(enum res_framework fw, const struct pred_ctx *c,
+                               const struct plan *p)
+{
+    static char buf[16384];
+    struct pred_result r = { .rule = PLAN_OK };
+    struct tpl_err err = { 0 };
+    FILE *fp = fmemopen(buf, sizeof buf, "w");
+    cr_assert_not_null(fp);
+    cr_assert_eq(res_export_write(fp, fw, c, p, &r, &err), 0, "%s", err.msg);
+    fclose(fp);
+    return buf;
+}
+
+#define assert_has(text, line) \
+    cr_assert_not_null(strstr((text), (line)), "missing <%s> in:\n%s", (line), (text))
+#define assert_lacks(text, word) \
+    cr_assert_null(strstr((text), (word)), "unexpected <%s> in:\n%s", (word), (text))
+
+/* Every MoE, MLA and MTP flag of DeepSeek-V3 (config.json: 256 routed
+ * experts, top-8, 1 shared of 2048, first 3 layers dense, sigmoid router
+ * with bias-based balancing, q/kv LoRA 1536/512, head dims 128/64/128,
+ * 1 MTP layer) under Megatron-LM's names. */
+Test(export, megatron_deepseek_v3)
+{
+    struct pred_ctx c = ctx_of("deepseek-v3");
+    struct plan p = moe_plan(2, 16, 64, 64, 1);
+    const char *t = export_text(RES_FW_MEGATRON, &c, &p);
+    static const char *const lines[] = {
+        "--expert-model-parallel-size 64 \\\n",
+        "--expert-tensor-parallel-size 1 \\\n",
+        "--multi-latent-attention \\\n", "--q-lora-rank 1536 \\\n",
+        "--kv-lora-rank 512 \\\n", "--qk-head-dim 128 \\\n",
+        "--qk-pos-emb-head-dim 64 \\\n", "--v-head-dim 128 \\\n",
+        "--num-experts 256 \\\n", "--moe-layer-freq '([0]*3+[1]*58)' \\\n",
+        "--moe-ffn-hidden-size 2048 \\\n",
+        "--moe-shared-expert-intermediate-size 2048 \\\n",
+        "--moe-router-topk 8 \\\n", "--moe-router-score-function sigmoid \\\n",
+        "--moe-router-load-balancing-type none \\\n",
+        "--moe-router-enable-expert-bias \\\n", "--moe-router-dtype fp32 \\\n",
+        "--moe-grouped-gemm \\\n", "--moe-token-dispatcher-type alltoall \\\n",
+        "--mtp-num-layers 1 \\\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        assert_has(t, lines[i]);
+    assert_lacks(t, "--kv-channels");       /* MLA sets its own widths */
+    assert_lacks(t, "--moe-aux-loss-coeff");
+    assert_lacks(t, "--window-size");
+    assert_lacks(t, "--group-query-attention");
+}
+
+/* The same model as Megatron-Bridge fields: the layer list has 61
+ * entries, 3 dense then 58 MoE, as its DeepSeek-V3 bridge builds it. */
+Test(export, nemo_deepseek_v3)
+{
+    struct pred_ctx c = ctx_of("deepseek-v3");
+    struct plan p = moe_plan(2, 16, 64, 64, 1);
+    const char *t = export_text(RES_FW_NEMO, &c, &p);
+    char want[512] = "  moe_layer_freq: [0, 0, 0";
+    for (int i = 3; i < 61; i++)
+        strcat(want, ", 1");
+    strcat(want, "]\n");
+    assert_has(t, want);
+    assert_has(t, "  num_moe_experts: 256\n");
+    assert_has(t, "  moe_router_enable_expert_bias: true\n");
+    assert_has(t, "  moe_shared_expert_intermediate_size: 2048\n");
+    assert_has(t, "  multi_latent_attention: true\n  q_lora_rank: 1536\n");
+    assert_has(t, "  expert_model_parallel_size: 64\n");
+    assert_has(t, "  mtp_num_layers: 1\n");
+    assert_has(t, "  moe_token_dispatcher_type: alltoall\n");
+}
+
+/* torchtitan: the 671B flavor of deepseek_v3, its missing MTP said. */
+Test(export, torchtitan_deepseek_v3)
+{
+    struct pred_ctx c = ctx_of("deepseek-v3");
+    struct plan p = moe_plan(1, 16, 128, 64, 1);
+    char why[256];
+    p.zero = 3;
+    const char *t = export_text(RES_FW_TORCHTITAN, &c, &p);
+    assert_has(t, "\n[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n");
+    assert_has(t, "expert_parallel_degree = 64\n");
+    assert_has(t, "# torchtitan's deepseek_v3 has no multi-token prediction");
+    struct pred_result r = { .rule = PLAN_OK };
+    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
+                                     sizeof why), 0, "%s", why);
+}
+
+/* Mixtral: no leading dense layers (--moe-layer-freq 1), GQA, softmax
+ * top-2 with the aux loss, whose weight the note asks for. */
+Test(export, megatron_mixtral)
+{
+    struct pred_ctx c = ctx_of("mixtral-8x7b");
+    struct plan p = moe_plan(2, 1, 8, 8, 1);
+    const char *t = export_text(RES_FW_MEGATRON, &c, &p);
+    assert_has(t, "\n# set --moe-aux-loss-coeff: ");
+    assert_has(t, "--num-experts 8 \\\n--moe-layer-freq 1 \\\n"
+               "--moe-ffn-hidden-size 14336 \\\n--moe-router-topk 2 \\\n"
+               "--moe-router-score-function softmax \\\n"
+               "--moe-router-load-balancing-type aux_loss \\\n"
+               "--moe-router-dtype fp32 \\\n");
+    assert_has(t, "--num-query-groups 8 \\\n");
+    assert_lacks(t, "--moe-router-enable-expert-bias");
+    assert_lacks(t, "--moe-shared-expert");
+    assert_lacks(t, "--multi-latent-attention");
+}
+
+/* Qwen3-30B-A3B: 32 heads of 128 on a 2048 hidden size (--kv-channels). */
+Test(export, qwen3_head_width)
+{
+    struct pred_ctx c = ctx_of("qwen3-30b-a3b");
+    struct plan p = moe_plan(1, 1, 64, 64, 1);
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p), "--kv-channels 128 \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p), "  kv_channels: 128\n");
+    p.zero = 3;                         /* torchtitan: FSDP2 */
+    assert_has(export_text(RES_FW_TORCHTITAN, &c, &p),
+               "name = \"qwen3\"\nflavor = \"30B-A3B\"\n");
+}
+
+/* gpt-oss: 128-token windows on every other layer (Megatron-LM's gpt-oss
+ * recipe: --window-size 127,0, --window-attn-skip-freq 2); a spacing of 3
+ * on 6 layers slides layers 0 and 3: [1,0,0,1,0,0]. */
+Test(export, sliding_windows)
+{
+    struct pred_ctx c = ctx_of("gpt-oss-120b");
+    struct plan p = moe_plan(1, 1, 64, 64, 1);
+    const char *t = export_text(RES_FW_MEGATRON, &c, &p);
+    assert_has(t, "--window-size 127,0 \\\n--window-attn-skip-freq 2 \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  window_size: [127, 0]\n  window_attn_skip_freq: 2\n");
+    c.model.layers = 6;
+    c.model.sliding_every = 3;
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--window-attn-skip-freq '([1]*1+[0]*2+[1]*1+[0]*2)' \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  window_attn_skip_freq: [1, 0, 0, 1, 0, 0]\n");
+}
+
+/* Dense first, then every second layer: layer 0 dense, 1 MoE, 2 dense ..
+ * on 8 layers with moe_dense_first 1, moe_layer_freq 2 (spaces/arch.c). */
+Test(export, layer_freq_pattern)
+{
+    struct pred_ctx c = ctx_of("deepseek-v3");
+    struct plan p = moe_plan(1, 1, 8, 8, 1);
+    c.model.layers = 8;
+    c.model.moe.dense_first = 1;
+    c.model.moe.layer_freq = 2;
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p), "--moe-layer-freq "
+               "'([0]*1+[1]*1+[0]*1+[1]*1+[0]*1+[1]*1+[0]*1+[1]*1)' \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  moe_layer_freq: [0, 1, 0, 1, 0, 1, 0, 1]\n");
+    c.model.moe.dense_first = 0;        /* Megatron's integer: i % 2 == 0 */
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p), "--moe-layer-freq 2 \\\n");
+}
+
+/* A capacity factor is written; torchtitan, dropless, refuses it. */
+Test(export, capacity_factor)
+{
+    struct pred_ctx c = ctx_of("qwen3-30b-a3b");
+    struct plan p = moe_plan(1, 1, 64, 64, 1);
+    char why[256];
+    c.model.moe.capacity_factor = 1.25;
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--moe-expert-capacity-factor 1.25 \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  moe_expert_capacity_factor: 1.25\n");
+    cr_assert_eq(res_export_model_runnable(RES_FW_TORCHTITAN, &c, why, sizeof why), -1);
+    assert_has(why, "dropless");
+}
+
+/* A dense model writes none of it: the dense goldens stay as they were. */
+Test(export, dense_unchanged)
+{
+    struct pred_ctx c = ctx_of("llama3-70b");
+    struct plan p = make_plan(8, 4, 8, 1);
+    for (int fw = 0; fw < RES_FW_COUNT; fw++) {
+        const char *t = export_text((enum res_framework)fw, &c, &p);
+        assert_lacks(t, "expert");
+        assert_lacks(t, "moe");
+        assert_lacks(t, "[model]");
+        assert_lacks(t, "kv-channels");
+        assert_lacks(t, "kv_channels");
+    }
+}
+
+static const char *refused(enum res_framework fw, const struct pred_ctx *c,
+                           const struct plan *p)
+{
+    static char why[256];
+    struct pred_result r = { .rule = PLAN_OK };
+    cr_assert_eq(res_export_runnable(fw, c, p, &r, why, sizeof why), -1,
+                 "runnable: %s", c->model.name);
+    return why;
+}
+
+/* What each framework cannot run, with the reason. */
+Test(export, refusals)
+{
+    struct pred_ctx mix = ctx_of("mixtral-8x7b");
+    struct pred_ctx ds = ctx_of("deepseek-v3");
+    struct pred_ctx oss = ctx_of("gpt-oss-120b");
+    struct plan p = moe_plan(2, 1, 8, 8, 1);
+    assert_has(refused(RES_FW_TORCHTITAN, &mix, &p), "torchtitan has no model "
+               "with the shapes of mixtral-8x7b");
+    ds.model.moe.router = MODEL_ROUTER_SOFTMAX;  /* bias needs sigmoid */
+    assert_has(refused(RES_FW_MEGATRON, &ds, &p), "needs the sigmoid router");
+    mix.job.moe_dispatch = JOB_MOE_NONE;        /* megatron-lm-2021 */
+    assert_has(refused(RES_FW_MEGATRON, &mix, &p), "runs no mixture of experts");
+    p.etp = 2;                                  /* expert biases, etp 2 */
+    assert_has(refused(RES_FW_NEMO, &oss, &p), "no expert biases with etp > 1");
+}
+
+/* torchtitan's expert mesh: etp 1 or tp; with ep 1, etp is tp; ep out of
+ * the FSDP ranks (dp_shard x cp x tp / etp). */
+Test(export, torchtitan_mesh)
+{
+    struct pred_ctx c = ctx_of("qwen3-30b-a3b");
+    struct plan p = moe_plan(4, 1, 8, 1, 1);
+    char why[256];
+    struct pred_result r = { .rule = PLAN_OK };
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "etp (1) must be tp (4)");
+    p.ep = 8;
+    p.etp = 2;
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "etp 1 or etp = tp (4), not 2");
+    p.etp = 1;                  /* DDP: dp_shard 1, tp 4: ep 8 has no room */
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "= 4, which ep 8 does not divide");
+    p.zero = 3;                 /* FSDP over 8: 8 x 4 ranks */
+    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
+                                     sizeof why), 0, "%s", why);
+    p.ep = 1;                   /* ep 1 with etp = tp: runs */
+    p.etp = 4;
+    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
+                                     sizeof why), 0, "%s", why);
+}
+
+/* FP8 on a torchtitan MoE: one [model] table, the experts' grouped GEMMs
+ * converted too. */
+Test(export, torchtitan_fp8_moe)
+{
+    struct pred_ctx c = ctx_of("qwen3-30b-a3b");
+    struct plan p = moe_plan(1, 1, 64, 64, 1);
+    c.job.precision = JOB_PREC_FP8;
+    p.zero = 3;
+    const char *t = export_text(RES_FW_TORCHTITAN, &c, &p);
+    assert_has(t, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\nconverters = "
+               "[\"quantize.linear.float8\", \"quantize.grouped_mm.float8\"]\n");
+    assert_has(t, "\n[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n");
+    cr_assert_null(strstr(strstr(t, "[model]") + 1, "[model]"), "two [model] tables");
+}
