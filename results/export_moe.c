@@ -79,13 +79,18 @@ static void megatron_window(FILE *fp, const struct model *m)
 
 /* Multi-head latent attention (arguments.py _add_mla_args: --q-lora-rank,
  * None by default, is no query compression; --kv-lora-rank defaults to 32,
- * so it is always written), else a head width other than hidden / heads
- * (--kv-channels, which validate_args otherwise sets to hidden / heads). */
+ * so it is always written), with the RMSNorms of the compressed query and
+ * key-value latents that DeepSeek's MLA has (arXiv:2405.04434; config.json
+ * models: q_a_layernorm, kv_a_layernorm), which Megatron builds into the
+ * up-projections only with --qk-layernorm (megatron/core/models/gpt/
+ * gpt_layer_specs.py; its DeepSeek-V3 recipe and Megatron-Bridge's bridge
+ * set it); else a head width other than hidden / heads (--kv-channels,
+ * which validate_args otherwise sets to hidden / heads). */
 static void megatron_attn(FILE *fp, const struct model *m)
 {
     const struct model_mla *a = &m->mla;
     if (a->kv_lora_rank > 0) {
-        fputs("--multi-latent-attention \\\n", fp);
+        fputs("--multi-latent-attention \\\n--qk-layernorm \\\n", fp);
         if (a->q_lora_rank > 0)
             fprintf(fp, "--q-lora-rank %lld \\\n", (long long)a->q_lora_rank);
         fprintf(fp, "--kv-lora-rank %lld \\\n--qk-head-dim %lld \\\n"
@@ -180,7 +185,8 @@ static void nemo_attn(FILE *fp, const struct model *m)
     const struct model_mla *a = &m->mla;
     if (a->kv_lora_rank > 0) {  /* MLATransformerConfig: q_lora_rank
                                    512 by default, null is none */
-        fputs("  multi_latent_attention: true\n  q_lora_rank: ", fp);
+        fputs("  multi_latent_attention: true\n  qk_layernorm: true\n"
+              "  q_lora_rank: ", fp);
         if (a->q_lora_rank > 0)
             fprintf(fp, "%lld\n", (long long)a->q_lora_rank);
         else

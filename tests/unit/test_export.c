@@ -63,7 +63,8 @@ Test(export, megatron_deepseek_v3)
     static const char *const lines[] = {
         "--expert-model-parallel-size 64 \\\n",
         "--expert-tensor-parallel-size 1 \\\n",
-        "--multi-latent-attention \\\n", "--q-lora-rank 1536 \\\n",
+        "--multi-latent-attention \\\n--qk-layernorm \\\n",
+        "--q-lora-rank 1536 \\\n",
         "--kv-lora-rank 512 \\\n", "--qk-head-dim 128 \\\n",
         "--qk-pos-emb-head-dim 64 \\\n", "--v-head-dim 128 \\\n",
         "--num-experts 256 \\\n", "--moe-layer-freq '([0]*3+[1]*58)' \\\n",
@@ -98,7 +99,8 @@ Test(export, nemo_deepseek_v3)
     assert_has(t, "  num_moe_experts: 256\n");
     assert_has(t, "  moe_router_enable_expert_bias: true\n");
     assert_has(t, "  moe_shared_expert_intermediate_size: 2048\n");
-    assert_has(t, "  multi_latent_attention: true\n  q_lora_rank: 1536\n");
+    assert_has(t, "  multi_latent_attention: true\n  qk_layernorm: true\n"
+               "  q_lora_rank: 1536\n");
     assert_has(t, "  expert_model_parallel_size: 64\n");
     assert_has(t, "  mtp_num_layers: 1\n");
     assert_has(t, "  moe_token_dispatcher_type: alltoall\n");
