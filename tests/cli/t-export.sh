@@ -193,17 +193,6 @@ expect export-megatron-hsdp exit=0 \
     'stdout~^--outer-dp-sharding-strategy no_shard \\$'
 
 # ---- mixture of experts (results/export_moe.c) ----
-# The settings of MoE models need their prediction: a build whose predictor
-# refuses them (model_check_plannable, exit 3) skips these cases.
-"$TRAINPLAN" predict --model mixtral-8x7b --tp 1 --pp 1 --dp 8 --ep 8 \
-    --seq 4096 --gbs 64 >/dev/null 2>&1
-E_MOE_RC=$?
-e_moe()     # e_moe NAME: true when MoE models are predicted, else skip NAME
-{
-    [ "$E_MOE_RC" != 3 ] && return 0
-    skip "$1" "MoE models are not predicted by this build"
-    return 1
-}
 # DeepSeek's family on 2048 H100s (PP16, EP64, ZeRO-1; torchtitan: FSDP2);
 # Mixtral 8x7B on 64 GPUs; Qwen3-30B-A3B on 64 GPUs (head width 128)
 E_DS='--model deepseek-v3 --system dgx-h100 --seq 4096 --gbs 15360 --tp 1 --pp 16 --dp 128 --ep 64 --etp 1 --recompute full'
@@ -216,19 +205,16 @@ e_moe_plan()
     if [ "$1" = torchtitan ]; then echo "$2 --zero 3"; else echo "$2 --zero 1"; fi
 }
 for e_fw in megatron nemo torchtitan; do
-    e_moe "golden-export-$e_fw-deepseek-v3" || continue
     # shellcheck disable=SC2046
     golden "golden-export-$e_fw-deepseek-v3" "export-$e_fw-deepseek-v3.expected" \
         -- export --framework "$e_fw" $(e_moe_plan "$e_fw" "$E_DS")
 done
 for e_fw in megatron nemo; do
-    e_moe "golden-export-$e_fw-mixtral" || continue
     # shellcheck disable=SC2046
     golden "golden-export-$e_fw-mixtral" "export-$e_fw-mixtral.expected" \
         -- export --framework "$e_fw" $(e_moe_plan "$e_fw" "$E_MIX")
 done
 for e_fw in megatron torchtitan; do
-    e_moe "golden-export-$e_fw-qwen3" || continue
     # shellcheck disable=SC2046
     golden "golden-export-$e_fw-qwen3" "export-$e_fw-qwen3.expected" \
         -- export --framework "$e_fw" $(e_moe_plan "$e_fw" "$E_QW")
@@ -238,7 +224,6 @@ done
 # the framework's line and its -moe line), and every -moe name is emitted
 # by some export of this set (gpt-oss: windows; a capacity factor; FP8)
 for e_fw in megatron nemo torchtitan; do
-    e_moe "export-moe-names-$e_fw" || continue
     : >"$T_TMP/moe"
     for e_plan in "$E_DS" "$E_MIX" "$E_QW" \
         "--model gpt-oss-120b --seq 4096 --gbs 256 --tp 1 --pp 1 --dp 64 --ep 64 --etp 1" \
@@ -251,13 +236,17 @@ for e_fw in megatron nemo torchtitan; do
         [ "$e_fw" = torchtitan ] && grep '^\[' "$T_TMP/moe-out" >>"$T_TMP/moe"
     done
     e_known=" $(grep "^$e_fw \|^$e_fw-moe " tests/data/export-names.txt | cut -d' ' -f2- | tr '\n' ' ') "
-    e_bad= e_unused=
+    e_bad=
+    e_unused=
+    # one name a line: words are names
+    # shellcheck disable=SC2013
     for e_name in $(sort -u "$T_TMP/moe"); do
         case $e_known in
         *" $e_name "*|*" $e_name: "*) ;;
         *) e_bad="$e_bad $e_name" ;;
         esac
     done
+    # shellcheck disable=SC2013
     for e_name in $(grep "^$e_fw-moe " tests/data/export-names.txt | cut -d' ' -f2-); do
         grep -qxF -- "$e_name" "$T_TMP/moe" || e_unused="$e_unused $e_name"
     done
@@ -271,7 +260,6 @@ for e_fw in megatron nemo torchtitan; do
     e_req="$(grep "^$e_fw \|^$e_fw-moe " tests/data/export-required.txt | cut -d' ' -f2- | tr '\n' ' ')"
     for e_plan in "$E_DS" "$E_MIX" "$E_QW"; do
         [ "$e_fw" = torchtitan ] && [ "$e_plan" = "$E_MIX" ] && continue
-        e_moe "export-moe-complete-$e_fw" || continue
         # shellcheck disable=SC2046
         "$TRAINPLAN" export --framework "$e_fw" --force $(e_moe_plan "$e_fw" "$e_plan") \
             2>/dev/null | e_keys "$e_fw" >"$T_TMP/keys"
@@ -291,17 +279,15 @@ done
 # What a framework cannot run of a mixture of experts: refused, the reason
 # named (torchtitan has no Mixtral; its experts take etp 1 or tp; ep comes
 # out of the FSDP ranks; Megatron-Core's expert biases need etp 1)
-if e_moe export-moe-refusals; then
-    # shellcheck disable=SC2086
-    run_tp export --framework torchtitan $E_MIX --zero 3
-    expect export-moe-titan-mixtral exit=1 stdout= \
-        "stderr1=trainplan: error: --framework torchtitan: torchtitan has no model with the shapes of mixtral-8x7b (its MoE flavors: deepseek_v3 16B, 236B, 671B; qwen3 30B-A3B, 235B-A22B; gpt_oss 20b, 120b)"
-    run_tp export --framework torchtitan --model qwen3-30b-a3b --seq 4096 \
-        --gbs 512 --tp 2 --pp 1 --dp 32 --ep 8 --etp 1 --sp --zero 0
-    expect export-moe-titan-ep-ddp exit=1 stdout= \
-        'stderr~torchtitan takes ep from the FSDP-sharded ranks: dp_shard x cp x tp / etp = 2, which ep 8 does not divide'
-    run_tp export --framework megatron --model gpt-oss-120b --seq 4096 --gbs 256 \
-        --tp 2 --pp 1 --dp 32 --ep 8 --etp 2 --sp --zero 1
-    expect export-moe-megatron-bias-etp exit=1 stdout= \
-        'stderr~Megatron-Core has no expert biases with etp > 1 \(gpt-oss-120b has biases, etp 2\)'
-fi
+# shellcheck disable=SC2086
+run_tp export --framework torchtitan $E_MIX --zero 3
+expect export-moe-titan-mixtral exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan: torchtitan has no model with the shapes of mixtral-8x7b (its MoE flavors: deepseek_v3 16B, 236B, 671B; qwen3 30B-A3B, 235B-A22B; gpt_oss 20b, 120b)"
+run_tp export --framework torchtitan --model qwen3-30b-a3b --seq 4096 \
+    --gbs 512 --tp 2 --pp 1 --dp 32 --ep 8 --etp 1 --sp --zero 0
+expect export-moe-titan-ep-ddp exit=1 stdout= \
+    'stderr~torchtitan takes ep from the FSDP-sharded ranks: dp_shard x cp x tp / etp = 2, which ep 8 does not divide'
+run_tp export --framework megatron --model gpt-oss-120b --seq 4096 --gbs 256 \
+    --tp 2 --pp 1 --dp 32 --ep 8 --etp 2 --sp --zero 1
+expect export-moe-megatron-bias-etp exit=1 stdout= \
+    'stderr~Megatron-Core has no expert biases with etp > 1 \(gpt-oss-120b has biases, etp 2\)'
