@@ -287,17 +287,30 @@ void res_moe_torchtitan_flavor(FILE *fp, const struct pred_ctx *c)
 
 /* The balance loss's weight is a training choice the model file does not
  * carry; Megatron's moe_aux_loss_coeff defaults to 0.0, which switches the
- * loss off (TransformerConfig; "a starting value of 1e-2 is recommended"). */
+ * loss off (TransformerConfig; "a starting value of 1e-2 is recommended").
+ * Nor does it carry what a sigmoid router of DeepSeek's kind adds: the
+ * routed scaling factor and node-limited routing (DeepSeek-V3 sec. 2.1.2
+ * and config.json routed_scaling_factor 2.5, n_group 8, topk_group 4;
+ * TransformerConfig moe_router_topk_scaling_factor, moe_router_num_groups,
+ * moe_router_group_topk, off by default). Neither changes the time. */
 void res_moe_note(FILE *fp, enum res_framework fw, const struct pred_ctx *c)
 {
-    enum model_balance b = c->model.moe.balance;
-    if (fw == RES_FW_TORCHTITAN || !model_is_moe(&c->model) ||
-        (b != MODEL_BALANCE_AUX && b != MODEL_BALANCE_SEQ_AUX))
+    const struct model_moe *e = &c->model.moe;
+    bool mlm = fw == RES_FW_MEGATRON;
+    if (fw == RES_FW_TORCHTITAN || !model_is_moe(&c->model))
         return;
-    fprintf(fp, "# set %s: the model file gives no weight for its %s "
-            "balance loss, and Megatron's default 0.0 turns it off\n",
-            fw == RES_FW_MEGATRON ? "--moe-aux-loss-coeff"
-            : "model.moe_aux_loss_coeff", balance_names[b]);
+    if (e->balance == MODEL_BALANCE_AUX || e->balance == MODEL_BALANCE_SEQ_AUX)
+        fprintf(fp, "# set %s: the model file gives no weight for its %s "
+                "balance loss, and Megatron's default 0.0 turns it off\n",
+                mlm ? "--moe-aux-loss-coeff" : "model.moe_aux_loss_coeff",
+                balance_names[e->balance]);
+    if (e->router == MODEL_ROUTER_SIGMOID)
+        fprintf(fp, "# not in the model file, so off: the routed scaling "
+                "factor (%s) and node-limited routing (%s, %s)\n",
+                mlm ? "--moe-router-topk-scaling-factor"
+                : "model.moe_router_topk_scaling_factor",
+                mlm ? "--moe-router-num-groups" : "moe_router_num_groups",
+                mlm ? "--moe-router-group-topk" : "moe_router_group_topk");
 }
 
 /* Megatron-Core (and Megatron-Bridge, which runs it): a stack without

@@ -79,7 +79,9 @@ Test(export, megatron_deepseek_v3)
     for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
         assert_has(t, lines[i]);
     assert_lacks(t, "--kv-channels");       /* MLA sets its own widths */
-    assert_lacks(t, "--moe-aux-loss-coeff");
+    assert_lacks(t, "--moe-aux-loss-coeff");  /* no loss: nothing to weigh */
+    assert_has(t, "\n# not in the model file, so off: the routed scaling "
+               "factor (--moe-router-topk-scaling-factor)");
     assert_lacks(t, "--window-size");
     assert_lacks(t, "--group-query-attention");
 }
@@ -137,6 +139,7 @@ Test(export, megatron_mixtral)
                "--moe-router-dtype fp32 \\\n");
     assert_has(t, "--num-query-groups 8 \\\n");
     assert_lacks(t, "--moe-router-enable-expert-bias");
+    assert_lacks(t, "routed scaling");         /* softmax router */
     assert_lacks(t, "--moe-shared-expert");
     assert_lacks(t, "--multi-latent-attention");
 }
