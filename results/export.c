@@ -237,6 +237,7 @@ static void nemo_run(FILE *fp, const struct pred_ctx *c)
         fprintf(fp, "  rotary_base: %.0f\n", c->model.rope_base);
     fprintf(fp, "  attention_backend: %s\n",
             c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
+    res_moe_nemo(fp, c);        /* experts, MLA, windows, MTP: export_moe.c */
 }
 
 /* The distributed optimizer is set in both ddp and optimizer (Megatron-Bridge
@@ -281,7 +282,6 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     nemo_run(fp, c);
-    res_moe_nemo(fp, c);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("  recompute_granularity: selective\n"
               "  recompute_modules: [core_attn]\n", fp);
