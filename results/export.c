@@ -315,7 +315,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
  * "quantize.linear.float8"; torchtitan/config/job_config.py Float8Linear):
  * tensorwise scaling, and with FSDP the weights all-gathered in FP8; the
  * experts' grouped GEMMs are converted apart ("quantize.grouped_mm.float8",
- * job_config.py Float8GroupedMM fqns, torchtitan's example "experts"). */
+ * job_config.py Float8GroupedMM fqns = ["experts"], as torchtitan's
+ * models/deepseek_v3/train_configs/deepseek_v3_671b.toml writes it). */
 static void torchtitan_model(FILE *fp, const struct pred_ctx *c,
                              const struct plan *p)
 {
