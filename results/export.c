@@ -259,6 +259,20 @@ static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             mp[c->job.precision]);
 }
 
+/* TransformerConfig recompute_granularity / _modules / _method /
+ * _num_layers, as Megatron-LM's flags of megatron_plan. */
+static void nemo_recompute(FILE *fp, const struct plan *p)
+{
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+        fputs("  recompute_granularity: selective\n"
+              "  recompute_modules: [core_attn]\n", fp);
+    else if (p->recompute == PLAN_RECOMPUTE_FULL)
+        fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
+              "  recompute_num_layers: 1\n", fp);
+    else
+        fputs("  recompute_granularity: null\n", fp);
+}
+
 static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     fprintf(fp, "model:\n  tensor_model_parallel_size: %d\n"
@@ -282,14 +296,7 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     nemo_run(fp, c);
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        fputs("  recompute_granularity: selective\n"
-              "  recompute_modules: [core_attn]\n", fp);
-    else if (p->recompute == PLAN_RECOMPUTE_FULL)
-        fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
-              "  recompute_num_layers: 1\n", fp);
-    else
-        fputs("  recompute_granularity: null\n", fp);
+    nemo_recompute(fp, p);
     fprintf(fp, "train:\n  global_batch_size: %lld\n  micro_batch_size: %d\n"
             "ddp:\n  use_distributed_optimizer: %s\n  overlap_grad_reduce: %s\n"
             "  overlap_param_gather: %s\n", (long long)c->job.gbs, (int)p->mbs,
@@ -304,6 +311,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         fprintf(fp, "  use_megatron_fsdp: true\n  data_parallel_sharding_strategy:"
                 " %s\ndist:\n  use_megatron_fsdp: true\ncheckpoint:\n"
                 "  ckpt_format: fsdp_dtensor\n", mfsdp_strategy(p));
+    if (p->epo)     /* Megatron-Bridge CommOverlapConfig; after ddp's keys */
+        fputs("comm_overlap:\n  overlap_moe_expert_parallel_comm: true\n", fp);
     nemo_tail(fp, c, p);
 }
 

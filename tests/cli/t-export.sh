@@ -291,3 +291,12 @@ run_tp export --framework megatron --model gpt-oss-120b --seq 4096 --gbs 256 \
     --tp 2 --pp 1 --dp 32 --ep 8 --etp 2 --sp --zero 1
 expect export-moe-megatron-bias-etp exit=1 stdout= \
     'stderr~Megatron-Core has no expert biases with etp > 1 \(gpt-oss-120b has biases, etp 2\)'
+
+# The MoE all-to-all overlap under Megatron-FSDP: comm_overlap after ddp's
+# keys, so use_megatron_fsdp stays in ddp
+"$TRAINPLAN" export --framework nemo --model qwen3-30b-a3b --seq 4096 --gbs 512 \
+    --tp 1 --pp 1 --dp 64 --ep 32 --zero 3 --epo --force 2>/dev/null \
+    | e_keys nemo >"$T_TMP/keys"
+T_CMD="export --framework nemo qwen3-30b-a3b --zero 3 --epo: keys"
+expect export-nemo-epo-fsdp 'grep -qx ddp.use_megatron_fsdp "$T_TMP/keys"' \
+    'grep -qx comm_overlap.overlap_moe_expert_parallel_comm "$T_TMP/keys"'
