@@ -10,7 +10,8 @@
 #include "spaces/gpus.h"
 
 static const char usage[] =
-"usage: trainplan compare --systems S1,S2,... [--variant NAME:K=V[,K=V]]...\n"
+"usage: trainplan compare --systems S1,S2,...\n"
+"                         [--variant NAME[=BASE]:K=V[,K=V]]...\n"
 "                         [--scenario FILE] [--model M] [--stack K]\n"
 "                         [--gbs N|LIST] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
@@ -18,12 +19,13 @@ static const char usage[] =
 "                         [--format {formats}] [-o FILE]\n"
 "                         [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
-"The same job on each system (presets or files), and on variants of the\n"
-"first one (--variant 2xnet:network.nic_gbps=800): at each GPU count the\n"
-"fastest feasible plan on each, its time and speed-up against the first\n"
-"system, days, cost (each system's price) and energy to train --tokens\n"
-"tokens, and the shares of compute, communication and pipeline bubble that\n"
-"explain the difference. Defaults come from the scenario; --stack names the\n"
+"The same job on each system (presets or files), and on variants of one\n"
+"(--variant h100-2xnet=dgx-h100:network.nic_gbps=800 changes dgx-h100;\n"
+"without =BASE a variant changes the first system of --systems): at each\n"
+"GPU count the fastest feasible plan on each, its time and speed-up\n"
+"against the first system, days, cost (each system's price) and energy\n"
+"to train --tokens tokens, and the shares of compute, communication and\n"
+"pipeline bubble that explain the difference. Defaults come from the scenario; --stack names the\n"
 "training software every system runs (trainplan list stacks). --gbs takes a\n"
 "list or range (512,1024 or 512..4096): per count and system, the plan that\n"
 "trains the tokens soonest over those batches. A count with no plan shows\n"
@@ -46,12 +48,12 @@ struct entries {                /* the columns, and what they point into */
     struct compare_entry e[MAX_ENTRIES];
     int n;
     char list[1024];            /* --systems, split in place */
-    char names[CMD_MAX_VARIANTS][64], bufs[CMD_MAX_VARIANTS][512];
-    struct cmd_sets sets[CMD_MAX_VARIANTS];
+    struct cmd_variant var[CMD_MAX_VARIANTS];
 };
 
-/* Each system of the list with the global --set, then each variant: the
- * first system with the global and its own assignments. */
+/* Each system of the list with the global --set, then each variant: its
+ * base (by default the first system) with the global and its own
+ * assignments. */
 static int entries_of(struct entries *es, const struct cmd_opts *o,
                       const char *systems, struct tpl_err *err)
 {
@@ -63,12 +65,12 @@ static int entries_of(struct entries *es, const struct cmd_opts *o,
         es->e[es->n++] = (struct compare_entry){ name, name, o->sets.v,
                                                  o->sets.n };
     for (int v = 0; v < o->n_variants && es->n < MAX_ENTRIES; v++) {
-        if (cmd_variant_split(o->variants[v], &o->sets, &es->sets[v],
-                              es->names[v], sizeof es->names[v], es->bufs[v],
-                              sizeof es->bufs[v], err))
+        struct cmd_variant *var = &es->var[v];
+        if (cmd_variant_split(o->variants[v], &o->sets, var, err))
             return TPL_EUSAGE;
-        es->e[es->n++] = (struct compare_entry){ es->names[v], es->e[0].system,
-                                                 es->sets[v].v, es->sets[v].n };
+        es->e[es->n++] = (struct compare_entry){ var->name,
+            var->base[0] ? var->base : es->e[0].system, var->sets.v,
+            var->sets.n };
     }
     return 0;
 }

@@ -113,26 +113,45 @@ static bool system_field(const char *assignment)
     return true;
 }
 
+/* The head of a variant, before its first ':': "NAME" or "NAME=BASE". */
+static int variant_head(const char *v, const char *colon, char *name,
+                        size_t n_name, char *base, size_t n_base,
+                        struct tpl_err *err)
+{
+    const char *eq = memchr(v, '=', (size_t)(colon - v));
+    size_t n = (size_t)((eq ? eq : colon) - v);
+    base[0] = '\0';
+    if (n == 0 || n >= n_name || (eq && (eq + 1 == colon ||
+                                         (size_t)(colon - eq - 1) >= n_base)))
+        return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': expected "
+                          "NAME[=BASE]:section.field=value[,...]", v);
+    snprintf(name, n_name, "%.*s", (int)n, v);
+    if (eq)
+        snprintf(base, n_base, "%.*s", (int)(colon - eq - 1), eq + 1);
+    return 0;
+}
+
 int cmd_variant_split(const char *v, const struct cmd_sets *global,
-                      struct cmd_sets *out, char *name, size_t n_name,
-                      char *buf, size_t n_buf, struct tpl_err *err)
+                      struct cmd_variant *out, struct tpl_err *err)
 {
     const char *colon = strchr(v, ':');
     char *save, *tok;
-    *out = *global;
-    if (!colon || colon == v || (size_t)(colon - v) >= n_name || !colon[1] ||
-        strlen(colon + 1) >= n_buf)
+    out->sets = *global;
+    if (!colon || !colon[1] || strlen(colon + 1) >= sizeof out->buf)
         return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': expected "
-                          "NAME:section.field=value[,...]", v);
-    snprintf(name, n_name, "%.*s", (int)(colon - v), v);
-    snprintf(buf, n_buf, "%s", colon + 1);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                          "NAME[=BASE]:section.field=value[,...]", v);
+    if (variant_head(v, colon, out->name, sizeof out->name, out->base,
+                     sizeof out->base, err))
+        return TPL_EUSAGE;
+    snprintf(out->buf, sizeof out->buf, "%s", colon + 1);
+    for (tok = strtok_r(out->buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
         if (!system_field(tok))
             return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': '%s' is not a "
                               "system field; a variant changes the system only "
                               "(model.*, job.*, space.* and stack.* apply to "
                               "every column: use --set or --stack)", v, tok);
-        else if (cmd_sets_add(out, tok, err))
+        else if (cmd_sets_add(&out->sets, tok, err))
             return TPL_EUSAGE;
     return 0;
 }
@@ -183,14 +202,12 @@ static int parse_set(struct cmd_opts *o, const struct opt_row *row,
 static int parse_variant(struct cmd_opts *o, const struct opt_row *row,
                          const char *val, struct tpl_err *err)
 {
-    static struct cmd_sets sets;
-    char name[64], buf[512];
+    static struct cmd_variant var;
     (void)row;
     if (o->n_variants == CMD_MAX_VARIANTS)
         return tpl_errorf(err, TPL_EUSAGE, "at most %d --variant options",
                           CMD_MAX_VARIANTS);
-    if (cmd_variant_split(val, &o->sets, &sets, name, sizeof name, buf,
-                          sizeof buf, err))
+    if (cmd_variant_split(val, &o->sets, &var, err))
         return TPL_EUSAGE;
     o->variants[o->n_variants++] = val;
     return 0;

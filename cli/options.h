@@ -55,7 +55,7 @@ struct cmd_opts {
     const char *scenario, *model, *system, *systems, *stack, *gpus, *out,
                *chart;
     struct cmd_sets sets;
-    const char *variants[CMD_MAX_VARIANTS];     /* "NAME:K=V[,K=V]" */
+    const char *variants[CMD_MAX_VARIANTS];     /* "NAME[=BASE]:K=V[,K=V]" */
     int n_variants;
     int64_t gbs, seq, top, budget, seed, export_gpus;
     int64_t reference;          /* --reference N: scaling against N GPUs (0: none) */
@@ -104,10 +104,19 @@ struct cmd_names cmd_opts_names(const struct cmd_opts *o);
 void cmd_opts_apply_job(const struct cmd_opts *o, struct job *j);
 void cmd_opts_apply_space(const struct cmd_opts *o, struct space *s);
 
-/* Split a variant "NAME:K=V[,K=V]" into its name and, after 'global', its
- * assignments, which point into buf. TPL_EUSAGE when malformed. */
+/* A --variant of compare: "NAME:K=V[,K=V]" changes the first system,
+ * "NAME=BASE:K=V[,K=V]" the system BASE (a preset or a file). */
+struct cmd_variant {
+    char name[64];
+    char base[256];             /* "" when the variant names none */
+    char buf[512];              /* the assignments, split in place */
+    struct cmd_sets sets;       /* 'global' then the variant's (into buf) */
+};
+
+/* Split variant v into out: its name, base and, after 'global', its
+ * assignments. TPL_EUSAGE when malformed or when an assignment is not a
+ * system field. */
 int cmd_variant_split(const char *v, const struct cmd_sets *global,
-                      struct cmd_sets *out, char *name, size_t n_name,
-                      char *buf, size_t n_buf, struct tpl_err *err);
+                      struct cmd_variant *out, struct tpl_err *err);
 
 #endif /* CMD_OPTIONS_H */

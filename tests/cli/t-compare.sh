@@ -22,7 +22,7 @@ done
 T_CMD="compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"
 expect compare-agrees-with-tradeoff '[ -s "$T_TMP/c" ]' 'cmp -s "$T_TMP/c" "$T_TMP/t"'
 
-check compare-variant-form 2 "trainplan: error: --variant 'fast': expected NAME:section.field=value[,...]" -- compare --variant fast --gpus 64
+check compare-variant-form 2 "trainplan: error: --variant 'fast': expected NAME[=BASE]:section.field=value[,...]" -- compare --variant fast --gpus 64
 check compare-variant-stack 2 "trainplan: error: --variant 'eager:stack.host_us=67.5': 'stack.host_us=67.5' is not a system field; a variant changes the system only (model.*, job.*, space.* and stack.* apply to every column: use --set or --stack)" -- compare --variant eager:stack.host_us=67.5 --gpus 64
 check compare-variant-set 2 "trainplan: error: --set 'network': expected section.field=value" -- compare --variant x:network --gpus 64
 check compare-unknown-system 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --systems dgx-h100,tpu-v5 --gpus 64
@@ -52,3 +52,20 @@ run_tp predict --system gb200-nvl72 --tp 8 --pp 4 --dp 2
 expect uncalibrated-predict 'stdout~^uncalibrated: gb200-nvl72'
 run_tp search --system dgx-h100 --gpus 64
 expect calibrated-no-flag exit=0 'stdout!~uncalibrated'
+
+# a variant names its base (NAME=BASE:...): the same figures as that system
+# with the same --set, wherever it stands in --systems; without a base it
+# changes the first system
+# shellcheck disable=SC2086
+"$TRAINPLAN" compare --systems dgx-a100,dgx-h100 --variant h100-2xnet=dgx-h100:network.nic_gbps=800 \
+    $C_JOB --format csv | grep ',h100-2xnet,' | cut -d, -f1,4,5,7- >"$T_TMP/v"
+# shellcheck disable=SC2086
+"$TRAINPLAN" compare --systems dgx-h100 --set network.nic_gbps=800 $C_JOB --format csv \
+    | grep ',dgx-h100,' | cut -d, -f1,4,5,7- >"$T_TMP/s"
+T_CMD="variant h100-2xnet=dgx-h100 '$(cat "$T_TMP/v")' vs dgx-h100 --set '$(cat "$T_TMP/s")'"
+expect compare-variant-base '[ -s "$T_TMP/v" ]' 'cmp -s "$T_TMP/v" "$T_TMP/s"'
+run_tp compare --systems dgx-a100,dgx-h100 --variant h100-2xnet=dgx-h100:network.nic_gbps=800 \
+    --variant a100-2xnet:network.nic_gbps=800 $C_JOB
+expect compare-variant-bases exit=0 'stdout~^  h100-2xnet +tp' 'stdout~^  a100-2xnet +tp'
+check compare-variant-empty-base 2 "trainplan: error: --variant 'x=:network.nic_gbps=800': expected NAME[=BASE]:section.field=value[,...]" -- compare --variant x=:network.nic_gbps=800 --gpus 64
+check compare-variant-unknown-base 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --variant x=tpu-v5:network.nic_gbps=800 --gpus 64

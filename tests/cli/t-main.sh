@@ -35,7 +35,7 @@ check first-error-search 2 "trainplan: error: '--tp' must be an integer in [1, 1
     -- search --model "$T_DATA/bad/model-layers-zero.cfg" --tp 2,x
 check first-error-compare 2 "trainplan: error: '--precision' must be bf16, fp16 or fp8, not 'fp4'" \
     -- compare --model "$T_DATA/bad/model-layers-zero.cfg" --precision fp4
-check first-error-variant 2 "trainplan: error: --variant 'fast': expected NAME:section.field=value[,...]" \
+check first-error-variant 2 "trainplan: error: --variant 'fast': expected NAME[=BASE]:section.field=value[,...]" \
     -- compare --scenario "$T_DATA/bad/scenario-gbs-zero.cfg" --variant fast
 check predict-no-gpus 2 "trainplan: error: unknown option '--gpus'" -- predict --gpus 8
 check search-no-dp 2 "trainplan: error: unknown option '--dp'" -- search --dp 8
