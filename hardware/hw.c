@@ -15,7 +15,7 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", "reliability", "memory_ops", NULL,
+    "price", "reliability", "power", "memory_ops", NULL,
 };
 
 const char *const hw_memop_names[HW_MEMOP_COUNT] = {
@@ -66,6 +66,30 @@ static const char *const reliability_fields[] = {
  * Restart: "tens of minutes" to recover (MegaScale, Jiang et al., NSDI 2024,
  * as summarised by FFTrainer, arXiv:2512.03644, sec. 1); 10 minutes, its low
  * end, is also Daly's worked example (Daly 2006, FGCS 22, Figs. 3-5). */
+static const char *const power_fields[] = {
+    "gpu_busy_frac", "gpu_idle_frac", "node_kw", "node_train_frac", NULL,
+};
+
+/* ---- power defaults (the section and each field are optional) ----
+ * gpu_busy_frac 0.82: Latif et al., "Single-Node Power Demand During AI
+ * Training: Measurements on an 8-GPU NVIDIA H100 System", IEEE Access 13
+ * (2025), arXiv:2412.08602: at most 8.4 kW against the node's rated 10.2 kW
+ * with the GPUs near full utilisation. A node-level ratio (it includes CPUs,
+ * NICs, switches and fans), taken for the board for want of a per-board
+ * training figure: set gpu_busy_frac where one is measured.
+ * gpu_idle_frac 0.43: the ML.ENERGY Benchmark's low-activity H100 draw, 300
+ * W of 700 (memory and clocks stay up while a GPU waits on communication or
+ * the pipeline; Go et al., arXiv:2509.10371, see draw fall in
+ * communication-bound phases).
+ * node_train_frac 0.76: Newkirk et al., "Empirically-Calibrated H100 Node
+ * Power Models", arXiv:2506.14551: computationally intensive training runs
+ * at 76 % of the 10.2 kW rating on average (Latif et al.'s 8.4 kW, 82 %, is
+ * the peak). node_kw has no default: a system file gives its node's rating
+ * where a source does (dgx-h100.cfg). */
+#define GPU_BUSY_FRAC   0.82
+#define GPU_IDLE_FRAC   0.43
+#define NODE_TRAIN_FRAC 0.76
+
 #define GPU_MTBF_HOURS  (54.0 * 24.0 * 16384.0 / 419.0)
 #define STORAGE_GBS     2000.0
 #define RESTART_MIN     10.0
@@ -268,6 +292,28 @@ static int read_reliability(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+static int read_power(struct hw_system *hw, const struct conf *c,
+                      struct tpl_err *err)
+{
+    struct conf_group g = { .c = c };
+    double node_kw;
+    if (config_lookup(&c->cfg, "power") &&
+        group(c, "power", power_fields, &g, err))
+        return TPL_ECONFIG;
+    if (optional(&g, "gpu_busy_frac", 1, GPU_BUSY_FRAC, &hw->gpu_busy_frac, err) ||
+        optional(&g, "gpu_idle_frac", 1, GPU_IDLE_FRAC, &hw->gpu_idle_frac, err) ||
+        optional(&g, "node_kw", 1e4, 0, &node_kw, err) ||
+        optional(&g, "node_train_frac", 1, NODE_TRAIN_FRAC,
+                 &hw->node_train_frac, err))
+        return TPL_ECONFIG;
+    hw->node_w = node_kw * 1e3;
+    if (hw->gpu_idle_frac > hw->gpu_busy_frac)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: power: 'gpu_idle_frac' (%g) "
+                          "must not exceed 'gpu_busy_frac' (%g)", c->name,
+                          hw->gpu_idle_frac, hw->gpu_busy_frac);
+    return 0;
+}
+
 /* The optional memory_ops group: every operator and direction's achieved
  * share of HBM bandwidth (at most 1) and fixed cost; the norms' row-length
  * correction, optional (default 0), in [-1, 1]. */
@@ -314,7 +360,8 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
         return TPL_ECONFIG;
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
-        read_reliability(hw, c, err) || read_memops(hw, c, err))
+        read_reliability(hw, c, err) || read_power(hw, c, err) ||
+        read_memops(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

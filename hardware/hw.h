@@ -66,6 +66,11 @@ struct hw_system {              /* a plain value: nothing to free */
     double gpu_mtbf_s;          /* mean time between job interruptions, per GPU */
     double storage_bytes_per_s; /* checkpoint write bandwidth of the job */
     double restart_s;           /* from an interruption to training again */
+    /* power: the optional section; defaults and sources in hw.c */
+    double gpu_busy_frac;       /* board draw computing, share of tdp_w */
+    double gpu_idle_frac;       /* board draw waiting (communication, bubble) */
+    double node_w;              /* the node's rated power; 0: not given */
+    double node_train_frac;     /* its measured draw training, share of node_w */
 };
 
 extern const struct conf_preset hw_presets[];

@@ -35,12 +35,12 @@ static double speedup(const struct compare *cmp, int s, size_t i)
 }
 
 /* "1.23x", or "n/a" (table); "1.2300" or "" (CSV). Returns buf. */
-static const char *speedup_text(double x, bool csv_cell, char *buf, size_t n)
+static const char *speedup_text(double x, char *buf, size_t n)
 {
     if (isnan(x))
-        snprintf(buf, n, "%s", csv_cell ? "" : "n/a");
+        snprintf(buf, n, "n/a");
     else
-        snprintf(buf, n, csv_cell ? "%.4f" : "%.2fx", x);
+        snprintf(buf, n, "%.2fx", x);
     return buf;
 }
 
@@ -73,7 +73,7 @@ static void table_row(FILE *fp, const struct compare *cmp, int s, size_t i)
     fprintf(fp, "  %-18s %-32s %6lld %8.3f %8s %9.2f %12.0f %9.1f %7.1f%% "
             "%5.1f%% %6.1f%%\n", cmp->sys[s].label, key, (long long)w->gbs,
             w->r.iteration_s,
-            speedup_text(speedup(cmp, s, i), false, x, sizeof x), w->days,
+            speedup_text(speedup(cmp, s, i), x, sizeof x), w->days,
             w->cost_usd, w->energy_kwh / 1000,
             100 * sh.compute, 100 * sh.comm, 100 * sh.bubble);
 }
@@ -120,29 +120,42 @@ static void table_notes(FILE *fp, const struct compare *cmp)
 
 static void csv_row(FILE *fp, const struct compare *cmp, int s, size_t i)
 {
-    const struct tradeoff_row *w = &cmp->sys[s].t.rows[i];
-    const char *cal = cmp->sys[s].ctx.hw.calibrated ? "y" : "n";
+    const struct compare_system *sys = &cmp->sys[s];
+    const struct tradeoff_row *w = &sys->t.rows[i];
     struct shares sh;
-    char key[96], x[32];
-    if (!w->feasible) {
-        fprintf(fp, "%lld,%s,%s,,,,,,,,,,,%s,\n", (long long)w->gpus,
-                cmp->sys[s].label, cmp->sys[s].ctx.stack, cal);
-        return;
+    char key[96];
+    fprintf(fp, "%lld,%lld,%lld,%s,%s", (long long)w->gpus,
+            (long long)res_nodes(&sys->ctx.hw, w->gpus),
+            (long long)sys->ctx.hw.gpus_per_node, sys->label, sys->ctx.stack);
+    if (!w->feasible)
+        fputs(",,,,,,,,,,,", fp);
+    else {
+        const double v[] = { w->days, w->gpu_hours, w->cost_usd, w->energy_kwh };
+        sh = shares_of(&w->r);
+        plan_key(&w->plan, key, sizeof key);
+        fprintf(fp, ",%s", key);
+        res_csv_num(fp, w->r.iteration_s);
+        res_csv_num(fp, speedup(cmp, s, i));    /* NaN: an empty cell */
+        for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+            res_csv_num(fp, v[k]);
+        res_csv_num(fp, w->node_energy_kwh > 0 ? w->node_energy_kwh : (double)NAN);
+        res_csv_num(fp, sh.compute);
+        res_csv_num(fp, sh.comm);
+        res_csv_num(fp, sh.bubble);
     }
-    sh = shares_of(&w->r);
-    plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "%lld,%s,%s,%s,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,%s,"
-            "%lld\n",
-            (long long)w->gpus, cmp->sys[s].label, cmp->sys[s].ctx.stack, key,
-            w->r.iteration_s, speedup_text(speedup(cmp, s, i), true, x, sizeof x),
-            w->days, w->gpu_hours, w->cost_usd, w->energy_kwh, sh.compute,
-            sh.comm, sh.bubble, cal, (long long)w->gbs);
+    res_csv_bool(fp, sys->ctx.hw.calibrated);
+    if (w->feasible)
+        fprintf(fp, ",%lld", (long long)w->gbs);
+    else
+        fputc(',', fp);
+    fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
 }
 
 static void csv(FILE *fp, const struct compare *cmp)
 {
-    fputs("gpus,system,stack,key,iteration_s,speedup,days,gpu_hours,cost_usd,"
-          "energy_kwh,compute_share,comm_share,bubble_share,calibrated,gbs\n", fp);
+    fputs("gpus,nodes,gpus_per_node,system,stack,key,iteration_s,speedup,days,"
+          "gpu_hours,cost_usd,energy_kwh,node_energy_kwh,compute_share,"
+          "comm_share,bubble_share,calibrated,gbs,schema_version\n", fp);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++)
         for (int s = 0; s < cmp->n; s++)
             csv_row(fp, cmp, s, i);
@@ -172,6 +185,8 @@ static json_t *json_system(const struct compare *cmp, int s, size_t i)
         "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
         "shares", "compute", sh.compute, "comm", sh.comm,
         "bubble", sh.bubble));
+    json_object_set_new(o, "node_energy_kwh", w->node_energy_kwh > 0
+                        ? json_real(w->node_energy_kwh) : json_null());
     return o;
 }
 

@@ -2,6 +2,8 @@
  * Adding a report or a format stops the build until every cell is filled. */
 #include "results/report.h"
 
+#include <math.h>
+
 #include <assert.h>
 
 #include "results/writer.h"
@@ -71,11 +73,9 @@ static int calibration_json(FILE *fp, const struct res_report *rep,
 }
 
 /* A percentage cell of the CSV: empty where there is none. */
-static void pct_csv(FILE *fp, double v, char end)
+static void pct_csv(FILE *fp, double v)
 {
-    if (v >= 0)
-        fprintf(fp, "%.4g", v);
-    fputc(end, fp);
+    res_csv_num(fp, v >= 0 ? v : (double)NAN);
 }
 
 static int calibration_csv(FILE *fp, const struct res_report *rep,
@@ -84,16 +84,18 @@ static int calibration_csv(FILE *fp, const struct res_report *rep,
     const struct cal_report *c = rep->u.calib.rep;
     (void)err;
     fputs("operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,"
-          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct\n", fp);
+          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,schema_version\n",
+          fp);
     for (int i = 0; i < c->n_rows; i++) {
         const struct cal_row *r = &c->rows[i];
-        fprintf(fp, "%s,%s,%d,", r->op, r->dir, r->n);
-        pct_csv(fp, r->mape_random, ',');
-        pct_csv(fp, r->p90_random, ',');
-        pct_csv(fp, r->mape_extrap, ',');
-        pct_csv(fp, r->mape_extrap_mp, ',');
-        pct_csv(fp, r->mape_extrap_seq, ',');
-        pct_csv(fp, r->authors_pct, '\n');
+        fprintf(fp, "%s,%s,%d", r->op, r->dir, r->n);
+        pct_csv(fp, r->mape_random);
+        pct_csv(fp, r->p90_random);
+        pct_csv(fp, r->mape_extrap);
+        pct_csv(fp, r->mape_extrap_mp);
+        pct_csv(fp, r->mape_extrap_seq);
+        pct_csv(fp, r->authors_pct);
+        fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
     }
     return 0;
 }

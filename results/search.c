@@ -176,6 +176,9 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
     const struct search_result *s = rep->u.search.s;
     const struct res_nearby *nb = rep->u.search.nearby;
     const struct search_stats *st = &s->stats;
+    if (st->partial)
+        fputs("partial: interrupted; these are the best plans found before "
+              "the stop\n", fp);
     table_header(fp, c, rep);
     spare_line(fp, c);
     band_line(fp, c);
@@ -215,14 +218,14 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
 static void csv_write(FILE *fp, const struct res_report *rep)
 {
     const struct search_result *s = rep->u.search.s;
-    if (s->stats.partial)               /* a comment line a reader can skip */
-        fputs("# partial: interrupted before the search finished\n", fp);
+    /* a partial search is said on stderr (exit 130), so the file stays
+     * plain CSV */
     fputs("rank,tied_with_best,top_first_pct,", fp);
     res_csv_header(fp);
     for (size_t i = 0; i < s->n; i++) {
         const struct search_gpu *g = &s->per_gpu[i];
         for (int k = 0; k < g->n_hits; k++) {
-            fprintf(fp, "%d,%s,%.1f,", k + 1,
+            fprintf(fp, "%d,%s,%.1f,", k + 1,  /* 1,000 draws: 0.1 % steps */
                     search_tied_with_best(g, k) ? "true" : "false",
                     100 * g->top_first);
             res_csv_row(fp, ctx_at(rep, i), &g->hits[k].plan, &g->results[k]);
@@ -263,7 +266,7 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
                      "enumerated", (json_int_t)g->enumerated,
                      "valid", (json_int_t)g->valid,
                      "feasible", (json_int_t)g->feasible,
-                     "pruned", rules_obj(g->rule, g->memory),
+                     "rejected", rules_obj(g->rule, g->memory),
                      "reason", why);
     if (nb && g->n_hits == 0)
         res_json_nearby(o, nb->v, nb->n);
@@ -284,10 +287,10 @@ static json_t *search_json(const struct pred_ctx *c, const struct res_report *re
                       "space", (json_int_t)st->space_size,
                       "enumerated", (json_int_t)st->enumerated,
                       "feasible", (json_int_t)st->feasible,
-                      "pruned", rules_obj(st->rule, st->memory),
+                      "rejected", rules_obj(st->rule, st->memory),
                       "sampled", st->sampled, "partial", st->partial);
     if (work) {                 /* these depend on the run and its threads */
-        json_object_set_new(json_object_get(stats, "pruned"), "bound",
+        json_object_set_new(json_object_get(stats, "rejected"), "bound",
                             json_integer((json_int_t)st->bound));
         json_object_set_new(stats, "evaluated",
                             json_integer((json_int_t)st->evaluated));

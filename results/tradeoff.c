@@ -11,24 +11,31 @@
 #include "results/report.h"
 
 /* ---- power ----
- * A GPU busy with training GEMMs draws about 0.82 of its rated power:
- * Latif et al., "Single-Node Power Demand During AI Training: Measurements
- * on an 8-GPU NVIDIA H100 System", IEEE Access 13 (2025), arXiv:2412.08602:
- * 8.4 kW at most against the node's 10.2 kW rating, with the GPUs near full
- * utilisation (Newkirk et al., arXiv:2506.14551, report 76 % for compute-
- * intensive training on the same systems). While it waits on communication
- * or the pipeline (Go et al., arXiv:2509.10371, sec. on power: draw falls in
- * communication-bound phases) it keeps its memory and clocks up: 0.43 of
- * TDP, the ML.ENERGY Benchmark's low-activity H100 figure (300 W of 700). */
-#define POWER_BUSY  0.82
-#define POWER_FLOOR 0.43
-
+ * A GPU draws gpu_busy_frac of its TDP while it computes and gpu_idle_frac
+ * while it waits (communication, bubble), weighted by the compute share of
+ * the iteration; the fractions and their sources are the system file's
+ * power section (hardware/hw.c). A node adds what is not its GPUs: its
+ * measured training draw (node_kw x node_train_frac, measured with the GPUs
+ * computing) less its GPUs at the busy draw, a constant for hosts, NICs,
+ * switches and fans. */
 double res_gpu_power_w(const struct hw_system *hw, const struct pred_result *r)
 {
     double cls[PRED_CLASS_COUNT], busy;
     pred_parts_fold(r->part_s, cls);
     busy = cls[PRED_CLASS_COMPUTE] / r->iteration_s;
-    return hw->tdp_w * (POWER_FLOOR + (POWER_BUSY - POWER_FLOOR) * busy);
+    return hw->tdp_w * (hw->gpu_idle_frac +
+                        (hw->gpu_busy_frac - hw->gpu_idle_frac) * busy);
+}
+
+double res_node_power_w_per_gpu(const struct hw_system *hw,
+                                const struct pred_result *r)
+{
+    double rest;
+    if (hw->node_w <= 0)
+        return 0;
+    rest = hw->node_w * hw->node_train_frac / (double)hw->gpus_per_node -
+           hw->tdp_w * hw->gpu_busy_frac;
+    return (rest > 0 ? rest : 0) + res_gpu_power_w(hw, r);
 }
 
 /* ---- frontier and knee ---- */
@@ -90,6 +97,8 @@ static void fill_row(const struct pred_ctx *c, const struct tradeoff *t,
     row->cost_usd = row->gpu_hours * t->usd_per_gpu_hour;
     row->power_w = res_gpu_power_w(&c->hw, &row->r);
     row->energy_kwh = row->power_w * row->gpu_hours / 1000.0;
+    row->node_energy_kwh = res_node_power_w_per_gpu(&c->hw, &row->r) *
+                           row->gpu_hours / 1000.0;
 }
 
 static void finish(struct tradeoff *t);
@@ -263,6 +272,34 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
 }
 
 /* What goodput assumed, once: the system's fields and the state written. */
+/* What the energy columns count, and the whole nodes' energy where the
+ * system gives a node power. */
+static void table_energy(FILE *fp, const struct pred_ctx *c,
+                         const struct tradeoff *t)
+{
+    double lo = INFINITY, hi = 0;
+    fprintf(fp, "energy: GPU boards only, %.0f-%.0f %% of TDP by compute "
+            "share (power.gpu_idle_frac, gpu_busy_frac)", 100 * c->hw.gpu_idle_frac,
+            100 * c->hw.gpu_busy_frac);
+    if (c->hw.node_w <= 0) {
+        fputs("; no node power in the system file (power.node_kw), so hosts, "
+              "network and cooling are not counted\n", fp);
+        return;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].feasible) {
+            lo = fmin(lo, t->rows[i].node_energy_kwh);
+            hi = fmax(hi, t->rows[i].node_energy_kwh);
+        }
+    fprintf(fp, "; whole nodes (%.1f kW rated, %.0f %% of it training: "
+            "power.node_kw, node_train_frac; cooling not included)",
+            c->hw.node_w / 1e3, 100 * c->hw.node_train_frac);
+    if (hi > 0)
+        fprintf(fp, " %.1f-%.1f MWh (node_energy_kwh per count in CSV and "
+                "JSON)", lo / 1e3, hi / 1e3);
+    fputc('\n', fp);
+}
+
 static void table_goodput(FILE *fp, const struct pred_ctx *c,
                           const struct tradeoff *t)
 {
@@ -378,35 +415,58 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
     table_knee(fp, t);
     table_scaling(fp, t);
     table_goodput(fp, c, t);
-    fputs("energy: GPU boards only (hosts, network and cooling not included)\n", fp);
+    table_energy(fp, c, t);
     res_uncalibrated_note(fp, &c->hw);
     if (t->partial)
         fputs("partial: interrupted; the plans are the best found before the "
               "stop\n", fp);
 }
 
+static const char csv_head[] =
+    "gpus,nodes,gpus_per_node,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,"
+    "cost_usd,energy_kwh,power_w_per_gpu,node_energy_kwh,scaling,frontier,"
+    "knee,goodput,days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
+    "checkpoint_interval_s,gbs,tokens_per_batch,calibrated,schema_version\n";
+
+/* A feasible row's figures, from iteration_s to checkpoint_interval_s. */
+static void csv_figures(FILE *fp, const struct tradeoff *t, size_t i)
+{
+    const struct tradeoff_row *w = &t->rows[i];
+    const double a[] = { w->r.iteration_s, w->r.tokens_per_s, w->r.mfu,
+                         w->days, w->gpu_hours, w->cost_usd, w->energy_kwh,
+                         w->power_w };
+    const double b[] = { w->g.fraction, w->days_ideal, w->gpu_hours_ideal,
+                         w->g.mtbf_s, w->g.write_s, w->g.interval_s };
+    for (size_t k = 0; k < sizeof a / sizeof *a; k++)
+        res_csv_num(fp, a[k]);
+    res_csv_num(fp, w->node_energy_kwh > 0 ? w->node_energy_kwh : (double)NAN);
+    res_csv_num(fp, w->scaling);
+    res_csv_bool(fp, w->frontier);
+    res_csv_bool(fp, (long)i == t->knee);
+    for (size_t k = 0; k < sizeof b / sizeof *b; k++)
+        res_csv_num(fp, b[k]);
+}
+
 static void csv(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
-    fputs("gpus,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,cost_usd,"
-          "energy_kwh,power_w_per_gpu,scaling,frontier,knee,goodput,"
-          "days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
-          "checkpoint_interval_s,gbs,tokens_per_batch\n", fp);
+    fputs(csv_head, fp);
     for (size_t i = 0; i < t->n; i++) {
         const struct tradeoff_row *w = &t->rows[i];
         char key[96] = "";
-        if (!w->feasible) {
-            fprintf(fp, "%lld,,,,,,,,,,,n,n,,,,,,,,\n", (long long)w->gpus);
-            continue;
+        fprintf(fp, "%lld,%lld,%lld", (long long)w->gpus,
+                (long long)res_nodes(&c->hw, w->gpus),
+                (long long)c->hw.gpus_per_node);
+        if (!w->feasible)
+            fputs(",,,,,,,,,,,,false,false,,,,,,,,", fp);
+        else {
+            plan_key(&w->plan, key, sizeof key);
+            fprintf(fp, ",%s", key);
+            csv_figures(fp, t, i);
+            fprintf(fp, ",%lld,%lld", (long long)w->gbs,
+                    (long long)(w->gbs * c->job.seq));
         }
-        plan_key(&w->plan, key, sizeof key);
-        fprintf(fp, "%lld,%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4f,%s,%s,"
-                "%.4f,%.6g,%.6g,%.6g,%.4g,%.6g,%lld,%lld\n",
-                (long long)w->gpus, key, w->r.iteration_s, w->r.tokens_per_s,
-                w->r.mfu, w->days, w->gpu_hours, w->cost_usd, w->energy_kwh,
-                w->power_w, w->scaling, w->frontier ? "y" : "n",
-                (long)i == t->knee ? "y" : "n", w->g.fraction, w->days_ideal,
-                w->gpu_hours_ideal, w->g.mtbf_s, w->g.write_s, w->g.interval_s,
-                (long long)w->gbs, (long long)(w->gbs * c->job.seq));
+        res_csv_bool(fp, c->hw.calibrated);
+        fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
     }
 }
 
@@ -444,6 +504,9 @@ static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
         "cost_usd", w->cost_usd, "energy_kwh", w->energy_kwh,
         "power_w_per_gpu", w->power_w, "scaling", w->scaling,
         "frontier", w->frontier, "knee", (long)i == t->knee));
+    json_object_set_new(o, "node_energy_kwh", w->node_energy_kwh > 0
+                        ? json_real(w->node_energy_kwh) : json_null());
+    json_object_set_new(o, "calibrated", json_boolean(c->hw.calibrated));
     return o;
 }
 

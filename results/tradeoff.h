@@ -27,6 +27,8 @@ struct tradeoff_row {
     double days_ideal, gpu_hours_ideal;         /* every hour trains */
     /* with interruptions (days_ideal / goodput), and what they cost */
     double days, gpu_hours, cost_usd, energy_kwh, power_w;
+    double node_energy_kwh;     /* whole nodes (hosts, NICs, fans); 0: the
+                                   system gives no node power */
     double scaling;             /* trained tokens/s per GPU (with goodput) over
                                    the reference count's */
     bool frontier;              /* on the time-vs-GPU-hours Pareto frontier */
@@ -45,10 +47,16 @@ struct tradeoff {               /* caller-owned: res_tradeoff_release */
 };
 
 /* GPU power over an iteration (GPU board only; hosts, network and cooling
- * are not included): TDP x (floor + (busy - floor) x compute share), the
+ * are not included): TDP x (idle + (busy - idle) x compute share), the
  * share being the fraction of the iteration spent in compute and
- * recompute. Constants and sources in tradeoff.c. */
+ * recompute; idle and busy are the system's power.gpu_idle_frac and
+ * gpu_busy_frac (sources in hardware/hw.c). */
 double res_gpu_power_w(const struct hw_system *hw, const struct pred_result *r);
+/* A node's draw per GPU over an iteration (its GPUs and the rest of the
+ * node, hosts, NICs, switches and fans; cooling not included); 0 when the
+ * system file gives no power.node_kw. */
+double res_node_power_w_per_gpu(const struct hw_system *hw,
+                                const struct pred_result *r);
 
 /* Build from a search's top-1 per GPU count. Days, GPU-hours, cost and
  * energy include the expected interruptions (goodput.h); the frontier and

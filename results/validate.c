@@ -201,10 +201,28 @@ static json_t *summary_json(const struct fid_report *v)
                      "ranking", "sources", rank, "groups", groups, "memory", mem);
 }
 
+/* One row's numbers: measured and predicted time, error, predicted memory
+ * and fit, measured memory (empty cells where there is none). */
+static void csv_figures(FILE *fp, const struct fid_row *o)
+{
+    const struct run_row *r = o->run;
+    res_csv_num(fp, o->timed ? r->measured_iter_s : (double)NAN);
+    res_csv_num(fp, o->predicted ? o->pred_s : (double)NAN);
+    res_csv_num(fp, o->predicted && o->timed ? o->err_pct : (double)NAN);
+    res_csv_num(fp, o->predicted ? o->pred_mem_gib : (double)NAN);
+    if (o->predicted)
+        res_csv_bool(fp, o->pred_fits);
+    else
+        fputc(',', fp);
+    res_csv_num(fp, r->measured_mem_gib > 0 ? r->measured_mem_gib : (double)NAN);
+    res_csv_bool(fp, r->oom);
+}
+
 static void csv_rows(FILE *fp, const struct fid_report *v)
 {
     fputs("id,source,system,gpus,plan,measured_iter_s,predicted_iter_s,error_pct,"
-          "predicted_mem_gib,predicted_fits,measured_mem_gib,oom,reason\n", fp);
+          "predicted_mem_gib,predicted_fits,measured_mem_gib,oom,reason,"
+          "schema_version\n", fp);
     for (size_t i = 0; i < v->n; i++) {
         const struct fid_row *o = &v->rows[i];
         const struct run_row *r = o->run;
@@ -214,25 +232,10 @@ static void csv_rows(FILE *fp, const struct fid_report *v)
         for (char *q = reason; *q; q++)
             if (*q == ',')
                 *q = ';';
-        fprintf(fp, "%s,%s,%s,%lld,%s,", r->id, r->source, r->system,
+        fprintf(fp, "%s,%s,%s,%lld,%s", r->id, r->source, r->system,
                 (long long)r->num_gpus, plan);
-        if (o->timed)
-            fprintf(fp, "%.6g", r->measured_iter_s);
-        fputc(',', fp);
-        if (o->predicted)
-            fprintf(fp, "%.6g", o->pred_s);
-        fputc(',', fp);
-        if (o->predicted && o->timed)
-            fprintf(fp, "%.3f", o->err_pct);
-        fputc(',', fp);
-        if (o->predicted)
-            fprintf(fp, "%.3f,%s", o->pred_mem_gib, o->pred_fits ? "y" : "n");
-        else
-            fputc(',', fp);
-        fputc(',', fp);
-        if (r->measured_mem_gib > 0)
-            fprintf(fp, "%.3f", r->measured_mem_gib);
-        fprintf(fp, ",%s,%s\n", r->oom ? "y" : "n", reason);
+        csv_figures(fp, o);
+        fprintf(fp, ",%s,%d\n", reason, RES_SCHEMA_VERSION);
     }
 }
 
@@ -290,12 +293,15 @@ int res_cv_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
     fputs("source,rows,host_us,in_sample_mape_pct,in_sample_bias_pct,"
-          "held_out_mape_pct,held_out_bias_pct\n", fp);
+          "held_out_mape_pct,held_out_bias_pct,schema_version\n", fp);
     for (int i = 0; i < rep->u.cv.n; i++) {
         const struct fid_cv_row *c = &rep->u.cv.rows[i];
-        fprintf(fp, "%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g\n", c->source, c->held_out.n,
-                c->host_us, c->in_sample.mape, c->in_sample.bias,
-                c->held_out.mape, c->held_out.bias);
+        const double v[] = { c->host_us, c->in_sample.mape, c->in_sample.bias,
+                             c->held_out.mape, c->held_out.bias };
+        fprintf(fp, "%s,%d", c->source, c->held_out.n);
+        for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+            res_csv_num(fp, v[k]);
+        fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
     }
     return 0;
 }

@@ -92,7 +92,10 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
     char key[96];
     json_t *o, *job;
     plan_key(p, key, sizeof key);
-    o = json_pack("{s:s, s:I}", "key", key, "gpus", (json_int_t)plan_gpus(p));
+    o = json_pack("{s:s, s:I, s:I, s:I}", "key", key,
+                  "gpus", (json_int_t)plan_gpus(p),
+                  "nodes", (json_int_t)res_nodes(&c->hw, plan_gpus(p)),
+                  "gpus_per_node", (json_int_t)c->hw.gpus_per_node);
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         json_object_set_new(o, plan_dims[d].name, dim_json(p, (enum plan_dim)d));
     job = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s}",
@@ -110,25 +113,25 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
 static json_t *memory_fields(const struct pred_mem *m)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
-                     "weights", num(m->weights_bytes / RES_GIB),
-                     "gradients", num(m->grads_bytes / RES_GIB),
-                     "optimizer", num(m->optimizer_bytes / RES_GIB),
-                     "activations", num(m->activations_bytes / RES_GIB),
-                     "embedding_logits", num(m->embed_logits_bytes / RES_GIB),
-                     "total", num(m->total_bytes / RES_GIB),
-                     "usable", num(m->usable_bytes / RES_GIB),
-                     "reserve", num(m->reserve_bytes / RES_GIB),
-                     "margin", num(m->margin_bytes / RES_GIB),
+                     "weights_gib", num(m->weights_bytes / RES_GIB),
+                     "gradients_gib", num(m->grads_bytes / RES_GIB),
+                     "optimizer_gib", num(m->optimizer_bytes / RES_GIB),
+                     "activations_gib", num(m->activations_bytes / RES_GIB),
+                     "embedding_logits_gib", num(m->embed_logits_bytes / RES_GIB),
+                     "total_gib", num(m->total_bytes / RES_GIB),
+                     "usable_gib", num(m->usable_bytes / RES_GIB),
+                     "reserve_gib", num(m->reserve_bytes / RES_GIB),
+                     "margin_gib", num(m->margin_bytes / RES_GIB),
                      "worst_stage", m->worst_stage);
 }
 
-/* "headroom" only when --headroom set one: the default report is as it
+/* "headroom_gib" only when --headroom set one: the default report is as it
  * was. */
 static json_t *memory_obj(const struct pred_mem *m)
 {
     json_t *o = memory_fields(m);
     if (o && m->headroom_bytes > 0)
-        json_object_set_new(o, "headroom", num(m->headroom_bytes / RES_GIB));
+        json_object_set_new(o, "headroom_gib", num(m->headroom_bytes / RES_GIB));
     return o;
 }
 
@@ -160,21 +163,39 @@ double res_flops_per_token(const struct pred_ctx *c, const struct pred_result *r
     return r->model_flops / ((double)c->job.gbs * (double)c->job.seq);
 }
 
+int64_t res_nodes(const struct hw_system *hw, int64_t gpus)
+{
+    return (gpus + hw->gpus_per_node - 1) / hw->gpus_per_node;
+}
+
+double res_samples_per_s(const struct pred_ctx *c, const struct pred_result *r)
+{
+    return (double)c->job.gbs / r->iteration_s;
+}
+
+double res_model_tflops_per_gpu(const struct pred_result *r, int64_t gpus)
+{
+    return r->model_flops / r->iteration_s / (double)gpus / 1e12;
+}
+
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                       const struct pred_result *r)
 {
     char reason[256];
     json_t *o;
     res_plan_reason(c, p, r, reason, sizeof reason);
-    o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, "
-                  "s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
+    o = json_pack("{s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, "
+                  "s:I, s:o, s:o, s:o, s:b, s:s, s:o, s:o, s:o, s:b}",
                   "plan", plan_obj(c, p),
                   "iteration_s", num(r->iteration_s),
                   "iteration_s_low", num(r->iteration_s_low),
                   "iteration_s_high", num(r->iteration_s_high),
                   "outside_validated_region", r->band_outside,
                   "tokens_per_s", num(r->tokens_per_s),
+                  "samples_per_s", num(res_samples_per_s(c, r)),
                   "mfu", num(r->mfu), "hfu", num(r->hfu),
+                  "model_tflops_per_gpu",
+                  num(res_model_tflops_per_gpu(r, plan_gpus(p))),
                   "model_flops", num(r->model_flops),
                   "params", (json_int_t)model_params(&c->model),
                   "flops_per_token", num(res_flops_per_token(c, r)),
@@ -183,69 +204,83 @@ json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                   "fits", r->rule == PLAN_OK && r->mem.fits,
                   "reason", reason,
                   "breakdown_s", breakdown_obj(r), "operators", ops_obj(&r->layer),
-                  "valid", json_boolean(r->rule == PLAN_OK));
+                  "valid", json_boolean(r->rule == PLAN_OK),
+                  "calibrated", c->hw.calibrated);
     return o;
-}
-
-int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err)
-{
-    int bad = json_dumpf(v, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                         JSON_REAL_PRECISION(10)) != 0 || fputc('\n', fp) == EOF;
-    json_decref(v);
-    return bad ? tpl_errorf(err, TPL_EIO, "cannot write JSON output")
-               : res_stream_done(fp, err);
-}
-
-int res_stream_done(FILE *fp, struct tpl_err *err)
-{
-    return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;
 }
 
 /* ---- CSV ---- */
 
+void res_csv_bool(FILE *fp, bool b)
+{
+    fputs(b ? ",true" : ",false", fp);
+}
+
 void res_csv_header(FILE *fp)
 {
-    fputs("key,model,system,stack,gpus", fp);
+    fputs("key,model,system,stack,gpus,nodes,gpus_per_node", fp);
     for (int d = 0; d < PLAN_DIM_COUNT; d++)
         fprintf(fp, ",%s", plan_dims[d].name);
     fputs(",gbs,seq,precision,iteration_s,iteration_s_low,iteration_s_high,"
-          "outside_validated_region,tokens_per_s,mfu,hfu,memory_gib,"
-          "margin_gib,fits", fp);
+          "outside_validated_region,tokens_per_s,samples_per_s,mfu,hfu,"
+          "model_tflops_per_gpu,memory_gib,margin_gib,fits", fp);
     for (int i = 0; i < PRED_PART_COUNT; i++)
         fprintf(fp, ",%s_s", pred_part_name((enum pred_part)i));
-    fputs(",reason\n", fp);
+    fputs(",calibrated,reason,schema_version\n", fp);
+}
+
+static void csv_dims(FILE *fp, const struct plan *p)
+{
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        const char *name = plan_dim_value_name((enum plan_dim)d,
+                                               plan_dim_get(p, (enum plan_dim)d));
+        if (plan_dims[d].is_switch)
+            res_csv_bool(fp, plan_dim_get(p, (enum plan_dim)d));
+        else if (name)
+            fprintf(fp, ",%s", name);
+        else
+            fprintf(fp, ",%d", (int)plan_dim_get(p, (enum plan_dim)d));
+    }
+}
+
+static void csv_figures(FILE *fp, const struct pred_ctx *c,
+                        const struct pred_result *r, int64_t gpus)
+{
+    const double v[] = { r->iteration_s, r->iteration_s_low, r->iteration_s_high };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        res_csv_num(fp, v[i]);
+    res_csv_bool(fp, r->band_outside);
+    res_csv_num(fp, r->tokens_per_s);
+    res_csv_num(fp, res_samples_per_s(c, r));
+    res_csv_num(fp, r->mfu);
+    res_csv_num(fp, r->hfu);
+    res_csv_num(fp, res_model_tflops_per_gpu(r, gpus));
+    res_csv_num(fp, r->mem.total_bytes / RES_GIB);
+    res_csv_num(fp, r->mem.margin_bytes / RES_GIB);
+    res_csv_bool(fp, r->rule == PLAN_OK && r->mem.fits);
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        res_csv_num(fp, r->part_s[i]);
 }
 
 void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
                  const struct pred_result *r)
 {
     char key[96], reason[256];
+    int64_t gpus = plan_gpus(p);
     plan_key(p, key, sizeof key);
     res_plan_reason(c, p, r, reason, sizeof reason);
     for (char *q = reason; *q; q++)         /* keep the row one CSV field */
         if (*q == ',')
             *q = ';';
-    fprintf(fp, "%s,%s,%s,%s,%lld", key, c->model.name, c->hw.name, c->stack,
-            (long long)plan_gpus(p));
-    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
-        const char *name = plan_dim_value_name((enum plan_dim)d,
-                                               plan_dim_get(p, (enum plan_dim)d));
-        if (name)
-            fprintf(fp, ",%s", name);
-        else
-            fprintf(fp, ",%d", (int)plan_dim_get(p, (enum plan_dim)d));
-    }
-    fprintf(fp, ",%lld,%lld,%s,%.6g,%.6g,%.6g,%s,%.6g,%.4f,%.4f,%.3f,%.3f,%s",
-            (long long)c->job.gbs, (long long)c->job.seq,
-            job_precision_name(c->job.precision), r->iteration_s,
-            r->iteration_s_low, r->iteration_s_high,
-            r->band_outside ? "y" : "n", r->tokens_per_s, r->mfu, r->hfu,
-            r->mem.total_bytes / RES_GIB,
-            r->mem.margin_bytes / RES_GIB,
-            r->rule == PLAN_OK && r->mem.fits ? "y" : "n");
-    for (int i = 0; i < PRED_PART_COUNT; i++)
-        fprintf(fp, ",%.6g", r->part_s[i]);
-    fprintf(fp, ",%s\n", reason);
+    fprintf(fp, "%s,%s,%s,%s,%lld,%lld,%lld", key, c->model.name, c->hw.name,
+            c->stack, (long long)gpus, (long long)res_nodes(&c->hw, gpus),
+            (long long)c->hw.gpus_per_node);
+    csv_dims(fp, p);
+    fprintf(fp, ",%lld,%lld,%s", (long long)c->job.gbs, (long long)c->job.seq,
+            job_precision_name(c->job.precision));
+    csv_figures(fp, c, r, gpus);
+    res_csv_bool(fp, c->hw.calibrated);
+    fprintf(fp, ",%s,%d\n", reason, RES_SCHEMA_VERSION);
 }
 
 void res_uncalibrated_note(FILE *fp, const struct hw_system *hw)

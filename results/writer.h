@@ -35,19 +35,52 @@ void res_plan_reason(const struct pred_ctx *c, const struct plan *p,
 /* Model FLOPs per trained token (forward and backward, no recompute):
  * r->model_flops over the iteration's gbs x seq tokens. */
 double res_flops_per_token(const struct pred_ctx *c, const struct pred_result *r);
+/* NeMo's auto-configurator reports, per candidate plan, "Nodes", "GPUs per
+ * Node", "Samples per Second" and "Model TFLOPS / GPU" beside TP, PP, CP,
+ * EP, MBS, VP and GBS (NVIDIA/NeMo, nemo/collections/llm/tools/
+ * auto_configurator/core/calculate_performance.py, get_results'
+ * result_columns); the CSV row and the JSON object carry the same figures
+ * as nodes, gpus_per_node, samples_per_s and model_tflops_per_gpu. */
+/* Nodes a job of 'gpus' GPUs occupies (the last one may be partly used). */
+int64_t res_nodes(const struct hw_system *hw, int64_t gpus);
+/* Sequences per second: gbs over the iteration time. */
+double res_samples_per_s(const struct pred_ctx *c, const struct pred_result *r);
+/* Model FLOP/s per GPU in TFLOP/s (no recompute counted, as MFU). */
+double res_model_tflops_per_gpu(const struct pred_result *r, int64_t gpus);
+
 /* The JSON object of one predicted plan (keys in README.md "JSON output"):
  * a new reference, owned by the caller. */
 json_t *res_plan_json(const struct pred_ctx *c, const struct plan *p,
                       const struct pred_result *r);
 
 /* CSV: the header and one row per plan (a search writes its own ranking
- * columns in front of both). */
+ * columns in front of both); numbers in full precision, booleans as JSON
+ * writes them (true, false), the system's calibrated flag and the
+ * schema_version last. */
 void res_csv_header(FILE *fp);
 void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
                  const struct pred_result *r);
 
-/* Dump a JSON value with the project's settings (insertion order, 2-space
- * indent, 10 significant digits), newline-terminated, and release it. */
+/* The version of the machine outputs' layout (README "Machine outputs"):
+ * JSON's top-level "schema_version" and CSV's last column. Keys and
+ * columns may be added under one version (readers ignore the ones they do
+ * not know); it grows when one is renamed, removed or changes its meaning
+ * or unit. */
+#define RES_SCHEMA_VERSION 1
+
+/* Full precision (results/emit.c): the shortest decimal text of x that
+ * reads back to x exactly ("" for NaN or infinity), into buf (at least
+ * RES_NUM_LEN bytes). Returns buf. */
+#define RES_NUM_LEN 32
+const char *res_num_text(double x, char *buf, size_t n);
+/* "," and x's shortest text: one CSV field. */
+void res_csv_num(FILE *fp, double x);
+/* ",true" or ",false": a CSV boolean, spelled as in JSON. */
+void res_csv_bool(FILE *fp, bool b);
+
+/* Dump a JSON value (insertion order, 2-space indent, every real in its
+ * shortest exact text; a top-level object opens with "schema_version"),
+ * newline-terminated, and release it. */
 int res_json_emit(FILE *fp, json_t *v, struct tpl_err *err);
 /* TPL_EIO if any write to fp failed, else 0. */
 int res_stream_done(FILE *fp, struct tpl_err *err);

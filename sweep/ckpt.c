@@ -15,7 +15,7 @@
 
 #include "common/alloc.h"
 
-#define MAGIC "trainplan-sweep-checkpoint 1"
+#define MAGIC "trainplan-sweep-checkpoint 2"      /* 2: rows carry calibrated */
 
 static uint64_t fnv64(const char *s, size_t n)
 {
@@ -29,8 +29,9 @@ static uint64_t fnv64(const char *s, size_t n)
 
 static size_t put_row(char *p, size_t room, const struct sweep_row *r)
 {
-    int n = snprintf(p, room, " %lld %d %s %a %a %a %a %a %a %a",
-                     (long long)r->gpus, (int)r->status, r->key[0] ? r->key : "-",
+    int n = snprintf(p, room, " %lld %d %d %s %a %a %a %a %a %a %a",
+                     (long long)r->gpus, (int)r->status, (int)r->calibrated,
+                     r->key[0] ? r->key : "-",
                      r->iteration_s, r->days, r->gpu_hours, r->cost_usd,
                      r->energy_kwh, r->mfu, r->margin_gib);
     return n > 0 && (size_t)n < room ? (size_t)n : room;
@@ -46,6 +47,7 @@ static bool get_row(char **p, struct sweep_row *r, uint64_t item)
     r->item = item;
     r->gpus = strtoll(*p, &e, 10);
     r->status = (int32_t)strtol(e, &e, 10);
+    r->calibrated = strtol(e, &e, 10) != 0;
     e += strspn(e, " ");
     len = strcspn(e, " ");
     if (len == 0 || len >= sizeof r->key || r->status < 0 || r->status > 1)

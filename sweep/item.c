@@ -82,6 +82,7 @@ static void fill(const struct sweep *sw, const struct item_inputs *in,
         struct sweep_row *r = &rows[g];
         r->gpus = w->gpus;
         r->status = w->feasible;
+        r->calibrated = in->hw.calibrated;
         if (!w->feasible) {
             r->margin_gib = -res->per_gpu[g].nearest_short_bytes / (1 << 30);
             continue;

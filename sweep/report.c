@@ -99,6 +99,12 @@ static void table_head(FILE *fp, const struct view *v)
             "margin", "pareto");
 }
 
+/* A row of a system whose efficiencies are modelling defaults says so. */
+static const char *uncal_mark(const struct sweep_row *w)
+{
+    return w->calibrated ? "" : "  uncalibrated";
+}
+
 static void table_row(FILE *fp, const struct view *v, size_t i)
 {
     const struct sweep_row *w = &v->r->rows[i];
@@ -108,14 +114,14 @@ static void table_row(FILE *fp, const struct view *v, size_t i)
     for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
         fprintf(fp, " %12s", vals[k]);
     if (w->status != 1) {
-        fprintf(fp, " %6lld  %-28s %71s %7.2f\n", (long long)w->gpus,
-                "(no feasible plan)", "", w->margin_gib);
+        fprintf(fp, " %6lld  %-28s %71s %7.2f%s\n", (long long)w->gpus,
+                "(no feasible plan)", "", w->margin_gib, uncal_mark(w));
         return;
     }
-    fprintf(fp, " %6lld  %-28s %8.3f %8.2f %11.0f %12.0f %9.1f %5.1f%% %7.2f  %s\n",
-            (long long)w->gpus, w->key, w->iteration_s, w->days, w->gpu_hours,
-            w->cost_usd, w->energy_kwh / 1000, 100 * w->mfu, w->margin_gib,
-            v->frontier[i] ? "yes" : "");
+    fprintf(fp, " %6lld  %-28s %8.3f %8.2f %11.0f %12.0f %9.1f %5.1f%% %7.2f  "
+            "%3s%s\n", (long long)w->gpus, w->key, w->iteration_s, w->days,
+            w->gpu_hours, w->cost_usd, w->energy_kwh / 1000, 100 * w->mfu,
+            w->margin_gib, v->frontier[i] ? "yes" : "", uncal_mark(w));
 }
 
 static void table(FILE *fp, const struct view *v)
@@ -138,6 +144,13 @@ static void table(FILE *fp, const struct view *v)
         }
     fprintf(fp, "%zu of %zu rows on the frontier; margin: spare HBM in GiB "
             "(negative: the nearest miss)\n", n_front, v->n);
+    for (size_t i = 0; i < v->n; i++)
+        if (!v->r->rows[i].calibrated && v->r->rows[i].status >= 0) {
+            fputs("uncalibrated: rows so marked run on a system whose kernel "
+                  "efficiencies are modelling defaults (efficiency.calibrated "
+                  "= false); their times are estimates only\n", fp);
+            break;
+        }
 }
 
 /* ---- CSV ---- */
@@ -148,10 +161,11 @@ static void csv_head(FILE *fp, const struct sweep *sw)
     for (int k = 0; k < sw->n_axes + sw->n_links; k++)
         fprintf(fp, ",%s", field_name(sw, k));
     fputs(",gpus,feasible,key,iteration_s,days,gpu_hours,cost_usd,energy_kwh,"
-          "mfu,margin_gib,pareto\n", fp);
+          "mfu,margin_gib,pareto,calibrated,schema_version\n", fp);
 }
 
-/* One row; 'pareto' is "y", "n", or "" where not yet known (streamed). */
+/* One row; 'pareto' is "true", "false", or "" where not yet known
+ * (streamed). */
 static void csv_row(FILE *fp, const struct sweep *sw, const struct sweep_row *w,
                     const char *pareto)
 {
@@ -160,20 +174,28 @@ static void csv_row(FILE *fp, const struct sweep *sw, const struct sweep_row *w,
     fprintf(fp, "%llu,%s,%s", (unsigned long long)w->item, model, system);
     for (int k = 0; k < sw->n_axes + sw->n_links; k++)
         fprintf(fp, ",%s", vals[k]);
+    fprintf(fp, ",%lld", (long long)w->gpus);
+    res_csv_bool(fp, w->status == 1);
     if (w->status != 1)
-        fprintf(fp, ",%lld,n,,,,,,,,%.4g,n\n", (long long)w->gpus, w->margin_gib);
-    else
-        fprintf(fp, ",%lld,y,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4g,%s\n",
-                (long long)w->gpus, w->key, w->iteration_s, w->days,
-                w->gpu_hours, w->cost_usd, w->energy_kwh, w->mfu,
-                w->margin_gib, pareto);
+        fputs(",,,,,,,", fp);
+    else {
+        const double x[] = { w->iteration_s, w->days, w->gpu_hours, w->cost_usd,
+                             w->energy_kwh, w->mfu };
+        fprintf(fp, ",%s", w->key);
+        for (size_t k = 0; k < sizeof x / sizeof *x; k++)
+            res_csv_num(fp, x[k]);
+    }
+    res_csv_num(fp, w->margin_gib);
+    fprintf(fp, ",%s", pareto);
+    res_csv_bool(fp, w->calibrated);
+    fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
 }
 
 static void csv(FILE *fp, const struct view *v)
 {
     csv_head(fp, v->sw);
     for (size_t i = 0; i < v->n; i++)
-        csv_row(fp, v->sw, &v->r->rows[i], v->frontier[i] ? "y" : "n");
+        csv_row(fp, v->sw, &v->r->rows[i], v->frontier[i] ? "true" : "false");
 }
 
 void sweep_stream_head(FILE *fp, const struct sweep *sw)
@@ -200,10 +222,11 @@ static json_t *row_json(const struct view *v, size_t i)
     item_values(v->sw, w->item, &model, &system, vals);
     for (int k = 0; k < v->sw->n_axes + v->sw->n_links; k++)
         json_object_set_new(values, field_name(v->sw, k), json_string(vals[k]));
-    o = json_pack("{s:I, s:s, s:s, s:o, s:I, s:b, s:f}", "item",
+    o = json_pack("{s:I, s:s, s:s, s:o, s:I, s:b, s:f, s:b}", "item",
                   (json_int_t)w->item, "model", model, "system", system,
                   "values", values, "gpus", (json_int_t)w->gpus,
-                  "feasible", w->status == 1, "margin_gib", w->margin_gib);
+                  "feasible", w->status == 1, "margin_gib", w->margin_gib,
+                  "calibrated", w->calibrated);
     if (w->status == 1)
         json_object_update_new(o, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, "
             "s:f, s:b}", "plan", w->key, "iteration_s", w->iteration_s,

@@ -53,6 +53,8 @@ struct sweep_row {
     uint64_t item;
     int64_t gpus;
     int32_t status;                     /* 1 feasible, 0 no plan fits, < 0 error */
+    bool calibrated;                    /* the item's system: false when its
+                                           efficiencies are modelling defaults */
     char key[96];                       /* plan key; the message when status < 0 */
     double iteration_s, days, gpu_hours, cost_usd, energy_kwh, mfu, margin_gib;
 };

@@ -16,9 +16,9 @@ done
 
 # the same figures as tradeoff on each system
 # shellcheck disable=SC2086
-"$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f4,5,7,9 >"$T_TMP/c"
+"$TRAINPLAN" compare --systems dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f6,7,9,11 >"$T_TMP/c"
 # shellcheck disable=SC2086
-"$TRAINPLAN" tradeoff --system dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f2,3,6,8 >"$T_TMP/t"
+"$TRAINPLAN" tradeoff --system dgx-h100 $C_JOB --format csv | sed -n 3p | cut -d, -f4,5,8,10 >"$T_TMP/t"
 T_CMD="compare '$(cat "$T_TMP/c")' vs tradeoff '$(cat "$T_TMP/t")'"
 expect compare-agrees-with-tradeoff '[ -s "$T_TMP/c" ]' 'cmp -s "$T_TMP/c" "$T_TMP/t"'
 
@@ -36,7 +36,7 @@ expect compare-na exit=0 'stdout~^  dgx-a100 +\(no feasible plan\) +n/a' \
     'stdout~^  dgx-b200 +tp[^ ]+ +256 +[0-9.]+ +n/a ' 'stdout!~0\.00x' \
     'stdout~^uncalibrated: dgx-b200'
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format csv
-expect compare-na-csv exit=0 'stdout~^8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,n,256$'
+expect compare-na-csv exit=0 'stdout~^8,1,8,dgx-b200,megatron-core,tp[^,]+,[0-9.]+,,' 'stdout~,false,256,1$'
 run_tp compare --systems dgx-a100,dgx-b200 --model llama3-70b --seq 4096 --gbs 256 --gpus 8 --tokens 1e12 --format json
 expect compare-na-json exit=0 'stdout~"speedup": null' 'stdout~"calibrated": false'
 run_tp compare --systems dgx-a100,dgx-h100 --model llama3-70b --seq 8192 --gbs 512,1024 --gpus 200,256 --tokens 15e12
@@ -58,10 +58,10 @@ expect calibrated-no-flag exit=0 'stdout!~uncalibrated'
 # changes the first system
 # shellcheck disable=SC2086
 "$TRAINPLAN" compare --systems dgx-a100,dgx-h100 --variant h100-2xnet=dgx-h100:network.nic_gbps=800 \
-    $C_JOB --format csv | grep ',h100-2xnet,' | cut -d, -f1,4,5,7- >"$T_TMP/v"
+    $C_JOB --format csv | grep ',h100-2xnet,' | cut -d, -f1-3,5-7,9- >"$T_TMP/v"
 # shellcheck disable=SC2086
 "$TRAINPLAN" compare --systems dgx-h100 --set network.nic_gbps=800 $C_JOB --format csv \
-    | grep ',dgx-h100,' | cut -d, -f1,4,5,7- >"$T_TMP/s"
+    | grep ',dgx-h100,' | cut -d, -f1-3,5-7,9- >"$T_TMP/s"
 T_CMD="variant h100-2xnet=dgx-h100 '$(cat "$T_TMP/v")' vs dgx-h100 --set '$(cat "$T_TMP/s")'"
 expect compare-variant-base '[ -s "$T_TMP/v" ]' 'cmp -s "$T_TMP/v" "$T_TMP/s"'
 run_tp compare --systems dgx-a100,dgx-h100 --variant h100-2xnet=dgx-h100:network.nic_gbps=800 \

@@ -66,7 +66,7 @@ expect stack-search-vpp exit=0 '! grep -q "\"vpp\": [2-9]" "$T_OUT"' \
 run_tp compare --systems dgx-a100,dgx-h100 --model llama3-8b --seq 4096 \
     --gbs 256 --gpus 64 --tokens 1e12 --stack torchtitan --format csv
 expect stack-compare exit=0 \
-    '[ "$(sed -n 2p "$T_OUT" | cut -d, -f2,3)" = "dgx-a100,torchtitan" ]'
+    '[ "$(sed -n 2p "$T_OUT" | cut -d, -f4,5)" = "dgx-a100,torchtitan" ]'
 
 # export: the framework's stack, named in the banner; --stack of another
 # framework is a usage error naming both

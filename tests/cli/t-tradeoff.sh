@@ -17,8 +17,8 @@ golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 
 
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
-t_rows=$(awk -F, 'NR > 1 && NF != 21' "$T_TMP/t.csv" | wc -l)
-t_knees=$(awk -F, 'NR > 1 && $13 == "y"' "$T_TMP/t.csv" | wc -l)
+t_rows=$(awk -F, 'NR > 1 && NF != 26' "$T_TMP/t.csv" | wc -l)
+t_knees=$(awk -F, 'NR > 1 && $16 == "true"' "$T_TMP/t.csv" | wc -l)
 T_CMD="tradeoff --format csv: $t_rows malformed rows, $t_knees knees"
 expect tradeoff-csv-shape '[ "$t_rows" = 0 ]' '[ "$t_knees" -le 1 ]'
 
@@ -39,8 +39,8 @@ expect tradeoff-sigint-partial exit=130 'stdout~^partial: interrupted'
 # shellcheck disable=SC2086
 run_tp tradeoff $T_JOB --format csv
 expect tradeoff-goodput-below-one exit=0 \
-    '[ "$(awk -F, '\''NR > 1 && $14 != "" && !($14 > 0.9 && $14 < 1)'\'' "$T_OUT" | wc -l)" = 0 ]' \
-    '[ "$(awk -F, '\''NR > 1 && $6 != "" && $6 <= $15'\'' "$T_OUT" | wc -l)" = 0 ]'
+    '[ "$(awk -F, '\''NR > 1 && $17 != "" && !($17 > 0.9 && $17 < 1)'\'' "$T_OUT" | wc -l)" = 0 ]' \
+    '[ "$(awk -F, '\''NR > 1 && $8 != "" && $8 <= $18'\'' "$T_OUT" | wc -l)" = 0 ]'
 # shellcheck disable=SC2086
 other_output tradeoff-restart-overridable tradeoff $T_JOB --format csv vs \
     tradeoff $T_JOB --format csv --set reliability.restart_min=60

@@ -32,7 +32,7 @@ expect runs-no-stack-default exit=0 \
     '[ "$(grep -c "no-stack.csv has no .stack. column: every row is predicted with the default stack, megatron-core" "$T_ERR")" = 1 ]'
 run_tp validate $R/small.csv --format csv
 expect runs-stack-other exit=0 '[ ! -s "$T_ERR" ]' \
-    'grep -q "^T-07,.*,stack .other. predicted as megatron-core$" "$T_OUT"' \
+    'grep -q "^T-07,.*,stack .other. predicted as megatron-core,1$" "$T_OUT"' \
     '[ "$(grep -v "^T-07," "$T_OUT")" = "$(grep -v "^T-07," "$T_TMP/no-stack.csv")" ]'
 check runs-missing-file 4 "trainplan: error: cannot read '$R/none.csv': No such file or directory" -- validate $R/none.csv
 check validate-no-file 2 "trainplan: error: missing the runs file" -- validate
@@ -131,7 +131,7 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
     run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
         --system perlmutter-a100 -o /dev/null --report - --format csv
     expect calibrate-report-csv 'exit=0' \
-        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct$' \
+        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,schema_version$' \
         'stdout~^linear1,bwd,1755,'
 fi
 check calibrate-bad-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- calibrate /tmp --system dgx-a100 --format xml

@@ -146,3 +146,40 @@ Test(tradeoff, power_by_the_sources)
     assert_rel(res_gpu_power_w(&h, &half), (busy_w + idle_w) / 2, 0.01);
 }
 
+
+/* The node's draw against its sources: a DGX H100 computing draws 76 % of
+ * its 10.2 kW rating (Newkirk et al., arXiv:2506.14551), so 10200 x 0.76 /
+ * 8 = 969 W per GPU slot; of that its GPU is the board model's busy draw,
+ * the rest (hosts, NICs, switches, fans) stays when the GPU waits. A
+ * system without power.node_kw has no node figure. */
+Test(tradeoff, node_power_by_the_sources)
+{
+    struct hw_system h = load_system("dgx-h100");
+    struct hw_system a = load_system("dgx-a100");
+    struct pred_result all = { .iteration_s = 1 }, none = { .iteration_s = 1 };
+    double slot_w = 10200 * 0.76 / 8, rest_w = slot_w - 700 * 8.4 / 10.2;
+    all.part_s[PRED_PART_COMPUTE] = 1;
+    none.part_s[PRED_PART_TP_COMM] = 1;
+    assert_rel(res_node_power_w_per_gpu(&h, &all), slot_w, 0.01);
+    assert_rel(res_node_power_w_per_gpu(&h, &none), rest_w + 300, 0.01);
+    cr_assert_eq(res_node_power_w_per_gpu(&a, &all), 0);
+}
+
+/* The power fields are the system file's: --set moves the board draw and
+ * the node's, and an idle draw above the busy one is refused. */
+Test(tradeoff, power_fields_override)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    const char *sets[] = { "power.gpu_busy_frac=1", "power.gpu_idle_frac=0.5",
+                           "power.node_kw=8", "power.node_train_frac=1" };
+    const char *bad[] = { "power.gpu_busy_frac=0.3" };
+    struct pred_result all = { .iteration_s = 1 };
+    all.part_s[PRED_PART_COMPUTE] = 1;
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", sets, 4, &err), 0, "%s", err.msg);
+    assert_rel(res_gpu_power_w(&h, &all), 700.0, 1e-12);
+    assert_rel(res_node_power_w_per_gpu(&h, &all), 1000.0, 1e-12);
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", bad, 1, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "'gpu_idle_frac' (0.43) must not exceed "
+                     "'gpu_busy_frac' (0.3)"), "%s", err.msg);
+}
