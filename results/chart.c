@@ -64,27 +64,96 @@ static void fit_axis(struct axis *a, double lo, double hi, bool log_scale,
     }
 }
 
-static void tick_label(char *buf, size_t n, double v)
+/* "2M", "500k", "0.05": short enough to sit under a tick; a base-2 axis
+ * (GPU counts) in whole numbers. */
+static void tick_label(char *buf, size_t n, double v, int base)
 {
-    if (v >= 1e6 || (v < 1e-2 && v > 0))
+    if (base == 2)
+        snprintf(buf, n, "%.0f", v);
+    else if (v >= 1e9)
+        snprintf(buf, n, "%gG", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, n, "%gM", v / 1e6);
+    else if (v >= 1e4)
+        snprintf(buf, n, "%gk", v / 1e3);
+    else if (v < 1e-2 && v > 0)
         snprintf(buf, n, "%.0e", v);
     else
         snprintf(buf, n, "%g", v);
 }
 
+/* ---- text ----
+ * cairo's SVG surface draws text as glyph outlines, which neither a screen
+ * reader nor a test can read. An SVG chart records its texts instead
+ * (placed with cairo's own extents) and write_svg emits them as <text>
+ * elements; a PNG draws them. */
+struct svg_text {
+    double x, y, size, deg, rgb[3];
+    char *s;
+};
+struct text_log { struct svg_text *v; size_t n, cap; };
+static const cairo_user_data_key_t text_log_key;
+
+/* Font sizes are for a 960 x 640 chart; a small one (under 720 x 480)
+ * draws them at this share, set by each draw function (one chart at a
+ * time: charts are drawn on the main thread). */
+static double font_k = 1;
+#define NARROW_K 0.8
+
+static bool narrow(double w, double h)
+{
+    return w < 720 || h < 480;
+}
+
+static void text_record(struct text_log *log, cairo_t *cr, double x, double y,
+                        double size, double angle, const char *s)
+{
+    struct svg_text *t;
+    double a;
+    if (log->n == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 64;
+        log->v = xrealloc(log->v, log->cap * sizeof *log->v);
+    }
+    t = &log->v[log->n++];
+    *t = (struct svg_text){ x, y, size, angle * 180 / PI, { 0, 0, 0 },
+                            xstrdup(s) };
+    cairo_pattern_get_rgba(cairo_get_source(cr), &t->rgb[0], &t->rgb[1],
+                           &t->rgb[2], &a);
+}
+
 static void text(cairo_t *cr, double x, double y, const char *s, double align_x,
                  double align_y, double size, double angle)
 {
+    struct text_log *log = cairo_get_user_data(cr, &text_log_key);
     cairo_text_extents_t e;
+    double ox, oy;
+    size *= font_k;
     cairo_save(cr);
     cairo_set_font_size(cr, size);
     cairo_text_extents(cr, s, &e);
-    cairo_translate(cr, x, y);
-    cairo_rotate(cr, angle);
-    cairo_move_to(cr, -align_x * e.width - e.x_bearing,
-                  -align_y * e.height - e.y_bearing);
-    cairo_show_text(cr, s);
+    ox = -align_x * e.width - e.x_bearing;
+    oy = -align_y * e.height - e.y_bearing;
+    if (log)                    /* the baseline origin, rotated into place */
+        text_record(log, cr, x + ox * cos(angle) - oy * sin(angle),
+                    y + ox * sin(angle) + oy * cos(angle), size, angle, s);
+    else {
+        cairo_translate(cr, x, y);
+        cairo_rotate(cr, angle);
+        cairo_move_to(cr, ox, oy);
+        cairo_show_text(cr, s);
+    }
     cairo_restore(cr);
+}
+
+/* The width of s at a font size, in pixels. */
+static double text_width(cairo_t *cr, const char *s, double size)
+{
+    cairo_text_extents_t e;
+    cairo_save(cr);
+    cairo_set_font_size(cr, size * font_k);
+    cairo_text_extents(cr, s, &e);
+    cairo_restore(cr);
+    return e.x_advance;
 }
 
 /* A light grid line across the area at pixel px. */
@@ -101,27 +170,54 @@ static void grid_line(cairo_t *cr, const struct area *r, double px, bool vertica
     cairo_stroke(cr);
 }
 
-/* Ticks, grid and labels of one axis along an area side. */
+/* The tick values of an axis into v (at most n): on a linear axis 1, 2 or
+ * 5 times a power of ten; on a log axis each power of the base, and on a
+ * base-10 axis of at most three decades also 2 and 5 times each, so values
+ * between the decades can be read. Returns the count. */
+static int tick_values(const struct axis *a, int base, double *v, int n)
+{
+    int k = 0;
+    if (!a->log) {
+        double span = a->hi - a->lo, p = pow(10, floor(log10(span)));
+        double step = span / p > 5 ? p : span / p > 2 ? p / 2 : p / 5;
+        for (double x = a->lo; x <= a->hi * (1 + 1e-9) && k < n; x += step)
+            v[k++] = fabs(x) < step * 1e-9 ? 0 : x;
+        return k;
+    }
+    bool fine = base == 10 && a->hi / a->lo <= 1e3 * (1 + 1e-9);
+    for (double x = a->lo; x <= a->hi * (1 + 1e-9) && k < n; x *= base) {
+        v[k++] = x;
+        for (int m = 2; fine && m <= 5 && x * m <= a->hi * (1 + 1e-9) && k < n;
+             m += 3)
+            v[k++] = x * m;
+    }
+    return k;
+}
+
+/* Ticks, grid and labels of one axis along an area side; a label that
+ * would run into the one before it is left out (its grid line stays). */
 static void ticks(cairo_t *cr, const struct axis *a, const struct area *r,
                   bool vertical, int base, bool labels)
 {
-    double v, step = 0;
+    double v[64], last = -INFINITY;
+    int n = tick_values(a, base, v, 64);
     char buf[32];
-    if (!a->log) {
-        double span = a->hi - a->lo, p = pow(10, floor(log10(span)));
-        step = span / p > 5 ? p : span / p > 2 ? p / 2 : p / 5;
-    }
-    for (v = a->lo; v <= a->hi * (1 + 1e-9); v = a->log ? v * base : v + step) {
-        double px = vertical ? map(a, v, r->y1, r->y0) : map(a, v, r->x0, r->x1);
+    for (int i = 0; i < n; i++) {
+        double px = vertical ? map(a, v[i], r->y1, r->y0) : map(a, v[i], r->x0, r->x1);
+        double half;
         grid_line(cr, r, px, vertical);
+        if (!labels)
+            continue;
+        tick_label(buf, sizeof buf, v[i], a->log ? base : 10);
+        half = vertical ? 7 : text_width(cr, buf, 11) / 2 + 3;
+        if ((vertical ? -px : px) - half < last)
+            continue;
+        last = (vertical ? -px : px) + half;
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        tick_label(buf, sizeof buf, v);
-        if (labels && vertical)
+        if (vertical)
             text(cr, r->x0 - 6, px, buf, 1.0, 0.5, 11, 0);
-        else if (labels)
+        else
             text(cr, px, r->y1 + 6, buf, 0.5, 0.0, 11, 0);
-        if (!a->log && step <= 0)
-            break;
     }
 }
 
@@ -136,22 +232,37 @@ static void frame(cairo_t *cr, const struct area *r)
 static void legend(cairo_t *cr, double x, double y, const char *const *names,
                    int n, bool boxes)
 {
+    double dy = 16 * font_k;
     for (int i = 0; i < n; i++) {
         const double *c = palette[i % 8];
         cairo_set_source_rgb(cr, c[0], c[1], c[2]);
         if (boxes)
-            cairo_rectangle(cr, x, y + 16 * i - 5, 12, 10);
+            cairo_rectangle(cr, x, y + dy * i - 5, 12, 10);
         else {
             cairo_set_line_width(cr, 2.5);
-            cairo_move_to(cr, x, y + 16 * i);
-            cairo_line_to(cr, x + 14, y + 16 * i);
+            cairo_move_to(cr, x, y + dy * i);
+            cairo_line_to(cr, x + 14, y + dy * i);
             cairo_stroke(cr);
-            cairo_arc(cr, x + 7, y + 16 * i, 3.5, 0, 2 * PI);
+            cairo_arc(cr, x + 7, y + dy * i, 3.5, 0, 2 * PI);
         }
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-        text(cr, x + 20, y + 16 * i, names[i], 0.0, 0.5, 12, 0);
+        text(cr, x + 20, y + dy * i, names[i], 0.0, 0.5, 12, 0);
     }
+}
+
+/* On a small chart the legend sits inside the area's top right corner on
+ * a white box (there is no room beside it). */
+static void legend_inside(cairo_t *cr, const struct area *r,
+                          const char *const *names, int n, bool boxes)
+{
+    double wmax = 0, dy = 16 * font_k;
+    for (int i = 0; i < n; i++)
+        wmax = fmax(wmax, text_width(cr, names[i], 12));
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+    cairo_rectangle(cr, r->x1 - wmax - 30, r->y0 + 2, wmax + 28, dy * n + 4);
+    cairo_fill(cr);
+    legend(cr, r->x1 - wmax - 26, r->y0 + 4 + dy / 2, names, n, boxes);
 }
 
 /* ---- surfaces ---- */
@@ -190,14 +301,31 @@ static void xml_escaped(FILE *fp, const char *s)
         }
 }
 
-/* cairo draws text as glyph outlines; a <title> and <desc> right after the
- * <svg> tag say in words what the chart shows (SVG accessibility). */
+static void svg_texts(FILE *fp, const struct text_log *log)
+{
+    for (size_t i = 0; i < log->n; i++) {
+        const struct svg_text *t = &log->v[i];
+        fprintf(fp, "<text x=\"%.2f\" y=\"%.2f\" font-family=\"sans-serif\" "
+                "font-size=\"%g\" fill=\"rgb(%d,%d,%d)\"", t->x, t->y, t->size,
+                (int)lround(255 * t->rgb[0]), (int)lround(255 * t->rgb[1]),
+                (int)lround(255 * t->rgb[2]));
+        if (t->deg != 0)
+            fprintf(fp, " transform=\"rotate(%g %.2f %.2f)\"", t->deg, t->x, t->y);
+        fputc('>', fp);
+        xml_escaped(fp, t->s);
+        fputs("</text>\n", fp);
+    }
+}
+
+/* A <title> and <desc> right after the <svg> tag say in words what the
+ * chart shows (SVG accessibility); the texts go last, above the drawing. */
 static int write_svg(FILE *fp, const struct membuf *m, const char *title,
-                     const char *desc)
+                     const char *desc, const struct text_log *log)
 {
     const char *svg = m->p ? strstr(m->p, "<svg") : NULL;
     const char *end = svg ? strchr(svg, '>') : NULL;
-    if (!end)
+    const char *close = end ? strstr(end, "</svg>") : NULL;
+    if (!close)
         return -1;
     fwrite(m->p, 1, (size_t)(end + 1 - m->p), fp);
     fputs("\n<title>", fp);
@@ -205,7 +333,9 @@ static int write_svg(FILE *fp, const struct membuf *m, const char *title,
     fputs("</title>\n<desc>", fp);
     xml_escaped(fp, desc);
     fputs("</desc>", fp);
-    fputs(end + 1, fp);
+    fwrite(end + 1, 1, (size_t)(close - end - 1), fp);
+    svg_texts(fp, log);
+    fputs(close, fp);
     return ferror(fp) ? -1 : 0;
 }
 
@@ -213,13 +343,16 @@ typedef void (*draw_fn)(cairo_t *cr, double w, double h, const void *arg);
 
 /* Draw onto a new surface (recording SVG into mem) and finish it: PNG is
  * written to fp here. TPL_EIO when cairo fails. */
-static int paint(FILE *fp, struct membuf *mem, bool svg, int w, int h,
-                 draw_fn draw, const void *arg)
+static int paint(FILE *fp, struct membuf *mem, struct text_log *log, int w,
+                 int h, draw_fn draw, const void *arg)
 {
+    bool svg = log != NULL;
     cairo_surface_t *s = svg ? cairo_svg_surface_create_for_stream(to_mem, mem, w, h)
                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(s);
     int rc = 0;
+    if (log)
+        cairo_set_user_data(cr, &text_log_key, log, NULL);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
@@ -244,6 +377,7 @@ static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
 {
     struct tpl_outfile o;
     struct membuf mem = { 0 };
+    struct text_log log = { 0 };
     bool svg = has_ext(path, ".svg");
     int rc;
     if (!res_chart_path_ok(path))
@@ -251,10 +385,13 @@ static int render(const char *path, int w, int h, draw_fn draw, const void *arg,
                           ".svg or .png", path);
     if ((rc = tpl_outfile_open(&o, path, err)))
         return rc;
-    rc = paint(o.fp, &mem, svg, w, h, draw, arg);
-    if (rc == 0 && svg && write_svg(o.fp, &mem, title, desc))
+    rc = paint(o.fp, &mem, svg ? &log : NULL, w, h, draw, arg);
+    if (rc == 0 && svg && write_svg(o.fp, &mem, title, desc, &log))
         rc = TPL_EIO;
     free(mem.p);
+    for (size_t i = 0; i < log.n; i++)
+        free(log.v[i].s);
+    free(log.v);
     if (rc) {
         tpl_outfile_abort(&o);
         return tpl_errorf(err, TPL_EIO, "cannot write the chart '%s'", path);
@@ -339,7 +476,7 @@ static void series_markers(cairo_t *cr, const struct chart_series *se,
     }
 }
 
-/* The dashed vertical line at mark_x, labelled in the top panel. */
+/* The dashed vertical line at mark_x, labelled in the last panel. */
 static void x_mark(cairo_t *cr, const struct chart_lines *c,
                    const struct plot *pl, bool top)
 {
@@ -350,8 +487,8 @@ static void x_mark(cairo_t *cr, const struct chart_lines *c,
     cairo_line_to(cr, px, pl->r->y1);
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
-    if (top && c->mark_label)
-        text(cr, px + 4, pl->r->y0 + 4, c->mark_label, 0.0, 0.0, 11, 0);
+    if (top && c->mark_label)   /* low in the last panel: clear of legends */
+        text(cr, px - 4, pl->r->y1 - 4, c->mark_label, 1.0, 1.0, 11, 0);
 }
 
 static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
@@ -363,10 +500,12 @@ static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
     struct axis ay;
     struct plot pl = { ax, &ay, r };
     y_axis(pn, &ay);
-    ticks(cr, ax, r, false, 2, p == c->n_panels - 1);
+    ticks(cr, ax, r, false, c->x_decimal ? 10 : 2, p == c->n_panels - 1);
     ticks(cr, &ay, r, true, 10, true);
     frame(cr, r);
-    text(cr, 22, (r->y0 + r->y1) / 2, pn->ylabel, 0.5, 0.5, 12, -PI / 2);
+    text(cr, 18, (r->y0 + r->y1) / 2, pn->ylabel, 0.5, 0.5,
+         fmin(12, 12 * (r->y1 - r->y0) / fmax(1, text_width(cr, pn->ylabel, 12))),
+         -PI / 2);
     for (int s = 0; s < n; s++) {
         const double *col = palette[s % 8];
         names[s] = pn->series[s].name;
@@ -378,21 +517,34 @@ static void draw_panel(cairo_t *cr, const struct chart_lines *c, int p,
         series_markers(cr, &pn->series[s], &pl, col);
     }
     if (c->mark_x > 0)
-        x_mark(cr, c, &pl, p == 0);
-    legend(cr, r->x1 + 18, r->y0 + 10, names, n, false);
+        x_mark(cr, c, &pl, p == c->n_panels - 1);
+    if (font_k < 1)
+        legend_inside(cr, r, names, n, false);
+    else
+        legend(cr, r->x1 + 18, r->y0 + 10, names, n, false);
 }
 
 static void draw_chart(cairo_t *cr, double w, double h,
                        const struct chart_lines *c, bool lines)
 {
-    double top = 48, bottom = h - 52, gap = 26, left = 84, right = w - 250;
-    double ph = (bottom - top - gap * (c->n_panels - 1)) / c->n_panels;
+    double top, bottom, gap, left, right, ph;
     double xlo, xhi;
     struct axis ax;
+    font_k = narrow(w, h) ? NARROW_K : 1;
+    top = (c->note ? 58 : 48) * font_k;
+    bottom = h - 52 * font_k;
+    gap = 26 * font_k;
+    left = 84 * font_k;
+    right = font_k < 1 ? w - 24 : w - 250;
+    ph = (bottom - top - gap * (c->n_panels - 1)) / c->n_panels;
     x_range(c, &xlo, &xhi);
-    fit_axis(&ax, xlo, xhi, c->logx, 2);
+    fit_axis(&ax, xlo, xhi, c->logx, c->x_decimal ? 10 : 2);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
+    if (c->note) {
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        text(cr, w / 2, 34 * font_k, c->note, 0.5, 0.0, 11, 0);
+    }
     for (int p = 0; p < c->n_panels; p++) {
         struct area r = { left, top + p * (ph + gap), right,
                           top + p * (ph + gap) + ph };
@@ -470,11 +622,35 @@ static double bars_max(const struct chart_bars *c)
     return hi;
 }
 
-/* Bar b: its stacks bottom up, then its label under the area. */
-static void draw_bar(cairo_t *cr, const struct chart_bars *c, int b,
-                     const struct axis *ay, const struct area *r, double slot)
+/* Where bar b starts, and its slot: groups get half a slot between them. */
+static double bar_x(const struct chart_bars *c, int b, const struct area *r,
+                    double *slot)
 {
-    double base = 0, x = r->x0 + slot * (b + 0.2), bw = slot * 0.6;
+    int g = c->per_group > 0 ? b / c->per_group : 0;
+    int n_gaps = c->per_group > 0 ? (c->n_bars - 1) / c->per_group : 0;
+    *slot = (r->x1 - r->x0) / (c->n_bars + 0.5 * n_gaps > 0
+                               ? c->n_bars + 0.5 * n_gaps : 1);
+    return r->x0 + *slot * (b + 0.5 * g);
+}
+
+/* A label above a bar, one word a line (narrow bars), the first lowest. */
+static void top_label(cairo_t *cr, double x, double y, const char *s)
+{
+    char buf[96], *save, *word;
+    int line = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (word = strtok_r(buf, " ", &save); word; word = strtok_r(NULL, " ", &save))
+        text(cr, x, y - 11 * font_k * line++, word, 0.5, 1.0, 9, 0);
+}
+
+/* Bar b: its stacks bottom up, its label above (tops) and under the
+ * area; with more bars than labels fit, every k-th label only. */
+static void draw_bar(cairo_t *cr, const struct chart_bars *c, int b,
+                     const struct axis *ay, const struct area *r)
+{
+    double slot, x = bar_x(c, b, r, &slot), base = 0, bw = slot * 0.6;
+    int every = (int)ceil(c->n_bars * 14 * font_k / (r->x1 - r->x0));
+    x += slot * 0.2;
     for (int s = 0; s < c->n_stacks; s++) {
         double v = c->values[b * c->n_stacks + s];
         double y0 = map(ay, base, r->y1, r->y0), y1 = map(ay, base + v, r->y1, r->y0);
@@ -485,25 +661,52 @@ static void draw_bar(cairo_t *cr, const struct chart_bars *c, int b,
         base += v;
     }
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    text(cr, x + bw / 2 + 4, r->y1 + 8, c->bars[b], 1.0, 0.5, 10, -PI / 4);
+    if (c->tops && c->tops[b] && c->tops[b][0])
+        top_label(cr, x + bw / 2, map(ay, base, r->y1, r->y0) - 3, c->tops[b]);
+    if (every <= 1 || b % every == 0)
+        text(cr, x + bw / 2 + 4, r->y1 + 8, c->bars[b], 1.0, 0.5, 10, -PI / 4);
+}
+
+/* Group labels under the bar labels. */
+static void draw_groups(cairo_t *cr, const struct chart_bars *c,
+                        const struct area *r, double y)
+{
+    double slot;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (int b = 0; c->per_group > 0 && c->groups && b < c->n_bars;
+         b += c->per_group) {
+        int last = b + c->per_group - 1 < c->n_bars ? b + c->per_group - 1
+                                                    : c->n_bars - 1;
+        double x0 = bar_x(c, b, r, &slot), x1 = bar_x(c, last, r, &slot) + slot;
+        text(cr, (x0 + x1) / 2, y, c->groups[b / c->per_group], 0.5, 0.5, 12, 0);
+    }
 }
 
 static void draw_bars(cairo_t *cr, double w, double h, const void *arg)
 {
     const struct chart_bars *c = arg;
-    struct area r = { 84, 48, w - 270, h - 190 };
+    struct area r;
     struct axis ay;
-    double yhi = bars_max(c), slot = (r.x1 - r.x0) / (c->n_bars > 0 ? c->n_bars : 1);
-    fit_axis(&ay, 0, yhi > 0 ? yhi : 1, false, 10);
+    double yhi = bars_max(c);
+    font_k = narrow(w, h) ? NARROW_K : 1;
+    r = (struct area){ 84 * font_k, 48 * font_k, font_k < 1 ? w - 24 : w - 270,
+                       h - (c->groups ? 150 : 190) * font_k };
+    fit_axis(&ay, 0, yhi > 0 ? yhi * (c->tops ? 1.15 : 1) : 1, false, 10);
     cairo_set_source_rgb(cr, 0, 0, 0);
     text(cr, w / 2, 14, c->title, 0.5, 0.0, 16, 0);
     ticks(cr, &ay, &r, true, 10, true);
     for (int b = 0; b < c->n_bars; b++)
-        draw_bar(cr, c, b, &ay, &r, slot);
+        draw_bar(cr, c, b, &ay, &r);
+    draw_groups(cr, c, &r, h - 20 * font_k);
     frame(cr, &r);
-    text(cr, 22, (r.y0 + r.y1) / 2, c->ylabel, 0.5, 0.5, 12, -PI / 2);
-    legend(cr, r.x1 + 18, r.y0 + 10, c->stacks, c->n_stacks < 8 ? c->n_stacks : 8,
-           true);
+    text(cr, 18, (r.y0 + r.y1) / 2, c->ylabel, 0.5, 0.5,
+         fmin(12, 12 * (r.y1 - r.y0) / fmax(1, text_width(cr, c->ylabel, 12))),
+         -PI / 2);
+    if (font_k < 1)
+        legend_inside(cr, &r, c->stacks, c->n_stacks < 8 ? c->n_stacks : 8, true);
+    else
+        legend(cr, r.x1 + 18, r.y0 + 10, c->stacks,
+               c->n_stacks < 8 ? c->n_stacks : 8, true);
 }
 
 int res_chart_bars_write(const char *path, int width, int height,
@@ -552,6 +755,7 @@ static void heat_cell(cairo_t *cr, const struct chart_heat *c, int i, int j,
 static void draw_heat(cairo_t *cr, double w, double h, const void *arg)
 {
     const struct chart_heat *c = arg;
+    font_k = narrow(w, h) ? NARROW_K : 1;
     struct area r = { 110, 48, w - 200, h - 70 };
     double lo, hi;
     char scale[96];

@@ -29,15 +29,24 @@ struct chart_lines {
     int n_panels;
     double mark_x;              /* vertical dashed line (the knee); <= 0: none */
     const char *mark_label;
+    const char *note;           /* a line under the title (what filled
+                                   markers mean); NULL: none */
+    bool x_decimal;             /* a log x axis in powers of ten (costs);
+                                   false: of two (GPU counts) */
 };
 
 struct chart_bars {
     const char *title, *ylabel;
-    const char *const *bars;    /* n_bars labels */
+    const char *const *bars;    /* n_bars labels (with many bars, some are
+                                   left out so the rest can be read) */
     int n_bars;
     const char *const *stacks;  /* n_stacks legend names */
     int n_stacks;
     const double *values;       /* n_bars x n_stacks, bar-major */
+    const char *const *tops;    /* NULL, or a label above each bar */
+    int per_group;              /* > 0: bars come in groups of this many,
+                                   with a gap between groups */
+    const char *const *groups;  /* with per_group: a label under each */
 };
 
 struct chart_heat {             /* a grid of coloured cells with their values */

@@ -82,12 +82,13 @@ static void table(FILE *fp, const struct compare *cmp)
 {
     const struct pred_ctx *c0 = &cmp->sys[0].ctx;
     const struct tradeoff *t0 = &cmp->sys[0].t;
-    char gbs[64];
+    char gbs[64], tok[32];
     res_gbs_label(t0->gbs_min, t0->gbs_max, gbs, sizeof gbs);
-    fprintf(fp, "%s (stack %s): seq %lld, %s, %s; %.4g tokens to train; "
+    fprintf(fp, "%s (stack %s): seq %lld, %s, %s; %s tokens to train; "
             "speed-up against %s\n", c0->model.name, c0->stack,
             (long long)c0->job.seq, gbs, job_precision_name(c0->job.precision),
-            cmp->sys[0].t.tokens, cmp->sys[0].label);
+            res_tokens_text(cmp->sys[0].t.tokens, tok, sizeof tok),
+            cmp->sys[0].label);
     for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
         fprintf(fp, "\n%lld GPUs\n  %-18s %-32s %6s %8s %8s %9s %12s %9s %8s "
                 "%6s %7s\n", (long long)cmp->sys[0].t.rows[i].gpus, "system",

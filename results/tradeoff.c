@@ -396,11 +396,11 @@ static void table_knee(FILE *fp, const struct tradeoff *t)
 
 static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
 {
-    char gbs[64];
+    char gbs[64], tok[32];
     res_gbs_label(t->gbs_min, t->gbs_max, gbs, sizeof gbs);
-    fprintf(fp, "%s on %s (stack %s): %.4g tokens, seq %lld, %s, %s; "
+    fprintf(fp, "%s on %s (stack %s): %s tokens, seq %lld, %s, %s; "
             "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
-            t->tokens, (long long)c->job.seq, gbs,
+            res_tokens_text(t->tokens, tok, sizeof tok), (long long)c->job.seq, gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
     fprintf(fp, "%7s  %-32s %6s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
             "GPUs", "plan", "gbs", "iter s", "MFU", "goodput", "ideal d", "days",

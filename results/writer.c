@@ -291,6 +291,19 @@ void res_uncalibrated_note(FILE *fp, const struct hw_system *hw)
                 "estimates only\n", hw->name);
 }
 
+const char *res_tokens_text(double tokens, char *buf, size_t n)
+{
+    static const struct { double v; const char *unit; } units[] = {
+        { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "k" } };
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (tokens >= units[i].v) {
+            snprintf(buf, n, "%.3g%s", tokens / units[i].v, units[i].unit);
+            return buf;
+        }
+    snprintf(buf, n, "%.3g", tokens);
+    return buf;
+}
+
 const char *res_gbs_label(int64_t lo, int64_t hi, char *buf, size_t n)
 {
     if (lo == hi)

@@ -90,6 +90,10 @@ int res_stream_done(FILE *fp, struct tpl_err *err);
  * report that uses it prints; nothing for a calibrated one. */
 void res_uncalibrated_note(FILE *fp, const struct hw_system *hw);
 
+/* A token count as people say it: "300B", "15T", "2.5M" (3 significant
+ * digits at most; below a thousand the number). Returns buf. */
+const char *res_tokens_text(double tokens, char *buf, size_t n);
+
 /* "gbs 512", or "gbs 512..2048 (the best per count)" for a batch range. */
 const char *res_gbs_label(int64_t lo, int64_t hi, char *buf, size_t n);
 /* o["nearby_gbs"] = the n batch sizes v (a count without a plan). */

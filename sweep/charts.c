@@ -50,7 +50,7 @@ int sweep_chart_pareto(const char *path, int w, int h, const struct sweep *sw,
         struct chart_panel panel = { "time to train (days)", true, se, (int)ns };
         struct chart_lines c = { "sweep: days to train against cost, every "
                                  "variant", "cost to train (USD, log scale)",
-                                 true, &panel, 1, 0, NULL };
+                                 true, &panel, 1, 0, NULL, NULL, true };
         rc = res_chart_scatter_write(path, w, h, &c, err);
     }
     free(x), free(y), free(mark), free(front);

@@ -44,14 +44,14 @@ png_is()
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff --system dgx-h100 $H_JOB --chart "$T_TMP/t.svg" >/dev/null
 svg_has chart-tradeoff-svg "$T_TMP/t.svg" "llama3-8b on dgx-h100" "GPUs (log scale)" \
-    "time to train (days)" "GPU-hours" "days (filled: frontier)"
+    "time to train (days)" "GPU-hours" "days, with interruptions" "cost (USD)"
 # shellcheck disable=SC2086
 "$TRAINPLAN" compare --systems dgx-a100,dgx-h100 $H_JOB --chart "$T_TMP/c.svg" >/dev/null
-svg_has chart-compare-svg "$T_TMP/c.svg" "seconds per iteration" \
+svg_has chart-compare-svg "$T_TMP/c.svg" "iteration time / dgx-a100's" \
     "compute + recompute" "communication" "pipeline bubble"
 "$TRAINPLAN" search --gpus 64..256 --chart "$T_TMP/s.svg" >/dev/null
 svg_has chart-search-svg "$T_TMP/s.svg" "the fastest plan per GPU count" \
-    "seconds per iteration" compute tp_comm pp_bubble dp_exposed optimizer
+    "seconds per iteration" compute "TP communication" "optimizer step"
 "$TRAINPLAN" search --gpus 64..256 --chart "$T_TMP/s.png" --chart-size 800x500 >/dev/null
 png_is chart-search-png "$T_TMP/s.png" 800 500
 # shellcheck disable=SC2086
@@ -68,3 +68,65 @@ check chart-size-form 2 "trainplan: error: '--chart-size' must be WxH with each 
 run_tp search --gpus 64 --chart /nonexistent-dir/x.svg
 expect chart-unwritable exit=4 "stderr~cannot write '/nonexistent-dir/x.svg'" \
     '[ ! -e /nonexistent-dir/x.svg ]'
+
+# ---- what a reader sees (issue 18): text stays text in the SVG, so a
+# screen reader and this test can read it ----
+# svg_texts FILE: every <text> element's content, one a line
+svg_texts()
+{
+    python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+for t in E.parse(sys.argv[1]).getroot().iter(ns + "text"):
+    print(t.text)
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+    svg_texts "$T_TMP/t.svg" >"$T_TMP/t.txt"
+    T_CMD="tradeoff --chart t.svg: texts $(tr '\n' '|' <"$T_TMP/t.txt")"
+    # the title says 1T tokens, not 1e+12; the legend says what filled
+    # markers mean; the knee or its absence; GPU counts as numbers
+    expect chart-text-readable 'grep -qx "llama3-8b on dgx-h100: 1T tokens, with interruptions" "$T_TMP/t.txt"' \
+        'grep -q "^filled marker: no other GPU count trains both sooner" "$T_TMP/t.txt"' \
+        'grep -qx 128 "$T_TMP/t.txt"' '! grep -q "e+" "$T_TMP/t.txt"'
+    # GPU-hours between the decades can be read: 2 and 5 times a power of ten
+    "$TRAINPLAN" tradeoff --model llama3-70b --gpus 64..16384 --gbs 512 --tokens 15e12 \
+        --chart "$T_TMP/t70.svg" >/dev/null
+    svg_texts "$T_TMP/t70.svg" >"$T_TMP/t70.txt"
+    T_CMD="tradeoff llama3-70b --chart: texts $(tr '\n' '|' <"$T_TMP/t70.txt")"
+    expect chart-log-ticks-between 'grep -qx 2M "$T_TMP/t70.txt"' 'grep -qx 5M "$T_TMP/t70.txt"' \
+        'grep -qx "15T tokens" "$T_TMP/t70.txt" || grep -q ": 15T tokens" "$T_TMP/t70.txt"' \
+        'grep -qx "knee: 4096 GPUs" "$T_TMP/t70.txt"'
+    # compare: grouped by GPU count, speed-up and cost above each bar, n/a
+    # where a system has no plan
+    "$TRAINPLAN" compare --systems dgx-a100,dgx-h100 --model llama3-70b --gpus 8,256 \
+        --tokens 15e12 --chart "$T_TMP/c2.svg" >/dev/null
+    svg_texts "$T_TMP/c2.svg" >"$T_TMP/c2.txt"
+    T_CMD="compare --chart: texts $(tr '\n' '|' <"$T_TMP/c2.txt")"
+    expect chart-compare-groups 'grep -qx "256 GPUs" "$T_TMP/c2.txt"' 'grep -qx "8 GPUs" "$T_TMP/c2.txt"' \
+        'grep -qx "1.00x" "$T_TMP/c2.txt"' 'grep -qE "^2\.[0-9]{2}x$" "$T_TMP/c2.txt"' \
+        'grep -qE "^\\$[0-9.]+M$" "$T_TMP/c2.txt"' 'grep -qx "n/a" "$T_TMP/c2.txt"'
+    # search: words in the legend, no series that is zero everywhere, and
+    # with hundreds of counts only some labelled
+    "$TRAINPLAN" search --gpus 64..4096:64 --chart "$T_TMP/s2.svg" >/dev/null
+    svg_texts "$T_TMP/s2.svg" >"$T_TMP/s2.txt"
+    T_CMD="search --gpus 64..4096:64 --chart: texts $(tr '\n' '|' <"$T_TMP/s2.txt")"
+    expect chart-search-many '! grep -qx tp_comm "$T_TMP/s2.txt"' \
+        '! grep -qx "CP communication" "$T_TMP/s2.txt"' 'grep -qx "pipeline bubble" "$T_TMP/s2.txt"' \
+        '[ "$(grep -cE "^[0-9]+$" "$T_TMP/s2.txt")" -lt 45 ]' 'grep -qx 64 "$T_TMP/s2.txt"'
+    # a small chart: no two tick labels of an axis overlap (positions from
+    # the SVG), the legend inside the plot
+    "$TRAINPLAN" tradeoff --model llama3-70b --gpus 64..16384 --gbs 512 --tokens 15e12 \
+        --chart "$T_TMP/small.svg" --chart-size 480x320 >/dev/null
+    if python3 - "$T_TMP/small.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+xs = [(float(t.get("x")), float(t.get("y")), t.text) for t in E.parse(sys.argv[1]).getroot().iter(ns + "text")
+      if t.text and t.text.isdigit()]
+row = sorted(x for x, y, s in xs if y > 280)      # the x tick labels
+sys.exit(0 if len(row) >= 3 and all(b - a > 30 for a, b in zip(row, row[1:])) and max(row) < 480 else 1)
+PY
+    then pass chart-small-ticks-apart; else fail chart-small-ticks-apart "$T_TMP/small.svg: x tick labels overlap or leave the chart"; fi
+else
+    skip chart-text-readable "no python3 to parse the SVG"
+fi

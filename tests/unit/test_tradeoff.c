@@ -3,6 +3,7 @@
 #include "helpers.h"
 
 #include "results/tradeoff.h"
+#include "results/writer.h"
 #include "search/search.h"
 
 Test(tradeoff, arithmetic_by_hand)
@@ -182,4 +183,15 @@ Test(tradeoff, power_fields_override)
     cr_assert_eq(hw_system_load(&h, "dgx-h100", bad, 1, &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "'gpu_idle_frac' (0.43) must not exceed "
                      "'gpu_busy_frac' (0.3)"), "%s", err.msg);
+}
+
+/* Token counts as people say them (issue 18: titles printed 3e+11). */
+Test(tradeoff, tokens_text)
+{
+    char buf[32];
+    cr_assert_str_eq(res_tokens_text(3e11, buf, sizeof buf), "300B");
+    cr_assert_str_eq(res_tokens_text(15e12, buf, sizeof buf), "15T");
+    cr_assert_str_eq(res_tokens_text(2.5e6, buf, sizeof buf), "2.5M");
+    cr_assert_str_eq(res_tokens_text(1e12, buf, sizeof buf), "1T");
+    cr_assert_str_eq(res_tokens_text(999, buf, sizeof buf), "999");
 }
