@@ -179,7 +179,7 @@ static json_t *json_system(const struct compare *cmp, int s, size_t i)
     }
     sh = shares_of(&w->r);
     res_ctx_with_gbs(&cmp->sys[s].ctx, w->gbs, &cb);
-    json_object_set_new(o, "plan", res_plan_json(&cb, &w->plan, &w->r));
+    json_object_set_new(o, "best", res_plan_json(&cb, &w->plan, &w->r));
     json_object_update_new(o, json_pack("{s:f, s:f, s:f, s:f, s:f, "
         "s:{s:f, s:f, s:f}}", "goodput", w->g.fraction,
         "days", w->days, "gpu_hours", w->gpu_hours,

@@ -494,7 +494,8 @@ static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
         return o;
     }
     res_ctx_with_gbs(c, w->gbs, &cb);
-    json_object_set_new(o, "plan", res_plan_json(&cb, &w->plan, &w->r));
+    /* "best", not "plan": its own "plan" object holds the key and degrees */
+    json_object_set_new(o, "best", res_plan_json(&cb, &w->plan, &w->r));
     json_object_set_new(o, "warnings", json_pack("{s:b, s:b}",
         "few_microbatches", (w->warn & RES_WARN_FEW_MICROBATCHES) != 0,
         "dp_at_batch", (w->warn & RES_WARN_DP_AT_BATCH) != 0));

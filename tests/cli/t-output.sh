@@ -111,3 +111,13 @@ same_output power-set-node predict --system dgx-a100 --tp 8 --format csv vs \
 other_output power-set-busy tradeoff --system dgx-h100 --gpus 64 --format csv vs \
     tradeoff --system dgx-h100 --gpus 64 --format csv --set power.gpu_busy_frac=0.9
 check power-bad-frac 3 "trainplan: error: --set power.gpu_busy_frac: 'gpu_busy_frac' must be a number in (0, 1]" -- tradeoff --gpus 64 --set power.gpu_busy_frac=1.5
+
+# ---- no plan.plan: a tradeoff or compare row's prediction is 'best' ----
+run_tp tradeoff --gpus 64 --format json
+o_key=$(python3 -c 'import json, sys; r = json.load(sys.stdin)["rows"][0]; print(r["best"]["plan"]["key"], "plan" in r)' <"$T_OUT" 2>/dev/null)
+T_CMD="tradeoff --format json: rows[0].best.plan.key, a 'plan' key in the row: $o_key"
+if command -v python3 >/dev/null 2>&1; then
+    expect json-best-not-plan-plan 'echo "$o_key" | grep -Eq "^tp[0-9]+\..* False$"'
+else
+    skip json-best-not-plan-plan "python3 not installed"
+fi
