@@ -69,6 +69,24 @@ static const struct hw_system *system_of(struct systems *v, const char *name)
     return v->sys[v->n - 1].ok ? &v->sys[v->n - 1].hw : NULL;
 }
 
+/* The preset for a row: its system's, unless that preset has another GPU
+ * than the row's 'gpu' column and a preset has exactly that GPU (RUNS.md
+ * maps Meta's 96 GB, 500 W Grand Teton H100 to dgx-h100 and names it in
+ * 'gpu': grandteton-h100 is that GPU on the same node and network). */
+static const struct hw_system *system_for_row(struct systems *v,
+                                              const struct run_row *r)
+{
+    const struct hw_system *hw = system_of(v, r->system), *alt;
+    if (!hw || !r->gpu[0] || !strcmp(hw->gpu_name, r->gpu))
+        return hw;
+    for (size_t i = 0; i < hw_presets_count; i++) {
+        alt = system_of(v, hw_presets[i].name);
+        if (alt && !strcmp(alt->gpu_name, r->gpu))
+            return alt;
+    }
+    return hw;
+}
+
 /* ---- one row ---- */
 
 /* BLOOM's model runs without dropout: hidden and attention dropout 0.0
@@ -175,7 +193,7 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
     const char *why = unsupported(r);
     if (why || (why = row_model(r, m)))
         return why;
-    if (!(*hw = system_of(sys, r->system)))
+    if (!(*hw = system_for_row(sys, r)))
         return snprintf(buf, n, "unknown system '%s' (no preset)", r->system),
                buf;
     if (!(*st = stack_of(sys, stack_name_of(r))))
@@ -213,6 +231,8 @@ static void predict_known(const struct run_row *r, struct model m,
     else if (!strcmp(r->stack, "other"))
         snprintf(o->reason, sizeof o->reason, "stack 'other' predicted as %s",
                  STACK_DEFAULT);
+    else if (strcmp(hw->name, r->system))
+        snprintf(o->reason, sizeof o->reason, "gpu %s: %s", r->gpu, hw->name);
     o->predicted = true;
     o->pred_s = res.iteration_s;
     o->pred_mem_gib = (res.mem.total_bytes + res.mem.reserve_bytes) / GIB;

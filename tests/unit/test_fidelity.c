@@ -187,6 +187,33 @@ Test(fidelity, row_stack_decides)
     cr_assert_eq(pred[0], pred[2]);
 }
 
+/* A row whose 'gpu' is not its system preset's GPU runs on the preset of
+ * that GPU when there is one (RUNS.md: Meta's 96 GB H100 rows carry
+ * system dgx-h100 and gpu H100-HBM2e-96GB): same plan, a slower GPU
+ * (500 W, 2.4 TB/s), so a longer time, and the note names the preset. */
+Test(fidelity, row_gpu_picks_its_preset)
+{
+    double pred[2];
+    for (int k = 0; k < 2; k++) {
+        struct runs runs;
+        struct tpl_err err = { 0 };
+        struct fid_report *v;
+        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
+                     "%s", err.msg);
+        if (k)
+            snprintf(runs.rows[0].gpu, sizeof runs.rows[0].gpu, "%s",
+                     "H100-HBM2e-96GB");
+        v = fid_report_new(&runs, NULL);
+        cr_assert(v->rows[0].predicted);
+        pred[k] = v->rows[0].pred_s;
+        cr_assert_str_eq(v->rows[0].reason,
+                         k ? "gpu H100-HBM2e-96GB: grandteton-h100" : "");
+        fid_report_free(v);
+        runs_release(&runs);
+    }
+    cr_assert_gt(pred[1], pred[0] * 1.05);
+}
+
 /* MAPE of the host-bound timed rows with the eager host time h. */
 static double host_mape(const struct runs *runs, double h, int *n)
 {

@@ -199,3 +199,27 @@ Test(hw, dgx_a100_preset_and_set)
     cr_assert(hw_is_section("network"));
     cr_assert(!hw_is_section("model"));
 }
+
+/* Meta's Grand Teton H100 (torchtitan benchmarks doc: 96 GB HBM2e,
+ * 2.4 TB/s, 500 W) is dgx-h100's GPU at the clock a 500 W limit allows:
+ * P ~ f^3, so every compute efficiency is dgx-h100's x (500 / 700)^(1/3)
+ * = 0.894, and its 989 x 0.894 = 885 TFLOP/s lies between the NVL's 835
+ * and the SXM's 989, as the doc says; HBM bandwidth is the doc's. */
+Test(hw, grandteton_is_h100_at_500_watts)
+{
+    struct hw_system g = load_system("grandteton-h100");
+    struct hw_system h = load_system("dgx-h100");
+    double f = cbrt(500.0 / 700.0);
+    cr_assert_str_eq(g.gpu_name, "H100-HBM2e-96GB");
+    assert_rel(f, 0.894, 1e-3);
+    assert_rel(g.eff_gemm, h.eff_gemm * f, 2e-3);
+    assert_rel(g.eff_gemm_bwd, h.eff_gemm_bwd * f, 2e-3);
+    assert_rel(g.eff_attn, h.eff_attn * f, 2e-3);
+    assert_rel(g.eff_attn_bwd, h.eff_attn_bwd * f, 2e-3);
+    cr_assert(g.bf16_flops * g.eff_gemm / h.eff_gemm > 835e12 &&
+              g.bf16_flops * g.eff_gemm / h.eff_gemm < 989.5e12);
+    assert_rel(g.hbm_bytes_per_s, 2.4e12, 1e-15);
+    cr_assert_gt(g.hbm_bytes, h.hbm_bytes);
+    cr_assert_eq(g.nvlink_domain, h.nvlink_domain);
+    assert_rel(g.nic_bytes_per_s, h.nic_bytes_per_s, 1e-15);
+}
