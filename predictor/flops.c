@@ -91,6 +91,11 @@ double pred_hw_flops(const struct model *m, const struct job *j,
     double d = (double)model_head_dim(m), extra = 0;
     if (recompute == PLAN_RECOMPUTE_FULL)       /* one more forward of every layer */
         extra = layers_fwd_flops_per_token(m, s);
+    else if (recompute == PLAN_RECOMPUTE_SELECTIVE &&
+             j->selective == JOB_SELECTIVE_OP)  /* wk, wo, w3 (w2): pred.c */
+        extra = (double)m->layers * 2.0 * (double)m->hidden *
+                ((double)model_kv_dim(m) + (double)model_q_dim(m) +
+                 (double)m->ffn_hidden);
     else if (recompute == PLAN_RECOMPUTE_SELECTIVE) /* the attention core's forward */
         extra = (double)m->layers * core_flops(m, s, d, d);
     return pred_model_flops(m, j) + tokens * extra;

@@ -90,6 +90,23 @@ static double attn_core_bytes(const struct model *m, const struct job *j,
     return (m->dropout ? 5.0 : 2.0) * a * s * s * b;
 }
 
+/* torchtitan's op-level selective checkpointing (predictor/pred.c
+ * op_sac_time) keeps the block's input, the outputs of wq, wv and w1 (the
+ * mms it does not rebuild that a backward reads), the attention's output
+ * and log-sum-exp, and with tp the reduce-scatter output after wo, which
+ * the rebuilt residual add reads; all 16-bit (mm outputs are, FP8 or
+ * not). Per layer and micro-batch, an MLP of width f. */
+static double op_sac_bytes(const struct model *m, const struct plan *p,
+                           double s, double b, double f, double core)
+{
+    double h = (double)m->hidden, t = (double)p->tp;
+    double q = (double)model_q_dim(m), kv = (double)model_kv_dim(m);
+    double sp_div = p->sp ? t : 1.0;
+    double rs = p->tp > 1 ? 2.0 * s * b * h / t : 0.0;
+    return 2.0 * s * b * h / sp_div + rs +
+           (2.0 * s * b * (2.0 * q + kv + f) + core) / t;
+}
+
 /* Multi-head latent attention's saved tensors (Megatron-Core
  * multi_latent_attention.py): the compressed q and kv (inputs of the up
  * projections and their norms, 16-bit, q_lora + kv_lora + rope per token,
@@ -121,6 +138,9 @@ static double act_layer_bytes(const struct model *m, const struct job *j,
 
     if (p->recompute == PLAN_RECOMPUTE_FULL)
         return 2.0 * sbh / sp_div;              /* the layer input only */
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
+        j->selective == JOB_SELECTIVE_OP)
+        return op_sac_bytes(m, p, s, b, f, core);
     /* 2 norm inputs (4sbh), QKV and MLP GEMM inputs (g sbh each), 2 dropout
      * masks */
     rep = 4.0 * sbh + (f > 0 ? 2.0 : 1.0) * g * sbh +

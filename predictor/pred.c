@@ -370,12 +370,40 @@ static void sum_totals(struct pred_layer *o)
         }
 }
 
-/* Selective recompute runs the attention core's forward again, full
- * recompute the whole forward, its tp collectives included (counted as tp
- * communication; the cp exchange it repeats counts as recompute). */
-static void recompute_time(const struct plan *p, struct pred_layer *o)
+/* torchtitan's op-level selective checkpointing (torchtitan/parallelisms/
+ * parallelize_llama.py @ 9dec370, _apply_ac_to_transformer_block with
+ * selective_ac_option "op"): the outputs of the ops on its save list (mm,
+ * flash and efficient attention, reduce-scatter) are kept, except every
+ * second mm of a block; every other op runs again in the backward. A
+ * Llama block's mms in order are wq wk wv wo w1 w3 w2 (w1 w2 without a
+ * gate), so wk, wo and w3 (w2) are rebuilt, the attention is not, and the
+ * norms, rotary, activation, residual adds and the sequence-parallel
+ * all-gathers (not on the list) are; an all-gather takes what its
+ * reduce-scatter takes (same bytes and ring factor), half the tp part. */
+static void op_sac_time(const struct pred_ctx *c, struct pred_layer *o)
 {
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)   /* its cp ring too */
+    const struct model *m = &c->model;
+    double q = (double)model_q_dim(m), kv = (double)model_kv_dim(m);
+    double mm = o->fwd_s[PRED_OP_QKV] * kv / (q + 2.0 * kv) +
+                o->fwd_s[PRED_OP_PROJ] +
+                (m->glu ? o->fwd_s[PRED_OP_FC1] / 2.0 : o->fwd_s[PRED_OP_FC2]);
+    o->recompute_comm_s = o->fwd_s[PRED_OP_TP_COMM] / 2.0;
+    o->recompute_s = mm + o->fwd_s[PRED_OP_NORM] + o->fwd_s[PRED_OP_ROPE] +
+                     o->fwd_s[PRED_OP_ACT] + o->fwd_s[PRED_OP_RESIDUAL] +
+                     o->recompute_comm_s;
+}
+
+/* Selective recompute runs the attention core's forward again (or the
+ * stack's op-level policy, above), full recompute the whole forward, its
+ * tp collectives included (counted as tp communication; the cp exchange
+ * it repeats counts as recompute). */
+static void recompute_time(const struct pred_ctx *c, const struct plan *p,
+                           struct pred_layer *o)
+{
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
+        c->job.selective == JOB_SELECTIVE_OP)
+        op_sac_time(c, o);
+    else if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)   /* its cp ring too */
         o->recompute_s = o->fwd_s[PRED_OP_ATTN] + o->fwd_s[PRED_OP_CP_COMM];
     else if (p->recompute == PLAN_RECOMPUTE_FULL) {
         o->recompute_s = o->fwd_total_s;
@@ -398,7 +426,7 @@ void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
         pred_moe_layer(c, p, o);
     sum_totals(o);
     host_wait(c, p, o);
-    recompute_time(p, o);
+    recompute_time(c, p, o);
 }
 
 void pred_layer_time(const struct pred_ctx *c, const struct plan *p,

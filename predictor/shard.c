@@ -44,6 +44,18 @@
  *     its backward, gradients reduced every micro-batch.
  * Per-micro-batch exposure stretches the stage, so the pipeline bubble
  * carries it too: (m + (pp - 1)/vpp) times.
+ * Interference: a unit's communication that overlaps compute takes SMs
+ * and memory bandwidth from it, as with TP overlap (predictor/tpo.c
+ * pred_overlap, Calculon's processor_usage: 0.15 of the GPU while NVLink
+ * collectives run, 0.02 for the NICs' tier), so the overlapped compute
+ * lasts min(c, t) u / (1 - u) longer and only the rest of c beyond that
+ * is exposed: per unit after the first, extra + max(0, c - t - extra).
+ * FSDP2 (the stack's fsdp_copy_out) copies each gathered unit out of the
+ * all-gather buffer into the parameters' own storage on the compute stream
+ * (torch/distributed/_composable/fsdp/_fsdp_collectives.py
+ * foreach_all_gather_copy_out: split_with_sizes_copy after waiting for the
+ * all-gather), reading and writing its 16-bit parameters, 4U bytes per
+ * gather, which nothing hides.
  * Hybrid sharding: the gathers and reduce-scatters run inside a group of
  * d = dp / r contiguous dp ranks (torchtitan's dp_shard mesh dimension,
  * inner to dp_replicate; Megatron's distributed-optimizer instances), and
@@ -146,16 +158,25 @@ void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- time ---- */
 
+struct shard_coll { double ag_s, rs_s, ends_ag_s, ends_rs_s, copy_s, u; };
+
 /* One pass over n units: 'ov' seconds of overlapped communication per
- * unit (the first exposed, the rest beyond 't' of compute), 'no' seconds
- * not overlapped. */
+ * unit (the first exposed, the rest beyond 't' of compute slowed by the
+ * interference u), 'no' seconds not overlapped. */
 static double pass_exposed(double ov, double first, double no, double t,
-                           double n)
+                           double n, double u)
 {
-    return first + (n - 1.0) * fmax(0.0, ov - t) + n * no;
+    double extra, exposed;
+    pred_overlap(t, ov, u, 1.0, &extra, &exposed);
+    return first + (n - 1.0) * (extra + exposed) + n * no;
 }
 
-struct shard_coll { double ag_s, rs_s, ends_ag_s, ends_rs_s; };
+/* The shard group leaves the NVLink domain: the NICs' interference. */
+static bool shard_inter(const struct pred_ctx *c, const struct plan *p)
+{
+    int64_t d = pred_shard_degree(p);
+    return per_domain(c, p->tp, d) < d;
+}
 
 static void shard_colls(const struct pred_ctx *c, const struct plan *p,
                         double unit, double ends, struct shard_coll *o)
@@ -164,6 +185,9 @@ static void shard_colls(const struct pred_ctx *c, const struct plan *p,
     o->rs_s = pred_dp_reduce_s(c, p, 4.0 * unit);
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
     o->ends_rs_s = ends > 0 ? pred_dp_reduce_s(c, p, 4.0 * ends) : 0;
+    o->copy_s = p->zero == 3 && c->job.fsdp_copy_out
+              ? pred_mem_s(&c->k, 4.0 * unit, 1) : 0;
+    o->u = pred_interference(shard_inter(c, p));
 }
 
 /* Forward gather pass and backward pass (gather when resharded, reduce). */
@@ -173,7 +197,8 @@ static double fwd_pass(const struct pred_ctx *c, const struct plan *p,
 {
     bool ov = pred_overlap_param(c, p);
     return s->ends_ag_s + pass_exposed(ov ? s->ag_s : 0, ov ? s->ag_s : 0,
-                                       ov ? 0 : s->ag_s, l->fwd_s, l->n);
+                                       (ov ? 0 : s->ag_s) + s->copy_s,
+                                       l->fwd_s, l->n, s->u);
 }
 
 static double bwd_pass(const struct pred_ctx *c, const struct plan *p,
@@ -183,9 +208,9 @@ static double bwd_pass(const struct pred_ctx *c, const struct plan *p,
     bool og = pred_overlap_param(c, p), orr = pred_overlap_grad(c, p);
     double ag = gather ? s->ag_s : 0;
     double ov = (og ? ag : 0) + (orr ? s->rs_s : 0);
-    double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s);
+    double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s) + (gather ? s->copy_s : 0);
     return s->ends_rs_s + pass_exposed(ov, orr ? s->rs_s : 0, no, l->bwd_s,
-                                       l->n);
+                                       l->n, s->u);
 }
 
 double pred_shard_exposed(const struct pred_ctx *c, const struct plan *p,

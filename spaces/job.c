@@ -25,6 +25,8 @@ void job_default(struct job *j)
     j->host_s = 0;
     j->cp_comm = JOB_CP_P2P;
     j->moe_dispatch = JOB_MOE_ALLTOALL;
+    j->fsdp_copy_out = false;
+    j->selective = JOB_SELECTIVE_ATTENTION;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

@@ -19,6 +19,12 @@ enum job_cp_comm { JOB_CP_NONE, JOB_CP_P2P, JOB_CP_ALLGATHER, JOB_CP_A2A,
  * (resharded without a pipeline, kept with one). */
 enum job_reshard { JOB_RESHARD_ALWAYS, JOB_RESHARD_NEVER, JOB_RESHARD_DEFAULT,
                    JOB_RESHARD_COUNT };
+/* What selective recompute rebuilds (predictor/pred.c, mem.c): the
+ * attention core (Megatron, Korthikanti et al. 2023), or torchtitan's
+ * op-level policy: every second matmul and all non-matmul ops, the
+ * attention kept. */
+enum job_selective { JOB_SELECTIVE_ATTENTION, JOB_SELECTIVE_OP,
+                     JOB_SELECTIVE_COUNT };
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
@@ -40,6 +46,10 @@ struct job {                    /* a plain value */
     double host_s;              /* host time to issue one kernel (0: never waits) */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
     enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
+    /* FSDP2 and op-level activation checkpointing (the stack's optional
+     * fields; predictor/shard.c, pred.c) */
+    bool fsdp_copy_out;         /* gathered units copied out on the compute stream */
+    enum job_selective selective;
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

@@ -33,6 +33,10 @@ static const char *const reshard_names[JOB_RESHARD_COUNT] = {
     [JOB_RESHARD_ALWAYS] = "always", [JOB_RESHARD_NEVER] = "never",
     [JOB_RESHARD_DEFAULT] = "default",
 };
+static const char *const selective_names[JOB_SELECTIVE_COUNT] = {
+    [JOB_SELECTIVE_ATTENTION] = "attention", [JOB_SELECTIVE_OP] = "op",
+};
+static_assert(JOB_SELECTIVE_COUNT == 2, "update selective_names");
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
@@ -45,6 +49,7 @@ const char *stack_framework_name(enum stack_framework f) { return fw_names[f]; }
 const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
 const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d) { return moe_names[d]; }
+const char *stack_selective_name(enum job_selective k) { return selective_names[k]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
 {
@@ -67,7 +72,9 @@ static const char *const stack_fields[] = {
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
-    "moe_dispatcher", "moe_a2a_overlap", NULL,
+    "moe_dispatcher", "moe_a2a_overlap",
+    "fsdp_copy_out", "selective",       /* optional (read_fsdp2) */
+    NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -176,6 +183,21 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* The optional FSDP2 and activation-checkpointing fields. */
+static int read_fsdp2(struct stack *s, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    int sel = JOB_SELECTIVE_ATTENTION;
+    if ((conf_has(g, "fsdp_copy_out") &&
+         conf_bool(g, "fsdp_copy_out", &s->fsdp_copy_out, err)) ||
+        (conf_has(g, "selective") &&
+         conf_enum(g, "selective", selective_names, JOB_SELECTIVE_COUNT, &sel,
+                   err)))
+        return TPL_ECONFIG;
+    s->selective = (enum job_selective)sel;
+    return 0;
+}
+
 /* band_low_pct <= band_high_pct, each in range; kept as fractions. */
 static int read_band(struct stack *s, const struct conf_group *g,
                      struct tpl_err *err)
@@ -268,7 +290,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
-        read_moe(s, &g, err))
+        read_moe(s, &g, err) || read_fsdp2(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -298,6 +320,8 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->host_s = s->host_s;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
+    j->fsdp_copy_out = s->fsdp_copy_out;
+    j->selective = s->selective;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

@@ -59,6 +59,10 @@ struct stack {                  /* a plain value */
                                    as fractions (predictor/pred.h
                                    struct pred_band) */
     struct stack_region region; /* validated_gpus_min .. validated_params_b_max */
+    /* optional fields (absent: false, "attention") */
+    bool fsdp_copy_out;         /* FSDP2: gathered units copied out of the
+                                   all-gather buffer on the compute stream */
+    enum job_selective selective;   /* what selective recompute rebuilds */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):
@@ -81,6 +85,7 @@ const char *stack_cp_comm_name(enum job_cp_comm k);      /* "p2p" */
 const char *stack_framework_name(enum stack_framework f);
 const char *stack_reshard_name(enum job_reshard r);     /* "default" */
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d);  /* "alltoall" */
+const char *stack_selective_name(enum job_selective k); /* "op" */
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);
 

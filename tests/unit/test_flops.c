@@ -58,6 +58,18 @@ Test(flops, selective_recompute_hand_count)
                131072.0 * 32 * 2 * 8192 * 4096, 1e-9);
 }
 
+/* torchtitan's op-level policy rebuilds wk, wo and w3 of every layer:
+ * 2 h (kv + q + f) = 2 x 4096 x (1024 + 4096 + 14336) = 159,383,552
+ * FLOPs per token and layer, for 131,072 tokens and 32 layers. */
+Test(flops, op_level_selective_hand_count)
+{
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(8192, 16);
+    j.selective = JOB_SELECTIVE_OP;
+    assert_rel(pred_hw_flops(&m, &j, PLAN_RECOMPUTE_SELECTIVE) - pred_model_flops(&m, &j),
+               131072.0 * 32 * 159383552.0, 1e-9);
+}
+
 /* MFU and HFU of a plan: the FLOPs an iteration needs over the time and
  * the dense peak of every GPU (Narayanan et al. SC21 sec. 5.1; Chowdhery et
  * al. 2022, PaLM, app. B, for MFU leaving the recompute out). GPT-3 175B,

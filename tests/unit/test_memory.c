@@ -360,3 +360,29 @@ Test(memory, headroom_in_gib_and_percent_of_hbm)
     cr_assert_eq(pct.usable_bytes, none.usable_bytes);  /* reserve only */
     cr_assert_eq(pct.total_bytes, none.total_bytes);
 }
+
+/* torchtitan's op-level selective checkpointing keeps per token of a
+ * layer the block input 2h, the outputs of wq (2q), wv (2kv) and w1 (2f),
+ * the attention output (2q) and its fp32 log-sum-exp (4 a): Llama 3 8B,
+ * tp 1: 2 x 4096 + 2 x (2 x 4096 + 1024 + 14336) + 4 x 32 = 55,424 B,
+ * against 139,264 B for Megatron's selective (the attention core only).
+ * With tp 8 and sp: the input and everything else over 8, plus the
+ * reduce-scatter output after wo that the rebuilt residual add reads,
+ * 2h / 8: (55,424 + 8,192) / 8 = 7,952 B. FP8 does not change it (mm
+ * outputs are 16-bit). */
+Test(memory, op_level_selective_hand_count)
+{
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(8192, 16);
+    struct plan p = make_plan(1, 1, 8, 1);
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), 8192.0 * 139264, 1e-12);
+    j.selective = JOB_SELECTIVE_OP;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), 8192.0 * 55424, 1e-12);
+    p = make_plan(8, 1, 1, 1);
+    p.sp = true;
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), 8192.0 * 7952, 1e-12);
+    j.precision = JOB_PREC_FP8;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), 8192.0 * 7952, 1e-12);
+}

@@ -234,6 +234,33 @@ Test(pred, recompute_costs_by_mode)
     assert_rel(full.recompute_comm_s, 45.94304e-6, 1e-12);
 }
 
+/* torchtitan's op-level selective checkpointing (job selective "op",
+ * torchtitan parallelize_llama.py @ 9dec370): the block's mms in order
+ * wq wk wv wo w1 w3 w2, every second rebuilt: wk, one kv column block of
+ * the fused QKV's q + 2 kv = 1024 + 2 x 256 (256 / 1536 = 1/6 of it),
+ * all of out-proj and w3, half of the SwiGLU up GEMM; no attention; the
+ * norms, rotary, activation and residual adds again; with sp the two
+ * all-gathers, half of the forward's tp communication (sp: 2 AG + 2 RS of
+ * equal time), counted as tp communication. */
+Test(pred, op_level_selective_recompute)
+{
+    struct model m = small(false, 1024);
+    struct pred_ctx c;
+    struct pred_layer none, op;
+    setup(&c, &m, JOB_ATTN_FLASH);
+    c.job.selective = JOB_SELECTIVE_OP;
+    none = layer(&c, 2, true, PLAN_RECOMPUTE_NONE);
+    op = layer(&c, 2, true, PLAN_RECOMPUTE_SELECTIVE);
+    assert_rel(op.recompute_comm_s, none.fwd_s[PRED_OP_TP_COMM] / 2, 1e-12);
+    assert_rel(op.recompute_s,
+               none.fwd_s[PRED_OP_QKV] / 6 + none.fwd_s[PRED_OP_PROJ] +
+               none.fwd_s[PRED_OP_FC1] / 2 + none.fwd_s[PRED_OP_NORM] +
+               none.fwd_s[PRED_OP_ROPE] + none.fwd_s[PRED_OP_ACT] +
+               none.fwd_s[PRED_OP_RESIDUAL] + none.fwd_s[PRED_OP_TP_COMM] / 2,
+               1e-12);
+    cr_assert_lt(op.recompute_s, none.fwd_total_s);
+}
+
 /* The validated region by hand: 8..1024 GPUs and 1..100 B parameters
  * reach a factor 2 either way (4..2048 GPUs, 0.5..200 B); no region is
  * always outside. Widening x1.5 about the centre: lo -0.2, hi 0.1 (centre

@@ -14,7 +14,11 @@
  * same (NCCL PERFORMANCE.md ring factors, as kernel.h). One layer of the
  * tiny model, U = 12,584,960 parameters (test_compose.c), gathers
  * 2U = 25,169,920 B: 220.2368 + 7 = 227.2368 us; reduces 4U = 50,339,840 B:
- * 440.4736 + 7 = 447.4736 us. */
+ * 440.4736 + 7 = 447.4736 us.
+ * Interference (Calculon's processor_usage u = 0.15 on NVLink, shard.c):
+ * compute that overlaps c seconds of communication lasts c u / (1 - u) =
+ * c K longer, so a unit whose communication c outlasts its compute t
+ * still costs c - t, and one hidden behind it costs c K. */
 #include "helpers.h"
 
 #include <string.h>
@@ -22,6 +26,7 @@
 #define U      12584960.0       /* one layer of the tiny model */
 #define AG_S   227.2368e-6      /* all-gather of 2U over 8, by hand above */
 #define RS_S   447.4736e-6      /* reduce-scatter of 4U over 8 */
+#define K      (0.15 / 0.85)    /* interference: u / (1 - u), NVLink */
 
 static void setup(struct pred_ctx *c, enum job_reshard rs, bool overlap)
 {
@@ -97,9 +102,12 @@ Test(shard, memory_kept_gathered)
 /* ZeRO-3 resharded, one micro-batch, 8 layers of 0.1 ms forward and
  * 0.2 ms backward: forward AG + 7 (AG - 0.1 ms) = 227.2368 + 7 x 127.2368
  * = 1117.8944 us; backward RS + 7 (AG + RS - 0.2 ms) = 447.4736 +
- * 7 x 474.7104 = 3770.4464 us; 4888.3408 us in all. With 1 ms and 2 ms
- * layers only the first gather and the last reduce show: 674.7104 us.
- * Nothing overlapped: 8 AG + 8 (AG + RS) = 7215.5776 us. */
+ * 7 x 474.7104 = 3770.4464 us; 4888.3408 us in all (communication-bound:
+ * the interference moves time from exposed to slowed compute, no more).
+ * With 1 ms and 2 ms layers the first gather and the last reduce show,
+ * and the other 7 layers' compute slows by K of what hides behind it:
+ * AG + RS + 7 K (AG + AG + RS) = 674.7104 + 7 x 159.167153 = 1788.8805 us.
+ * Nothing overlapped: 8 AG + 8 (AG + RS) = 7215.5776 us, no interference. */
 Test(shard, zero3_exposed_per_layer)
 {
     struct pred_ctx c;
@@ -110,17 +118,20 @@ Test(shard, zero3_exposed_per_layer)
     assert_rel(pred_shard_exposed(&c, &p, &l, 1), 4888.3408e-6, 1e-9);
     l.fwd_s = 1e-3;
     l.bwd_s = 2e-3;
-    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1),
+               AG_S + RS_S + 7 * K * (2 * AG_S + RS_S), 1e-9);
+    assert_rel(AG_S + RS_S + 7 * K * (2 * AG_S + RS_S), 1788.8805e-6, 1e-7);
     setup(&c, JOB_RESHARD_ALWAYS, false);
     assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + 8 * RS_S, 1e-9);
 }
 
 /* Per-micro-batch passes repeat m times (and the pipeline's bubble
- * slots); a step-long gather happens once. 4 micro-batches, long layers:
- *   ZeRO-3 resharded, pp 1: 4 (AG + RS) = 2698.8416 us;
- *   ZeRO-2: one gather, 4 reduces: AG + 4 RS = 2017.1312 us;
+ * slots); a step-long gather happens once. 4 micro-batches, long layers
+ * (each pass: its first unit's communication, then 7 x K of the rest's):
+ *   ZeRO-3 resharded, pp 1: 4 (AG + RS + 7 K (2 AG + RS));
+ *   ZeRO-2: one gather, 4 reduces: AG + 7 K AG + 4 (RS + 7 K RS);
  *   ZeRO-3 kept under a pipeline (torchtitan's default, pp 2): one gather
- *   and one reduce (no-sync), AG + RS = 674.7104 us;
+ *   and one reduce (no-sync), AG + RS + 7 K (AG + RS);
  *   ZeRO-1 and dp 1: nothing here (compose.c's bucketed path). */
 Test(shard, passes_per_step)
 {
@@ -129,11 +140,14 @@ Test(shard, passes_per_step)
     struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
                                   .unit_params = U };
     setup(&c, JOB_RESHARD_DEFAULT, true);
-    assert_rel(pred_shard_exposed(&c, &p, &l, 4), 4 * (AG_S + RS_S), 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4),
+               4 * (AG_S + RS_S + 7 * K * (2 * AG_S + RS_S)), 1e-9);
     p.zero = 2;
-    assert_rel(pred_shard_exposed(&c, &p, &l, 4), AG_S + 4 * RS_S, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4),
+               AG_S + 7 * K * AG_S + 4 * (RS_S + 7 * K * RS_S), 1e-9);
     p = zplan(2, 8, 3);
-    assert_rel(pred_shard_exposed(&c, &p, &l, 4), AG_S + RS_S, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 4),
+               AG_S + RS_S + 7 * K * (AG_S + RS_S), 1e-9);
     p = zplan(1, 8, 1);
     cr_assert_eq(pred_shard_exposed(&c, &p, &l, 4), 0.0);
     p = zplan(1, 1, 3);
@@ -145,8 +159,9 @@ Test(shard, passes_per_step)
  * 2 x 32,768,000 + 1,024 = 65,537,024 parameters, gathered before the
  * first layer and reduced after the last, exposed whole:
  * 7/8 x 131,074,048 / 1e11 + 7 us = 1153.897920 us and 7/8 x 262,148,096 /
- * 1e11 + 7 us = 2300.795840 us; with the first layer's gather and the
- * last's reduce: dp_exposed = 4129.4056 us. */
+ * 1e11 + 7 us = 2300.795840 us; with the first layer's gather, the
+ * last's reduce and the other layers' interference (zero3_exposed_per_layer):
+ * dp_exposed = 3454.693760 + 1788.8805 = 5243.574 us. */
 Test(shard, compose_zero3)
 {
     struct pred_ctx c;
@@ -162,7 +177,8 @@ Test(shard, compose_zero3)
     pred_compose(&c, &p, &x, &o);
     cr_assert_eq(o.microbatches, 1);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
-               1153.897920e-6 + 2300.795840e-6 + AG_S + RS_S, 1e-9);
+               1153.897920e-6 + 2300.795840e-6 + AG_S + RS_S +
+               7 * K * (2 * AG_S + RS_S), 1e-9);
 }
 
 /* The rule zero-pp: DeepSpeed's pipeline engine refuses ZeRO-2 and 3. */
@@ -190,8 +206,9 @@ Test(shard, zero_pp_rule)
  * where the stack could (zero3_exposed_per_layer's sum without overlap:
  * 16 AG + 8 RS); on, what the stack overlaps: a stack that overlaps the
  * reduction but not the gather, with long layers, exposes the 8 forward
- * gathers, the 8 backward gathers and only the last reduction:
- * 16 AG + RS. Megatron's gather overlap needs the reduction's. */
+ * gathers, the 8 backward gathers and only the last reduction, and the
+ * 7 hidden reductions slow the compute: 16 AG + RS + 7 K RS. Megatron's
+ * gather overlap needs the reduction's. */
 Test(shard, plan_overlap_switch)
 {
     struct pred_ctx c;
@@ -206,7 +223,8 @@ Test(shard, plan_overlap_switch)
     p.overlap = 1;
     c.job.overlap_param_gather = false;
     cr_assert(pred_overlap_grad(&c, &p) && !pred_overlap_param(&c, &p));
-    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + RS_S, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1),
+               16 * AG_S + RS_S + 7 * K * RS_S, 1e-9);
     c.job.overlap_param_gather = true;      /* the gather needs the reduce */
     c.job.overlap_grad_reduce = false;
     cr_assert(!pred_overlap_param(&c, &p));
@@ -219,7 +237,9 @@ Test(shard, plan_overlap_switch)
  * 1/8 shard (4U/8 = 6,292,480 B) across the 2 replicas, 8 GPUs apart, so
  * on the network: ring factor 2 x (2-1)/2 x 6,292,480 / 1e10 = 629.248 us
  * plus min(2 x 1, 2 ceil(log2 2)) x 10 us = 20 us: 649.248 us. With long
- * layers, one micro-batch, ZeRO-3 resharded: AG + RS + AR exposed. */
+ * layers, one micro-batch, ZeRO-3 resharded: AG + RS + AR exposed, and
+ * the NVLink interference of the shard group (inside one domain) on the
+ * 7 other layers' gathers and reductions. */
 Test(shard, hybrid_sharding)
 {
     struct pred_ctx c;
@@ -235,8 +255,8 @@ Test(shard, hybrid_sharding)
     assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
     assert_rel(pred_dp_gather_s(&c, &p, 2 * U), AG_S, 1e-9);
     assert_rel(pred_dp_reduce_s(&c, &p, 4 * U), RS_S + 649.248e-6, 1e-9);
-    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S + 649.248e-6,
-               1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S + 649.248e-6 +
+               7 * K * (2 * AG_S + RS_S + 649.248e-6), 1e-9);
 }
 
 /* The rule replicas-dp: replicas divide dp and need a ZeRO stage. */
@@ -258,4 +278,36 @@ Test(shard, replicas_rule)
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_REPLICAS);
     plan_rule_explain(PLAN_RULE_REPLICAS, &p, &m, &j, &lim, why, sizeof why);
     cr_assert_str_eq(why, "replicas-dp: dp (8) not divisible by replicas (3)");
+}
+
+/* FSDP2's copy-out (the stack's fsdp_copy_out): each gathered unit is
+ * copied from the all-gather buffer on the compute stream, 4U bytes at
+ * 1e12 B/s = 50.33984 us, 8 times in the forward and 8 in the backward
+ * of a resharded step; Megatron-FSDP and DeepSpeed gather in place. Over
+ * dp 16 with tp 1 the shard group spans two domains: the NICs'
+ * interference, 0.02, instead of NVLink's. */
+Test(shard, fsdp2_copy_out_and_nic_interference)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
+                                  .unit_params = U };
+    double base, ag, rs, k2 = 0.02 / 0.98;
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    base = pred_shard_exposed(&c, &p, &l, 1);
+    c.job.fsdp_copy_out = true;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1) - base, 16 * 50.33984e-6,
+               1e-9);
+    p.zero = 2;                     /* nothing gathered per unit: no copy */
+    c.job.fsdp_copy_out = false;
+    base = pred_shard_exposed(&c, &p, &l, 1);
+    c.job.fsdp_copy_out = true;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), base, 1e-12);
+    c.job.fsdp_copy_out = false;
+    p = zplan(1, 16, 3);
+    ag = pred_dp_gather_s(&c, &p, 2 * U);
+    rs = pred_dp_reduce_s(&c, &p, 4 * U);
+    cr_assert(ag < 1e-3 && 2 * ag + rs < 2e-3, "%g %g", ag, rs);  /* hidden */
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1),
+               ag + rs + 7 * k2 * (2 * ag + rs), 1e-9);
 }

@@ -293,3 +293,28 @@ Test(stack, validated_region)
     cr_assert_str_eq(err.msg, "k:8: 'validated_gpus_max' (4) must not be "
                      "below 'validated_gpus_min' (8)");
 }
+
+/* The optional FSDP2 fields: absent, no copy-out and Megatron's
+ * selective recompute (megatron-core); torchtitan's FSDP2 copies out and
+ * its selective is the op-level policy; a bad value names its line;
+ * stack_apply passes both to the job. */
+Test(stack, fsdp2_optional_fields)
+{
+    struct stack mc = load_stack("megatron-core", NULL, 0);
+    struct stack tt = load_stack("torchtitan", NULL, 0);
+    struct stack am = load_stack("nemo-automodel", NULL, 0);
+    struct stack s;
+    struct tpl_err err = { 0 };
+    struct model m = { .dropout = false };
+    struct job j;
+    cr_assert(!mc.fsdp_copy_out && mc.selective == JOB_SELECTIVE_ATTENTION);
+    cr_assert(tt.fsdp_copy_out && tt.selective == JOB_SELECTIVE_OP);
+    cr_assert(am.fsdp_copy_out && am.selective == JOB_SELECTIVE_ATTENTION);
+    cr_assert_str_eq(stack_selective_name(JOB_SELECTIVE_OP), "op");
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  selective = \"every\"; };", &err), TPL_ECONFIG);
+    cr_assert_str_eq(err.msg, "k:8: 'selective' must be one of 'attention', 'op'");
+    job_default(&j);
+    stack_apply(&tt, &m, &j);
+    cr_assert(j.fsdp_copy_out && j.selective == JOB_SELECTIVE_OP);
+}
