@@ -142,7 +142,12 @@ static const double ring_factor[PRED_COLL_COUNT] = {
 
 /* Latency follows NCCL's tuning model (hardware-facts.md sec. 6.5, S28b):
  * base + ring steps x intra-hop latency inside a domain, and the tree's
- * 2 log2(domains) hops across them, which NCCL picks at scale. */
+ * 2 log2(domains) hops across them, which NCCL picks at scale for the
+ * all-reduce. All-gather and reduce-scatter have no tree: NCCL runs them
+ * as one ring of n - 1 steps, nd - 1 of them across domains (NCCL
+ * src/graph/tuning.cc: nsteps = nRanks - 1, nInterSteps = nNodes - 1), so
+ * across domains their latency is nd (k - 1) intra hops and nd - 1
+ * network hops, growing with the group. */
 double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
                    int64_t n, int64_t per_domain)
 {
@@ -156,7 +161,11 @@ double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
         t += f * (kk - 1) / kk * bytes /
              fmin(k->intra_bytes_per_s, k->pair_bytes_per_s * (kk - 1)) +
              f * (kk - 1) * k->intra_lat_s;
-    if (nd > 1)
+    if (nd > 1 && c != PRED_COLL_ALLREDUCE)    /* the ring's other domains */
+        t += (nd - 1) * (kk - 1) * k->intra_lat_s +
+             (nd - 1) / nd * bytes / kk / k->inter_bytes_per_s +
+             (nd - 1) * k->inter_lat_s;
+    else if (nd > 1)
         t += f * (nd - 1) / nd * (bytes / kk) / k->inter_bytes_per_s +
              fmin(f * (nd - 1), 2.0 * ceil(log2(nd))) * k->inter_lat_s;
     return t;

@@ -56,6 +56,16 @@
  * foreach_all_gather_copy_out: split_with_sizes_copy after waiting for the
  * all-gather), reading and writing its 16-bit parameters, 4U bytes per
  * gather, which nothing hides.
+ * DeepSpeed's ZeRO-3 (the stack's zero3_gather "parameter") gathers a
+ * module's parameters one tensor at a time: partition_parameters.py
+ * _allgather_params_coalesced launches one all-gather per parameter, so a
+ * layer's gather is k collectives of 2U / k bytes, k its tensors (QKV,
+ * out-proj, fc1, fc2, their biases, the two norms' weights and biases),
+ * each paying the collective's latency, which grows with the ring across
+ * nodes (kernel.c); and its hooks release a module's parameters after
+ * every forward call (partitioned_param_coordinator.py release_sub_module),
+ * so with full recompute the rebuilt forward gathers them again before
+ * the backward's own gather.
  * Hybrid sharding: the gathers and reduce-scatters run inside a group of
  * d = dp / r contiguous dp ranks (torchtitan's dp_shard mesh dimension,
  * inner to dp_replicate; Megatron's distributed-optimizer instances), and
@@ -158,7 +168,26 @@ void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
 
 /* ---- time ---- */
 
-struct shard_coll { double ag_s, rs_s, ends_ag_s, ends_rs_s, copy_s, u; };
+struct shard_coll { double ag_s, rs_s, ends_ag_s, ends_rs_s, copy_s, u;
+                    double bwd_gathers; };
+
+/* Parameter tensors of a layer (DeepSpeed's collectives per gather): the
+ * four GEMM weights, their biases, the two norms' weights (and biases). */
+static double layer_tensors(const struct model *m)
+{
+    return 4.0 + (m->bias ? 4.0 : 0.0) +
+           (m->norm == MODEL_NORM_LAYERNORM ? 4.0 : 2.0);
+}
+
+/* One layer's parameter all-gather: one collective, or one per tensor. */
+static double unit_gather_s(const struct pred_ctx *c, const struct plan *p,
+                            double unit)
+{
+    double k = layer_tensors(&c->model);
+    if (c->job.zero3_gather == JOB_GATHER_UNIT)
+        return pred_dp_gather_s(c, p, 2.0 * unit);
+    return k * pred_dp_gather_s(c, p, 2.0 * unit / k);
+}
 
 /* One pass over n units: 'ov' seconds of overlapped communication per
  * unit (the first exposed, the rest beyond 't' of compute slowed by the
@@ -181,8 +210,10 @@ static bool shard_inter(const struct pred_ctx *c, const struct plan *p)
 static void shard_colls(const struct pred_ctx *c, const struct plan *p,
                         double unit, double ends, struct shard_coll *o)
 {
-    o->ag_s = pred_dp_gather_s(c, p, 2.0 * unit);
+    o->ag_s = unit_gather_s(c, p, unit);
     o->rs_s = pred_dp_reduce_s(c, p, 4.0 * unit);
+    o->bwd_gathers = c->job.zero3_gather == JOB_GATHER_PARAMETER &&
+                     p->recompute == PLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
     o->ends_rs_s = ends > 0 ? pred_dp_reduce_s(c, p, 4.0 * ends) : 0;
     o->copy_s = p->zero == 3 && c->job.fsdp_copy_out
@@ -206,7 +237,7 @@ static double bwd_pass(const struct pred_ctx *c, const struct plan *p,
                        const struct pred_shard_layer *l, bool gather)
 {
     bool og = pred_overlap_param(c, p), orr = pred_overlap_grad(c, p);
-    double ag = gather ? s->ag_s : 0;
+    double ag = gather ? s->bwd_gathers * s->ag_s : 0;
     double ov = (og ? ag : 0) + (orr ? s->rs_s : 0);
     double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s) + (gather ? s->copy_s : 0);
     return s->ends_rs_s + pass_exposed(ov, orr ? s->rs_s : 0, no, l->bwd_s,

@@ -27,6 +27,7 @@ void job_default(struct job *j)
     j->moe_dispatch = JOB_MOE_ALLTOALL;
     j->fsdp_copy_out = false;
     j->selective = JOB_SELECTIVE_ATTENTION;
+    j->zero3_gather = JOB_GATHER_UNIT;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

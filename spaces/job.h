@@ -25,6 +25,11 @@ enum job_reshard { JOB_RESHARD_ALWAYS, JOB_RESHARD_NEVER, JOB_RESHARD_DEFAULT,
  * attention kept. */
 enum job_selective { JOB_SELECTIVE_ATTENTION, JOB_SELECTIVE_OP,
                      JOB_SELECTIVE_COUNT };
+/* How ZeRO-3 gathers a unit (predictor/shard.c): one collective over its
+ * flat parameters (FSDP, Megatron-FSDP), or DeepSpeed's one per parameter
+ * tensor, fetched again by every forward call, the recompute's too. */
+enum job_zero3_gather { JOB_GATHER_UNIT, JOB_GATHER_PARAMETER,
+                        JOB_GATHER_COUNT };
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
@@ -50,6 +55,7 @@ struct job {                    /* a plain value */
      * fields; predictor/shard.c, pred.c) */
     bool fsdp_copy_out;         /* gathered units copied out on the compute stream */
     enum job_selective selective;
+    enum job_zero3_gather zero3_gather;
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

@@ -36,7 +36,11 @@ static const char *const reshard_names[JOB_RESHARD_COUNT] = {
 static const char *const selective_names[JOB_SELECTIVE_COUNT] = {
     [JOB_SELECTIVE_ATTENTION] = "attention", [JOB_SELECTIVE_OP] = "op",
 };
-static_assert(JOB_SELECTIVE_COUNT == 2, "update selective_names");
+static const char *const gather_names[JOB_GATHER_COUNT] = {
+    [JOB_GATHER_UNIT] = "unit", [JOB_GATHER_PARAMETER] = "parameter",
+};
+static_assert(JOB_SELECTIVE_COUNT == 2 && JOB_GATHER_COUNT == 2,
+              "update selective_names, gather_names");
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
@@ -50,6 +54,7 @@ const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
 const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d) { return moe_names[d]; }
 const char *stack_selective_name(enum job_selective k) { return selective_names[k]; }
+const char *stack_zero3_gather_name(enum job_zero3_gather k) { return gather_names[k]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
 {
@@ -73,7 +78,7 @@ static const char *const stack_fields[] = {
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap",
-    "fsdp_copy_out", "selective",       /* optional (read_fsdp2) */
+    "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
@@ -187,14 +192,18 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
 static int read_fsdp2(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
-    int sel = JOB_SELECTIVE_ATTENTION;
+    int sel = JOB_SELECTIVE_ATTENTION, ga = JOB_GATHER_UNIT;
     if ((conf_has(g, "fsdp_copy_out") &&
          conf_bool(g, "fsdp_copy_out", &s->fsdp_copy_out, err)) ||
         (conf_has(g, "selective") &&
          conf_enum(g, "selective", selective_names, JOB_SELECTIVE_COUNT, &sel,
+                   err)) ||
+        (conf_has(g, "zero3_gather") &&
+         conf_enum(g, "zero3_gather", gather_names, JOB_GATHER_COUNT, &ga,
                    err)))
         return TPL_ECONFIG;
     s->selective = (enum job_selective)sel;
+    s->zero3_gather = (enum job_zero3_gather)ga;
     return 0;
 }
 
@@ -322,6 +331,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->moe_dispatch = s->moe_dispatch;
     j->fsdp_copy_out = s->fsdp_copy_out;
     j->selective = s->selective;
+    j->zero3_gather = s->zero3_gather;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

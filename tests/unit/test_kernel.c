@@ -73,6 +73,29 @@ Test(kernel, hierarchical_tiers_across_nodes)
                  pred_coll_s(&k, PRED_COLL_ALLREDUCE, s, 8, 8));
 }
 
+/* All-gather and reduce-scatter across nodes: NCCL has no tree for them,
+ * one ring of n - 1 steps, nd - 1 of them on the network (NCCL
+ * src/graph/tuning.cc). 64 ranks in 8 nodes of 8: the first node's 7
+ * NVLink hops, then 7 more nodes of 7 NVLink hops and 7 network hops, so
+ * 56 x intra + 7 x inter latency; the bytes as the hierarchical
+ * all-reduce's, without its factor 2. 1024 ranks in 128 nodes: 896
+ * NVLink and 127 network hops, 1023 in all. */
+Test(kernel, allgather_ring_latency_across_nodes)
+{
+    struct pred_kernels k = kernels("dgx-h100");
+    double s = 1e9, bi = k.intra_bytes_per_s, bn = k.inter_bytes_per_s;
+    double li = k.intra_lat_s, ln = k.inter_lat_s;
+    assert_rel(pred_coll_s(&k, PRED_COLL_ALLGATHER, s, 64, 8),
+               k.coll_base_s + 7.0 / 8 * s / bi + 56 * li +
+               7.0 / 8 * (s / 8) / bn + 7 * ln, 1e-12);
+    assert_rel(pred_coll_s(&k, PRED_COLL_REDUCESCATTER, s, 1024, 8),
+               k.coll_base_s + 7.0 / 8 * s / bi + 896 * li +
+               127.0 / 128 * (s / 8) / bn + 127 * ln, 1e-12);
+    /* one rank a node: n - 1 network hops */
+    assert_rel(pred_coll_s(&k, PRED_COLL_ALLGATHER, s, 16, 1),
+               k.coll_base_s + 15.0 / 16 * s / bn + 15 * ln, 1e-12);
+}
+
 Test(kernel, fp8_gemms_use_fp8_peak)
 {
     struct hw_system h = load_system("dgx-h100"), a = load_system("dgx-a100");

@@ -311,3 +311,25 @@ Test(shard, fsdp2_copy_out_and_nic_interference)
     assert_rel(pred_shard_exposed(&c, &p, &l, 1),
                ag + rs + 7 * k2 * (2 * ag + rs), 1e-9);
 }
+
+/* DeepSpeed's ZeRO-3 (zero3_gather "parameter"): the tiny model's layer
+ * has 6 tensors (4 GEMM weights, 2 RMSNorm weights, no biases), so a
+ * gather is 6 all-gathers of 2U / 6 over dp 8: 6 x (7/8 x 4,194,986.67 /
+ * 1e11 + 7 us) = 220.2368 + 42 = 262.2368 us. Nothing overlapped, one
+ * micro-batch: 8 gathers forward, 8 (gather + reduce) backward; with full
+ * recompute the rebuilt forward gathers again: 8 more. */
+Test(shard, deepspeed_gathers_each_tensor)
+{
+    struct pred_ctx c;
+    struct plan p = zplan(1, 8, 3);
+    struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
+                                  .unit_params = U };
+    double ag = 262.2368e-6;
+    setup(&c, JOB_RESHARD_ALWAYS, false);
+    c.job.zero3_gather = JOB_GATHER_PARAMETER;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * ag + 8 * RS_S, 1e-9);
+    p.recompute = PLAN_RECOMPUTE_FULL;
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 24 * ag + 8 * RS_S, 1e-9);
+    c.job.zero3_gather = JOB_GATHER_UNIT;        /* FSDP: one flat gather */
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + 8 * RS_S, 1e-9);
+}

@@ -43,7 +43,7 @@ Test(stack, preset_fields)
     assert_rel(ds.band_lo, -0.546, 1e-12);     /* fitted: calibrate --runs */
     assert_rel(ds.band_hi, 0.013, 1e-12);
     assert_rel(mc.band_lo, -0.383, 1e-12);
-    assert_rel(mc.band_hi, 0.089, 1e-12);
+    assert_rel(mc.band_hi, 0.090, 1e-12);
     cr_assert_eq(lm.zero, (1u << 0) | (1u << 3));       /* [0, 3] */
     cr_assert_eq(lm.zero_pp, 0);                        /* ZeRO-3 without PP */
     cr_assert_eq(lm.fsdp_reshard, JOB_RESHARD_ALWAYS);
@@ -294,10 +294,11 @@ Test(stack, validated_region)
                      "below 'validated_gpus_min' (8)");
 }
 
-/* The optional FSDP2 fields: absent, no copy-out and Megatron's
- * selective recompute (megatron-core); torchtitan's FSDP2 copies out and
- * its selective is the op-level policy; a bad value names its line;
- * stack_apply passes both to the job. */
+/* The optional FSDP2 fields: absent, no copy-out, Megatron's selective
+ * recompute and one gather per unit (megatron-core); torchtitan's FSDP2
+ * copies out and its selective is the op-level policy; the DeepSpeed
+ * stacks gather each tensor; a bad value names its line; stack_apply
+ * passes them to the job. */
 Test(stack, fsdp2_optional_fields)
 {
     struct stack mc = load_stack("megatron-core", NULL, 0);
@@ -310,6 +311,13 @@ Test(stack, fsdp2_optional_fields)
     cr_assert(!mc.fsdp_copy_out && mc.selective == JOB_SELECTIVE_ATTENTION);
     cr_assert(tt.fsdp_copy_out && tt.selective == JOB_SELECTIVE_OP);
     cr_assert(am.fsdp_copy_out && am.selective == JOB_SELECTIVE_ATTENTION);
+    cr_assert(mc.zero3_gather == JOB_GATHER_UNIT &&
+              tt.zero3_gather == JOB_GATHER_UNIT);
+    cr_assert_eq(load_stack("megatron-lm-2021", NULL, 0).zero3_gather,
+                 JOB_GATHER_PARAMETER);             /* DeepSpeed's ZeRO-3 */
+    cr_assert_eq(load_stack("megatron-deepspeed", NULL, 0).zero3_gather,
+                 JOB_GATHER_PARAMETER);
+    cr_assert_str_eq(stack_zero3_gather_name(JOB_GATHER_PARAMETER), "parameter");
     cr_assert_str_eq(stack_selective_name(JOB_SELECTIVE_OP), "op");
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
                            "  selective = \"every\"; };", &err), TPL_ECONFIG);
