@@ -38,6 +38,10 @@ struct job {                    /* a plain value */
                                    with forward (prefetch) */
     enum job_reshard fsdp_reshard;
     double host_s;              /* host time to issue one kernel (0: never waits) */
+    double grad_accum_bytes;    /* per parameter and micro-batch: weight
+                                   gradients accumulated outside the GEMM
+                                   (the stack's grad_accum_bytes; 0 fused) */
+    double grad_accum_bf16_bytes;   /* the same for bf16 jobs */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
     enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
 };

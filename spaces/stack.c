@@ -67,7 +67,8 @@ static const char *const stack_fields[] = {
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
-    "moe_dispatcher", "moe_a2a_overlap", NULL,
+    "moe_dispatcher", "moe_a2a_overlap", "grad_accum_bytes",
+    "grad_accum_bf16_bytes", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -229,6 +230,21 @@ static int read_region(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* The optional per-micro-batch gradient accumulation traffic: absent is 0
+ * (a stack that accumulates inside the GEMM, or a file of an older form). */
+static int read_accum(struct stack *s, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    if (conf_has(g, "grad_accum_bytes") &&
+        conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
+        return TPL_ECONFIG;
+    if (conf_has(g, "grad_accum_bf16_bytes") &&
+        conf_num(g, "grad_accum_bf16_bytes", 0, false, 64,
+                 &s->grad_accum_bf16_bytes, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 static int read_lists(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
@@ -268,7 +284,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
-        read_moe(s, &g, err))
+        read_moe(s, &g, err) || read_accum(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -296,6 +312,8 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->overlap_param_gather = s->overlap_param_gather;
     j->fsdp_reshard = s->fsdp_reshard;
     j->host_s = s->host_s;
+    j->grad_accum_bytes = s->grad_accum_bytes;
+    j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
 }
