@@ -29,6 +29,8 @@ struct fid_row {
     double params_b;            /* the run's model size, billions */
     bool host_bound;            /* its stack issues kernels from an eager host
                                    (stack host_us > 0): what the fit moves */
+    bool launch_blocking;       /* run with CUDA_LAUNCH_BLOCKING=1: left out
+                                   of the host fit (fidelity/cv.c) */
     const char *stack;          /* the stack preset it is predicted with
                                    (static or borrowed from the runs) */
 };

@@ -42,6 +42,9 @@ struct job {                    /* a plain value */
                                    gradients accumulated outside the GEMM
                                    (the stack's grad_accum_bytes; 0 fused) */
     double grad_accum_bf16_bytes;   /* the same for bf16 jobs */
+    bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
+                                   for each kernel, so its issue time adds
+                                   to the GPU's instead of overlapping */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
     enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
 };

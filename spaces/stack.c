@@ -68,7 +68,7 @@ static const char *const stack_fields[] = {
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap", "grad_accum_bytes",
-    "grad_accum_bf16_bytes", NULL,
+    "grad_accum_bf16_bytes", "launch_blocking", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -230,11 +230,15 @@ static int read_region(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
-/* The optional per-micro-batch gradient accumulation traffic: absent is 0
- * (a stack that accumulates inside the GEMM, or a file of an older form). */
-static int read_accum(struct stack *s, const struct conf_group *g,
-                      struct tpl_err *err)
+/* The optional fields: the per-micro-batch gradient accumulation traffic
+ * (absent 0: a stack that accumulates inside the GEMM, or a file of an
+ * older form) and blocking kernel launches (absent false). */
+static int read_optional(struct stack *s, const struct conf_group *g,
+                         struct tpl_err *err)
 {
+    if (conf_has(g, "launch_blocking") &&
+        conf_bool(g, "launch_blocking", &s->launch_blocking, err))
+        return TPL_ECONFIG;
     if (conf_has(g, "grad_accum_bytes") &&
         conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
         return TPL_ECONFIG;
@@ -284,7 +288,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
-        read_moe(s, &g, err) || read_accum(s, &g, err))
+        read_moe(s, &g, err) || read_optional(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -314,6 +318,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->host_s = s->host_s;
     j->grad_accum_bytes = s->grad_accum_bytes;
     j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
+    j->launch_blocking = s->launch_blocking;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
 }

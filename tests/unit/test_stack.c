@@ -154,8 +154,9 @@ Test(stack, band_fields)
     cr_assert_str_eq(err.msg, "k:1: missing field 'band_high_pct' in 'stack'");
 }
 
-/* The gradient accumulation fields: optional (absent 0), each a number of
- * bytes per parameter in [0, 64]; stack_apply hands both to the job. */
+/* The optional fields: gradient accumulation (absent 0, each a number of
+ * bytes per parameter in [0, 64]) and launch_blocking (absent false);
+ * stack_apply hands them to the job. */
 Test(stack, grad_accum_fields)
 {
     struct stack s;
@@ -165,11 +166,14 @@ Test(stack, grad_accum_fields)
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };", &err), 0,
                  "%s", err.msg);
     cr_assert(s.grad_accum_bytes == 0 && s.grad_accum_bf16_bytes == 0);
+    cr_assert(!s.launch_blocking);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; grad_accum_bytes"
-                           " = 6; grad_accum_bf16_bytes = 18; };", &err), 0,
+                           " = 6; grad_accum_bf16_bytes = 18;"
+                           " launch_blocking = true; };", &err), 0,
                  "%s", err.msg);
     stack_apply(&s, &m, &j);
     cr_assert(j.grad_accum_bytes == 6 && j.grad_accum_bf16_bytes == 18);
+    cr_assert(j.launch_blocking);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
                            "  grad_accum_bytes = -1; };", &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "k:8: 'grad_accum_bytes' must be a number in "
