@@ -42,6 +42,8 @@ struct job {                    /* a plain value */
                                    gradients accumulated outside the GEMM
                                    (the stack's grad_accum_bytes; 0 fused) */
     double grad_accum_bf16_bytes;   /* the same for bf16 jobs */
+    double grad_copy_bf16_bytes;    /* per parameter: a bf16 gradient kept
+                                   beside the fp32 one (bf16 jobs, ZeRO < 2) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
                                    for each kernel, so its issue time adds
                                    to the GPU's instead of overlapping */

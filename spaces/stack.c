@@ -68,7 +68,7 @@ static const char *const stack_fields[] = {
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap", "grad_accum_bytes",
-    "grad_accum_bf16_bytes", "launch_blocking", NULL,
+    "grad_accum_bf16_bytes", "launch_blocking", "grad_copy_bf16_bytes", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -242,6 +242,10 @@ static int read_optional(struct stack *s, const struct conf_group *g,
     if (conf_has(g, "grad_accum_bytes") &&
         conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
         return TPL_ECONFIG;
+    if (conf_has(g, "grad_copy_bf16_bytes") &&
+        conf_num(g, "grad_copy_bf16_bytes", 0, false, 64,
+                 &s->grad_copy_bf16_bytes, err))
+        return TPL_ECONFIG;
     if (conf_has(g, "grad_accum_bf16_bytes") &&
         conf_num(g, "grad_accum_bf16_bytes", 0, false, 64,
                  &s->grad_accum_bf16_bytes, err))
@@ -319,6 +323,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->grad_accum_bytes = s->grad_accum_bytes;
     j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
     j->launch_blocking = s->launch_blocking;
+    j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
 }

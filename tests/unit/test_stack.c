@@ -61,6 +61,8 @@ Test(stack, preset_fields)
     cr_assert_eq(lm.grad_accum_bytes, 10.0);            /* fp32 main_grad add */
     cr_assert_eq(ds.grad_accum_bytes, 6.0);             /* AccumulateGrad */
     cr_assert_eq(ds.grad_accum_bf16_bytes, 18.0);       /* BF16_Optimizer */
+    cr_assert_eq(ds.grad_copy_bf16_bytes, 2.0);         /* its bf16 grads */
+    cr_assert_eq(mc.grad_copy_bf16_bytes, 0.0);
     cr_assert_eq(mc.tp_comm_overlap, STACK_TPO_OFF);
     cr_assert(stack_has_framework(&mc, STACK_FW_MEGATRON) &&
               stack_has_framework(&mc, STACK_FW_NEMO) &&
