@@ -231,6 +231,8 @@ static void predict_known(const struct run_row *r, struct model m,
     o->predicted = true;
     o->pred_s = res.iteration_s;
     o->pred_mem_gib = (res.mem.total_bytes + res.mem.reserve_bytes) / GIB;
+    o->pred_total_gib = res.mem.total_bytes / GIB;
+    o->hbm_gib = c.hw.hbm_bytes / GIB;
     o->pred_fits = res.mem.fits;
     if (o->timed)
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;

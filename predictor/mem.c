@@ -388,12 +388,18 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
         if (other.total_bytes > out->total_bytes)
             *out = other;
     }
-    out->reserve_bytes = c->hw.reserve_bytes;
-    out->usable_bytes = c->hw.hbm_bytes - c->hw.reserve_bytes;
+    out->reserve_bytes = pred_reserve_bytes(c);
+    out->usable_bytes = c->hw.hbm_bytes - out->reserve_bytes;
     out->headroom_bytes = c->headroom_bytes;
     out->margin_bytes = out->usable_bytes - out->headroom_bytes -
                         out->total_bytes;
     out->fits = out->margin_bytes >= 0;
+}
+
+double pred_reserve_bytes(const struct pred_ctx *c)
+{
+    return c->job.reserve_bytes >= 0 ? c->job.reserve_bytes
+                                     : c->hw.reserve_bytes;
 }
 
 void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h)

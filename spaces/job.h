@@ -42,6 +42,9 @@ struct job {                    /* a plain value */
                                    gradients accumulated outside the GEMM
                                    (the stack's grad_accum_bytes; 0 fused) */
     double grad_accum_bf16_bytes;   /* the same for bf16 jobs */
+    double reserve_bytes;       /* HBM the stack keeps off the plan's use
+                                   (CUDA context, NCCL, allocator); < 0:
+                                   the system's memory.reserve_gib */
     double grad_copy_bf16_bytes;    /* per parameter: a bf16 gradient kept
                                    beside the fp32 one (bf16 jobs, ZeRO < 2) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits

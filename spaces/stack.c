@@ -68,7 +68,8 @@ static const char *const stack_fields[] = {
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap", "grad_accum_bytes",
-    "grad_accum_bf16_bytes", "launch_blocking", "grad_copy_bf16_bytes", NULL,
+    "grad_accum_bf16_bytes", "launch_blocking", "grad_copy_bf16_bytes",
+    "reserve_gib", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -232,7 +233,8 @@ static int read_region(struct stack *s, const struct conf_group *g,
 
 /* The optional fields: the per-micro-batch gradient accumulation traffic
  * (absent 0: a stack that accumulates inside the GEMM, or a file of an
- * older form) and blocking kernel launches (absent false). */
+ * older form), blocking kernel launches (absent false), the bf16 gradient
+ * copy (absent 0) and the memory reserve (absent: the system's). */
 static int read_optional(struct stack *s, const struct conf_group *g,
                          struct tpl_err *err)
 {
@@ -242,6 +244,12 @@ static int read_optional(struct stack *s, const struct conf_group *g,
     if (conf_has(g, "grad_accum_bytes") &&
         conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
         return TPL_ECONFIG;
+    s->reserve_bytes = -1;
+    if (conf_has(g, "reserve_gib")) {
+        if (conf_num(g, "reserve_gib", 0, false, 1024, &s->reserve_bytes, err))
+            return TPL_ECONFIG;
+        s->reserve_bytes *= 1073741824.0;
+    }
     if (conf_has(g, "grad_copy_bf16_bytes") &&
         conf_num(g, "grad_copy_bf16_bytes", 0, false, 64,
                  &s->grad_copy_bf16_bytes, err))
@@ -324,6 +332,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
     j->launch_blocking = s->launch_blocking;
     j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
+    j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
 }

@@ -48,6 +48,8 @@ struct stack {                  /* a plain value */
                                    accumulate weight gradients outside the
                                    GEMM (optional, 0: fused or none) */
     double grad_accum_bf16_bytes;   /* the same when the job is bf16 */
+    double reserve_bytes;       /* reserve_gib in bytes (optional; < 0:
+                                   the system's) */
     double grad_copy_bf16_bytes;    /* memory: a bf16 gradient per parameter
                                    beside the fp32 one (optional, 0) */
     bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1

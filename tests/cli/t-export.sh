@@ -114,7 +114,7 @@ for e_fw in megatron nemo torchtitan; do
     for e_plan in "--tp 8 --pp 4 --dp 8 --sp --recompute selective --vpp 2" \
         "--model llama3-8b --tp 2 --pp 1 --dp 4 --precision fp8 --recompute full" \
         "--model gpt3-175b --system selene-a100 --seq 2048 --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision fp16" \
-        "--model llama3-8b --tp 1 --pp 2 --dp 8 --recompute full --zero 0"; do
+        "--model llama3-8b --tp 1 --pp 4 --dp 8 --recompute full --zero 0"; do
         # shellcheck disable=SC2086
         "$TRAINPLAN" export --framework "$e_fw" $e_plan 2>/dev/null | e_keys "$e_fw" >"$T_TMP/keys"
         e_missing=

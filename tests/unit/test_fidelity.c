@@ -310,3 +310,39 @@ Test(fidelity, bands_by_hand)
     cr_assert(b[2].region.params_b_lo == 0.5 && b[2].region.params_b_hi == 175);
     cr_assert_eq(fid_bands_of(e, 0, names, 3, b), -1);
 }
+
+/* A stack's memory reserve by hand (fidelity/reserve.c). Stack "s", HBM
+ * 80 GiB, every row predicted with a 3 GiB reserve and ran: A allocates 40
+ * and peaked at 50, B 60 and 66, C 75.95 without a peak. The MAPE
+ * (|40 + r - 50| / 50 + |60 + r - 66| / 66) / 2 falls up to r = 10, but
+ * past r = 4.05 row C would be called out of memory: the fit is 4.0.
+ * Before, (7 / 50 + 3 / 66) / 2 = 9.272727 %; after, (6 / 50 + 2 / 66) / 2
+ * = 7.515152 %; the agreement stays 3 of 3. A row of another stack and a
+ * row not predicted count for nothing; a stack without peaks gets no fit. */
+Test(fidelity, reserve_by_hand)
+{
+    struct run_row run[5] = { { .measured_mem_gib = 50 },
+                              { .measured_mem_gib = 66 },
+                              { .measured_mem_gib = -1 },
+                              { .measured_mem_gib = 10, .oom = true },
+                              { .measured_mem_gib = 10 } };
+    double total[5] = { 40, 60, 75.95, 1, 1 };
+    struct fid_row rows[5];
+    struct fid_report v = { .rows = rows, .n = 5 };
+    struct fid_reserve f;
+    for (int i = 0; i < 5; i++)
+        rows[i] = (struct fid_row){ .run = &run[i], .predicted = i != 4,
+                                    .stack = i == 3 ? "t" : "s",
+                                    .pred_total_gib = total[i],
+                                    .pred_mem_gib = total[i] + 3,
+                                    .hbm_gib = 80 };
+    f = fid_fit_reserve(&v, "s");
+    cr_assert_eq(f.n_mem, 2);
+    cr_assert_eq(f.n, 3);
+    assert_rel(f.gib, 4.0, 1e-9);
+    assert_rel(f.mape_before, 100 * (7.0 / 50 + 3.0 / 66) / 2, 1e-9);
+    assert_rel(f.mape_after, 100 * (6.0 / 50 + 2.0 / 66) / 2, 1e-9);
+    cr_assert(f.agree_before == 3 && f.agree_after == 3);
+    f = fid_fit_reserve(&v, "u");
+    cr_assert_eq(f.n_mem, 0);
+}

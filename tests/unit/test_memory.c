@@ -189,6 +189,27 @@ Test(memory, bf16_gradient_copy_bytes_per_parameter)
     assert_rel(b.grads_bytes, 4 * params / 8, 1e-12);
 }
 
+/* The stack's reserve (job.reserve_bytes) replaces the system's: usable
+ * is HBM less it, the margin follows; a negative one means the system's. */
+Test(memory, stack_reserve_replaces_the_system_one)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem a, b;
+    struct plan p = make_plan(2, 1, 8, 1);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_memory(&c, &p, &a);
+    assert_rel(a.reserve_bytes, h.reserve_bytes, 1e-12);
+    c.job.reserve_bytes = 6.0 * 1073741824.0;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.reserve_bytes, 6.0 * 1073741824.0, 1e-12);
+    assert_rel(b.usable_bytes, h.hbm_bytes - 6.0 * 1073741824.0, 1e-12);
+    assert_rel(b.margin_bytes, a.margin_bytes - (6.0 * 1073741824.0 -
+                                                 h.reserve_bytes), 1e-9);
+}
+
 /* Selective recompute rebuilds one layer's attention core during the
  * backward pass: that transient is charged once, like full recompute's
  * rebuilt layer. */

@@ -169,13 +169,16 @@ Test(stack, grad_accum_fields)
                  "%s", err.msg);
     cr_assert(s.grad_accum_bytes == 0 && s.grad_accum_bf16_bytes == 0);
     cr_assert(!s.launch_blocking);
+    cr_assert_lt(s.reserve_bytes, 0);           /* the system's */
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; grad_accum_bytes"
                            " = 6; grad_accum_bf16_bytes = 18;"
-                           " launch_blocking = true; };", &err), 0,
+                           " launch_blocking = true; reserve_gib = 6.5; };",
+                           &err), 0,
                  "%s", err.msg);
     stack_apply(&s, &m, &j);
     cr_assert(j.grad_accum_bytes == 6 && j.grad_accum_bf16_bytes == 18);
     cr_assert(j.launch_blocking);
+    assert_rel(j.reserve_bytes, 6.5 * 1073741824.0, 1e-12);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
                            "  grad_accum_bytes = -1; };", &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "k:8: 'grad_accum_bytes' must be a number in "
