@@ -179,11 +179,30 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
 struct dp_params { double dense, experts; };
 
 /* Gradient reduce and parameter gather of both groups. */
+/* The plan whose dp reduction the dense gradients take: a stack that
+ * all-reduces the fp32 gradients of a bf16 ZeRO-1 job (the job's
+ * bf16_grad_allreduce: DeepSpeed's engine hands the BF16_Optimizer's
+ * gradients to buffered_allreduce_fallback, deepspeed/runtime/engine.py
+ * allreduce_gradients, "currently for BF16 optimizer"; each rank then steps
+ * its shard and all-gathers the bf16 parameters, bf16_optimizer.py
+ * update_lp_params) reduces as ZeRO-0 does, the gather kept. */
+static const struct plan *reduce_plan(const struct pred_ctx *c,
+                                      const struct plan *p, struct plan *q)
+{
+    if (p->zero != 1 || !c->job.bf16_grad_allreduce ||
+        c->job.precision != JOB_PREC_BF16)
+        return p;
+    *q = *p;
+    q->zero = 0;
+    return q;
+}
+
 static void dp_colls(const struct pred_ctx *c, const struct plan *p,
                      struct dp_params w, double *grad, double *gather)
 {
     struct plan q;
-    *grad = pred_grad_ranks(p) > 1 ? pred_dp_reduce_s(c, p, 4.0 * w.dense) : 0;
+    *grad = pred_grad_ranks(p) > 1
+          ? pred_dp_reduce_s(c, reduce_plan(c, p, &q), 4.0 * w.dense) : 0;
     *gather = p->zero && pred_grad_ranks(p) > 1
             ? pred_dp_gather_s(c, p, 2.0 * w.dense) : 0;
     if (w.experts <= 0)

@@ -26,7 +26,7 @@ void job_default(struct job *j)
     j->grad_accum_bytes = j->grad_accum_bf16_bytes = 0;
     j->grad_copy_bf16_bytes = 0;
     j->reserve_bytes = -1;
-    j->launch_blocking = false;
+    j->launch_blocking = j->bf16_grad_allreduce = false;
     j->cp_comm = JOB_CP_P2P;
     j->moe_dispatch = JOB_MOE_ALLTOALL;
 }

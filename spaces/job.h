@@ -47,6 +47,8 @@ struct job {                    /* a plain value */
                                    the system's memory.reserve_gib */
     double grad_copy_bf16_bytes;    /* per parameter: a bf16 gradient kept
                                    beside the fp32 one (bf16 jobs, ZeRO < 2) */
+    bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
+                                   not reduce-scattered (compose.c) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
                                    for each kernel, so its issue time adds
                                    to the GPU's instead of overlapping */

@@ -69,7 +69,7 @@ static const char *const stack_fields[] = {
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap", "grad_accum_bytes",
     "grad_accum_bf16_bytes", "launch_blocking", "grad_copy_bf16_bytes",
-    "reserve_gib", NULL,
+    "reserve_gib", "bf16_grad_allreduce", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -238,8 +238,10 @@ static int read_region(struct stack *s, const struct conf_group *g,
 static int read_optional(struct stack *s, const struct conf_group *g,
                          struct tpl_err *err)
 {
-    if (conf_has(g, "launch_blocking") &&
-        conf_bool(g, "launch_blocking", &s->launch_blocking, err))
+    if ((conf_has(g, "launch_blocking") &&
+         conf_bool(g, "launch_blocking", &s->launch_blocking, err)) ||
+        (conf_has(g, "bf16_grad_allreduce") &&
+         conf_bool(g, "bf16_grad_allreduce", &s->bf16_grad_allreduce, err)))
         return TPL_ECONFIG;
     if (conf_has(g, "grad_accum_bytes") &&
         conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
@@ -331,6 +333,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->grad_accum_bytes = s->grad_accum_bytes;
     j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
     j->launch_blocking = s->launch_blocking;
+    j->bf16_grad_allreduce = s->bf16_grad_allreduce;
     j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
     j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;

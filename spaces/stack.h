@@ -52,6 +52,8 @@ struct stack {                  /* a plain value */
                                    the system's) */
     double grad_copy_bf16_bytes;    /* memory: a bf16 gradient per parameter
                                    beside the fp32 one (optional, 0) */
+    bool bf16_grad_allreduce;   /* bf16 ZeRO-1 all-reduces the fp32
+                                   gradients (optional, false) */
     bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1
                                    (optional, false) */
     uint32_t schedules;         /* bit (1 << enum stack_schedule) each */

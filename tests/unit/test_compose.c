@@ -324,6 +324,28 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
 }
 
+/* DeepSpeed's BF16_Optimizer under ZeRO-1 (the job's bf16_grad_allreduce)
+ * all-reduces the fp32 gradients, then all-gathers the bf16 parameters:
+ * the case above with the reduce-scatter replaced by dp_all_reduce's
+ * 6.65066816 ms all-reduce, the 1.66316704 ms gather kept, the optimizer
+ * step still half. An fp16 job keeps the reduce-scatter. */
+Test(compose, bf16_zero1_all_reduces_the_gradients)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.zero = 1;
+    setup(&c, false, false);
+    c.job.bf16_grad_allreduce = true;           /* make_job: bf16 */
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 6.65066816e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+    c.job.precision = JOB_PREC_FP16;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
+}
+
 /* Ranks are placed tp innermost, then dp (Megatron). tp 4, dp 4: each node
  * of 8 holds 2 ranks of a DP group, so the group spans 2 nodes. With tp 4
  * a GPU holds (12,584,960 - 2,048)/4 + 2,048 = 3,147,776 a layer (norms

@@ -62,6 +62,7 @@ Test(stack, preset_fields)
     cr_assert_eq(ds.grad_accum_bytes, 6.0);             /* AccumulateGrad */
     cr_assert_eq(ds.grad_accum_bf16_bytes, 18.0);       /* BF16_Optimizer */
     cr_assert_eq(ds.grad_copy_bf16_bytes, 2.0);         /* its bf16 grads */
+    cr_assert(ds.bf16_grad_allreduce && !mc.bf16_grad_allreduce);
     cr_assert_eq(mc.grad_copy_bf16_bytes, 0.0);
     cr_assert_eq(mc.tp_comm_overlap, STACK_TPO_OFF);
     cr_assert(stack_has_framework(&mc, STACK_FW_MEGATRON) &&
@@ -172,12 +173,13 @@ Test(stack, grad_accum_fields)
     cr_assert_lt(s.reserve_bytes, 0);           /* the system's */
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; grad_accum_bytes"
                            " = 6; grad_accum_bf16_bytes = 18;"
-                           " launch_blocking = true; reserve_gib = 6.5; };",
+                           " launch_blocking = true; reserve_gib = 6.5;"
+                           " bf16_grad_allreduce = true; };",
                            &err), 0,
                  "%s", err.msg);
     stack_apply(&s, &m, &j);
     cr_assert(j.grad_accum_bytes == 6 && j.grad_accum_bf16_bytes == 18);
-    cr_assert(j.launch_blocking);
+    cr_assert(j.launch_blocking && j.bf16_grad_allreduce);
     assert_rel(j.reserve_bytes, 6.5 * 1073741824.0, 1e-12);
     cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
                            "  grad_accum_bytes = -1; };", &err), TPL_ECONFIG);
