@@ -87,8 +87,26 @@ static int calibrate_bands(const struct runs *runs, const char *path)
     return ok ? 0 : -1;
 }
 
+/* Each stack's memory reserve, fitted on its rows with a measured peak
+ * (fidelity/reserve.c); a stack without such rows keeps the system's. */
+static void calibrate_reserves(const struct runs *runs, const char *path)
+{
+    struct fid_report *v = fid_report_new(runs, NULL);
+    for (size_t i = 0; i < stack_presets_count; i++) {
+        struct fid_reserve f = fid_fit_reserve(v, stack_presets[i].name);
+        if (f.n_mem == 0)
+            continue;
+        printf("%s: reserve_gib = %.1f;  # peak-memory MAPE %.1f -> %.1f %% "
+               "on %d rows with a measured peak, OOM agreement %d -> %d of "
+               "%d rows: trainplan calibrate --runs %s\n", f.stack, f.gib,
+               f.mape_before, f.mape_after, f.n_mem, f.agree_before,
+               f.agree_after, f.n, path);
+    }
+    fid_report_free(v);
+}
+
 /* calibrate --runs: the eager stacks' host time fitted on published runs,
- * and each stack's error band. */
+ * each stack's error band and memory reserve. */
 static int calibrate_runs(const char *path, struct tpl_err *err)
 {
     struct runs runs;
@@ -106,6 +124,8 @@ static int calibrate_runs(const char *path, struct tpl_err *err)
     if (rc == 0 && calibrate_bands(&runs, path))
         rc = tpl_errorf(err, TPL_ECONFIG, "%s: no timed, predicted row for "
                         "the error band", path);
+    if (rc == 0)
+        calibrate_reserves(&runs, path);
     runs_release(&runs);
     return rc;
 }

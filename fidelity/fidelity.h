@@ -25,10 +25,14 @@ struct fid_row {
     double pred_s, err_pct;     /* err_pct: (pred - measured) / measured */
     bool timed;                 /* has a measured time to compare */
     double pred_mem_gib;        /* peak per GPU, reserve included */
+    double pred_total_gib;      /* the same without the reserve */
+    double hbm_gib;             /* the GPU's capacity */
     bool pred_fits;
     double params_b;            /* the run's model size, billions */
     bool host_bound;            /* its stack issues kernels from an eager host
                                    (stack host_us > 0): what the fit moves */
+    bool launch_blocking;       /* run with CUDA_LAUNCH_BLOCKING=1: left out
+                                   of the host fit (fidelity/cv.c) */
     const char *stack;          /* the stack preset it is predicted with
                                    (static or borrowed from the runs) */
 };
@@ -161,6 +165,31 @@ struct fid_band {
  * fid_cv_errors gives them; left alone). Returns 0, or -1 when n is 0. */
 int fid_bands_of(const struct fid_cv_err *e, int n, const char *const *stacks,
                  int n_stacks, struct fid_band *out);
+
+/* ---- each stack's memory reserve (fidelity/reserve.c) ---- */
+
+/* The reserve_gib of a stack (spaces/stacks/NAME.cfg): the HBM a plan
+ * cannot use, fitted on the stack's predicted rows that carry a measured
+ * peak, as the value in [0, FID_RESERVE_MAX_GIB] (steps of
+ * FID_RESERVE_STEP_GIB) with the least peak-memory MAPE among those that
+ * call no more of the stack's rows wrongly out of memory (or wrongly
+ * fitting) than the reserves they were predicted with; ties go to the
+ * smaller reserve. */
+#define FID_RESERVE_MAX_GIB 16.0
+#define FID_RESERVE_STEP_GIB 0.1
+
+struct fid_reserve {
+    const char *stack;          /* as given */
+    int n_mem;                  /* rows with a measured peak; 0: no fit */
+    int n;                      /* predicted rows (the OOM agreement's) */
+    double gib;                 /* the fitted reserve */
+    double mape_before, mape_after;     /* %, with the rows' own reserves
+                                           and with 'gib' */
+    int agree_before, agree_after;      /* rows whose fits == ran */
+};
+
+/* Fit the reserve of 'stack' on report v's rows (fid_report_new). */
+struct fid_reserve fid_fit_reserve(const struct fid_report *v, const char *stack);
 
 /* ---- the gate (fidelity/gate.c) ---- */
 

@@ -155,6 +155,19 @@ static void row_split(const struct run_row *r, struct plan_limits *lim)
         lim->split = STAGE_SPLIT_DEEPSPEED_ENDS;
 }
 
+/* BigScience ran BLOOM and its topology search with CUDA_LAUNCH_BLOCKING=1
+ * against hangs on Jean Zay (bigscience train/tr11-176B-ml/
+ * tr11-176B-ml.slurm: "export CUDA_LAUNCH_BLOCKING=1  # do not remove or
+ * the training will hang"; chronicles-prequel.md "dealing with JZ hanging
+ * on the large model", 80 GPUs: 91.0 TFLOP/s blocking against 97.2 async).
+ * A runs file has no column for it: the rows of BLOOM models get it, as
+ * they get the embedding slots of row_split. */
+static void row_launch(const struct run_row *r, struct job *j)
+{
+    if (!strncasecmp(r->model, "bloom", 5))
+        j->launch_blocking = true;
+}
+
 static void row_job(const struct run_row *r, struct job *j)
 {
     job_default(j);
@@ -213,7 +226,9 @@ static void predict_known(const struct run_row *r, struct model m,
     struct pred_result res;
     row_job(r, &j);
     stack_apply(st, &m, &j);
+    row_launch(r, &j);
     o->host_bound = st->host_s > 0;
+    o->launch_blocking = j.launch_blocking;
     o->params_b = (double)model_params(&m) / 1e9;
     if (o->host_bound && host_us >= 0)     /* the run fit's value */
         j.host_s = host_us * 1e-6;
@@ -236,6 +251,8 @@ static void predict_known(const struct run_row *r, struct model m,
     o->predicted = true;
     o->pred_s = res.iteration_s;
     o->pred_mem_gib = (res.mem.total_bytes + res.mem.reserve_bytes) / GIB;
+    o->pred_total_gib = res.mem.total_bytes / GIB;
+    o->hbm_gib = c.hw.hbm_bytes / GIB;
     o->pred_fits = res.mem.fits;
     if (o->timed)
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;

@@ -179,11 +179,30 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
 struct dp_params { double dense, experts; };
 
 /* Gradient reduce and parameter gather of both groups. */
+/* The plan whose dp reduction the dense gradients take: a stack that
+ * all-reduces the fp32 gradients of a bf16 ZeRO-1 job (the job's
+ * bf16_grad_allreduce: DeepSpeed's engine hands the BF16_Optimizer's
+ * gradients to buffered_allreduce_fallback, deepspeed/runtime/engine.py
+ * allreduce_gradients, "currently for BF16 optimizer"; each rank then steps
+ * its shard and all-gathers the bf16 parameters, bf16_optimizer.py
+ * update_lp_params) reduces as ZeRO-0 does, the gather kept. */
+static const struct plan *reduce_plan(const struct pred_ctx *c,
+                                      const struct plan *p, struct plan *q)
+{
+    if (p->zero != 1 || !c->job.bf16_grad_allreduce ||
+        c->job.precision != JOB_PREC_BF16)
+        return p;
+    *q = *p;
+    q->zero = 0;
+    return q;
+}
+
 static void dp_colls(const struct pred_ctx *c, const struct plan *p,
                      struct dp_params w, double *grad, double *gather)
 {
     struct plan q;
-    *grad = pred_grad_ranks(p) > 1 ? pred_dp_reduce_s(c, p, 4.0 * w.dense) : 0;
+    *grad = pred_grad_ranks(p) > 1
+          ? pred_dp_reduce_s(c, reduce_plan(c, p, &q), 4.0 * w.dense) : 0;
     *gather = p->zero && pred_grad_ranks(p) > 1
             ? pred_dp_gather_s(c, p, 2.0 * w.dense) : 0;
     if (w.experts <= 0)
@@ -273,15 +292,46 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
     return pred_mem_s(&c->k, 34.0 * local, 8);
 }
 
+/* ---- gradient accumulation outside the GEMM ---- */
+
+/* Per micro-batch, the stage's weight gradients are added into an
+ * accumulator by a separate memory-bound kernel per tensor where the stack
+ * does not fuse the addition into the weight-gradient GEMM (the stack's
+ * grad_accum_bytes per parameter; each stack file cites its value):
+ * PyTorch's AccumulateGrad adds a micro-batch's 16-bit gradient into
+ * param.grad (read 2 + 2, write 2 bytes; nothing to add on the first
+ * micro-batch), Megatron-LM's 2021 DDP hook adds it into the fp32 main_grad
+ * (megatron/model/distributed.py _make_param_hook: main_grad.add_(grad)),
+ * DeepSpeed's BF16_Optimizer casts each micro-batch's bf16 gradient to
+ * fp32 and adds it into its fp32 copy (deepspeed/runtime/bf16_optimizer.py
+ * update_hp_grads, on every micro-batch). Megatron-Core accumulates inside
+ * the GEMM (--gradient-accumulation-fusion: 0). One kernel per tensor: the
+ * layer's 4 weight matrices and 2 norms, and their biases. ZeRO-2/3 reduce
+ * each micro-batch's gradients instead (predictor/shard.c): not here. The
+ * time per micro-batch, averaged over the m micro-batches. */
+static double grad_accum_s(const struct pred_ctx *c, const struct plan *p,
+                           double params, double layers, double m)
+{
+    bool bf16 = c->job.precision == JOB_PREC_BF16 &&
+                c->job.grad_accum_bf16_bytes > 0;
+    double bytes = bf16 ? c->job.grad_accum_bf16_bytes : c->job.grad_accum_bytes;
+    double adds = bf16 ? 1.0 : (m - 1.0) / m;   /* autograd: m - 1 adds */
+    double tensors = 6.0 * (c->model.bias ? 2.0 : 1.0);
+    if (bytes <= 0 || p->zero >= 2 || adds <= 0)
+        return 0;
+    return adds * pred_mem_s(&c->k, bytes * params, fmax(1.0, tensors * layers));
+}
+
 /* ---- composition ---- */
 
 /* The slowest stage paces 1F1B: of the end stages (embedding, head and
  * loss) and the heaviest middle one (stage_worst_ranks), the first of the
- * slowest; *params gets the most parameters any of them holds (the DP
- * reduction and the optimizer step of that stage). */
+ * slowest; *w gets the most dense and expert parameters any of them holds
+ * (the DP reduction and the optimizer step of that stage). Each stage's backward
+ * carries its gradient accumulation (grad_accum_s) over m micro-batches. */
 static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
-                          const struct pred_memo *memo, struct pred_stage *slow,
-                          struct dp_params *w)
+                          const struct pred_memo *memo, double m,
+                          struct pred_stage *slow, struct dp_params *w)
 {
     struct stage_layout lay;
     struct pred_stage s;
@@ -291,13 +341,15 @@ static void slowest_stage(const struct pred_ctx *c, const struct plan *p,
     n = stage_worst_ranks(&lay, ranks);
     w->dense = w->experts = 0;
     for (int i = 0; i < n; i++) {
+        double dense = pred_stage_params(&c->model, p, &lay, ranks[i]);
+        double experts = pred_stage_expert_params(&c->model, p, &lay, ranks[i]);
         stage_time(c, p, memo, &lay, ranks[i], &s);
+        s.bwd_s += grad_accum_s(c, p, dense + experts,
+                                stage_rank_layers(&lay, ranks[i]), m);
         if (i == 0 || s.fwd_s + s.bwd_s > slow->fwd_s + slow->bwd_s)
             *slow = s;
-        w->dense = fmax(w->dense, pred_stage_params(&c->model, p, &lay,
-                                                    ranks[i]));
-        w->experts = fmax(w->experts, pred_stage_expert_params(&c->model, p,
-                                                               &lay, ranks[i]));
+        w->dense = fmax(w->dense, dense);
+        w->experts = fmax(w->experts, experts);
     }
 }
 
@@ -359,8 +411,8 @@ void pred_compose(const struct pred_ctx *c, const struct plan *p,
     const struct pred_stage *slow = &slow_stage;
     int64_t mb = plan_microbatches(p, &c->job);
     struct dp_params params;
-    slowest_stage(c, p, memo, &slow_stage, &params);
     mb = mb < 1 ? 1 : mb;
+    slowest_stage(c, p, memo, (double)mb, &slow_stage, &params);
     o->microbatches = mb;
     o->stage_fwd_s = slow->fwd_s;
     o->stage_bwd_s = slow->bwd_s;

@@ -352,6 +352,21 @@ static void expert_states(const struct pred_ctx *c, const struct plan *p,
     out->optimizer_bytes += sm.optimizer_bytes;
 }
 
+/* A stack that keeps each parameter's bf16 gradient beside the fp32
+ * gradient counted above (the stack's grad_copy_bf16_bytes): DeepSpeed's
+ * BF16_Optimizer holds the model's bf16 param.grad and a flat fp32 copy of
+ * all of the rank's gradients (deepspeed/runtime/bf16_optimizer.py:
+ * fp32_groups_gradients_flat, zeros_like of the bf16 flat group in fp32;
+ * update_hp_grads adds lp.grad into it). ZeRO-2/3 shard gradients:
+ * predictor/shard.c. */
+static double grad_copy_bytes(const struct pred_ctx *c, const struct plan *p,
+                              double params)
+{
+    if (c->job.precision != JOB_PREC_BF16 || p->zero >= 2)
+        return 0;
+    return c->job.grad_copy_bf16_bytes * params;
+}
+
 static void stage_mem(const struct pred_ctx *c, const struct plan *p,
                       const struct stage_layout *s, int64_t rank, int64_t mb,
                       struct pred_mem *out)
@@ -365,7 +380,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
                    model_is_moe(&c->model)), &sm);
     out->weights_bytes = sm.weights_bytes +
                          pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
-    out->grads_bytes = sm.grads_bytes;
+    out->grads_bytes = sm.grads_bytes + grad_copy_bytes(c, p, params);
     out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
     expert_states(c, p, s, rank, out);
     out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
@@ -393,12 +408,18 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
         if (other.total_bytes > out->total_bytes)
             *out = other;
     }
-    out->reserve_bytes = c->hw.reserve_bytes;
-    out->usable_bytes = c->hw.hbm_bytes - c->hw.reserve_bytes;
+    out->reserve_bytes = pred_reserve_bytes(c);
+    out->usable_bytes = c->hw.hbm_bytes - out->reserve_bytes;
     out->headroom_bytes = c->headroom_bytes;
     out->margin_bytes = out->usable_bytes - out->headroom_bytes -
                         out->total_bytes;
     out->fits = out->margin_bytes >= 0;
+}
+
+double pred_reserve_bytes(const struct pred_ctx *c)
+{
+    return c->job.reserve_bytes >= 0 ? c->job.reserve_bytes
+                                     : c->hw.reserve_bytes;
 }
 
 void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h)

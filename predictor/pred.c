@@ -347,14 +347,25 @@ static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
 }
 
 /* The host issues kernels one by one; when issuing them takes longer than
- * running them (small layers, eager frameworks), the GPU waits. */
+ * running them (small layers, eager frameworks), the GPU waits. With
+ * CUDA_LAUNCH_BLOCKING=1 every launch returns only when its kernel has run
+ * (CUDA C++ Programming Guide, "Asynchronous Concurrent Execution": the
+ * variable disables asynchronous launches), so the host's time per kernel
+ * adds to the GPU's: all of it is waited for. */
+static double host_exposed(const struct pred_ctx *c, double launches,
+                           double gpu_s)
+{
+    double host = launches * c->job.host_s;
+    return c->job.launch_blocking ? host : fmax(0.0, host - gpu_s);
+}
+
 static void host_wait(const struct pred_ctx *c, const struct plan *p,
                       struct pred_layer *o)
 {
     double nf, nb;
     pred_layer_launches(c, p, &nf, &nb);
-    o->fwd_s[PRED_OP_HOST] = fmax(0.0, nf * c->job.host_s - o->fwd_total_s);
-    o->bwd_s[PRED_OP_HOST] = fmax(0.0, nb * c->job.host_s - o->bwd_total_s);
+    o->fwd_s[PRED_OP_HOST] = host_exposed(c, nf, o->fwd_total_s);
+    o->bwd_s[PRED_OP_HOST] = host_exposed(c, nb, o->bwd_total_s);
     o->fwd_total_s += o->fwd_s[PRED_OP_HOST];
     o->bwd_total_s += o->bwd_s[PRED_OP_HOST];
 }

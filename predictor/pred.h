@@ -219,6 +219,9 @@ struct pred_headroom {
     double value;               /* GiB, or percent of HBM with pct */
     bool pct;
 };
+/* The HBM kept off a plan's use: the stack's reserve_gib (job.reserve_bytes)
+ * where it gives one, else the system's memory.reserve_gib. */
+double pred_reserve_bytes(const struct pred_ctx *c);
 /* Set c's headroom (0 after pred_ctx_init) from 'h' and c's HBM. */
 void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h);
 
@@ -227,7 +230,7 @@ void pred_ctx_headroom(struct pred_ctx *c, struct pred_headroom h);
  * the 71 bloom_prequel rows, as `trainplan validate
  * ../shared/data/runs-dev.csv` prints it (section "memory", "mem MAPE").
  * In percent of the peak, so it holds for any GPU. */
-#define PRED_MEM_ERROR_PCT 17.5
+#define PRED_MEM_ERROR_PCT 10.8
 #define PRED_MEM_ERROR_RUNS "bloom_prequel peaks"
 
 /* Kernels operator 'op' of one layer launches for one micro-batch under

@@ -138,7 +138,7 @@ static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
 static void spare_line(FILE *fp, const struct pred_ctx *c)
 {
     fprintf(fp, "spare = %.2f GiB usable", (c->hw.hbm_bytes -
-            c->hw.reserve_bytes) / RES_GIB);
+            pred_reserve_bytes(c)) / RES_GIB);
     if (c->headroom_bytes > 0)
         fprintf(fp, " less %.2f GiB headroom", c->headroom_bytes / RES_GIB);
     fprintf(fp, " - mem; memory model error +-%.1f %% (%s)\n",

@@ -23,6 +23,10 @@ void job_default(struct job *j)
     j->overlap_param_gather = true;
     j->fsdp_reshard = JOB_RESHARD_ALWAYS;
     j->host_s = 0;
+    j->grad_accum_bytes = j->grad_accum_bf16_bytes = 0;
+    j->grad_copy_bf16_bytes = 0;
+    j->reserve_bytes = -1;
+    j->launch_blocking = j->bf16_grad_allreduce = false;
     j->cp_comm = JOB_CP_P2P;
     j->moe_dispatch = JOB_MOE_ALLTOALL;
     j->fsdp_copy_out = false;

@@ -49,6 +49,20 @@ struct job {                    /* a plain value */
                                    with forward (prefetch) */
     enum job_reshard fsdp_reshard;
     double host_s;              /* host time to issue one kernel (0: never waits) */
+    double grad_accum_bytes;    /* per parameter and micro-batch: weight
+                                   gradients accumulated outside the GEMM
+                                   (the stack's grad_accum_bytes; 0 fused) */
+    double grad_accum_bf16_bytes;   /* the same for bf16 jobs */
+    double reserve_bytes;       /* HBM the stack keeps off the plan's use
+                                   (CUDA context, NCCL, allocator); < 0:
+                                   the system's memory.reserve_gib */
+    double grad_copy_bf16_bytes;    /* per parameter: a bf16 gradient kept
+                                   beside the fp32 one (bf16 jobs, ZeRO < 2) */
+    bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
+                                   not reduce-scattered (compose.c) */
+    bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
+                                   for each kernel, so its issue time adds
+                                   to the GPU's instead of overlapping */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
     enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
     /* FSDP2 and op-level activation checkpointing (the stack's optional

@@ -79,7 +79,8 @@ static const char *const stack_fields[] = {
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap",
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
-    NULL,
+    "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
+    "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -260,6 +261,38 @@ static int read_region(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* The optional fields: the per-micro-batch gradient accumulation traffic
+ * (absent 0: a stack that accumulates inside the GEMM, or a file of an
+ * older form), blocking kernel launches (absent false), the bf16 gradient
+ * copy (absent 0) and the memory reserve (absent: the system's). */
+static int read_optional(struct stack *s, const struct conf_group *g,
+                         struct tpl_err *err)
+{
+    if ((conf_has(g, "launch_blocking") &&
+         conf_bool(g, "launch_blocking", &s->launch_blocking, err)) ||
+        (conf_has(g, "bf16_grad_allreduce") &&
+         conf_bool(g, "bf16_grad_allreduce", &s->bf16_grad_allreduce, err)))
+        return TPL_ECONFIG;
+    if (conf_has(g, "grad_accum_bytes") &&
+        conf_num(g, "grad_accum_bytes", 0, false, 64, &s->grad_accum_bytes, err))
+        return TPL_ECONFIG;
+    s->reserve_bytes = -1;
+    if (conf_has(g, "reserve_gib")) {
+        if (conf_num(g, "reserve_gib", 0, false, 1024, &s->reserve_bytes, err))
+            return TPL_ECONFIG;
+        s->reserve_bytes *= 1073741824.0;
+    }
+    if (conf_has(g, "grad_copy_bf16_bytes") &&
+        conf_num(g, "grad_copy_bf16_bytes", 0, false, 64,
+                 &s->grad_copy_bf16_bytes, err))
+        return TPL_ECONFIG;
+    if (conf_has(g, "grad_accum_bf16_bytes") &&
+        conf_num(g, "grad_accum_bf16_bytes", 0, false, 64,
+                 &s->grad_accum_bf16_bytes, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 static int read_lists(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
@@ -299,7 +332,8 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         conf_check_group_known(&g, stack_fields, err) ||
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
-        read_moe(s, &g, err) || read_fsdp2(s, &g, err))
+        read_moe(s, &g, err) || read_fsdp2(s, &g, err) ||
+        read_optional(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -327,6 +361,12 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->overlap_param_gather = s->overlap_param_gather;
     j->fsdp_reshard = s->fsdp_reshard;
     j->host_s = s->host_s;
+    j->grad_accum_bytes = s->grad_accum_bytes;
+    j->grad_accum_bf16_bytes = s->grad_accum_bf16_bytes;
+    j->launch_blocking = s->launch_blocking;
+    j->bf16_grad_allreduce = s->bf16_grad_allreduce;
+    j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
+    j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
     j->fsdp_copy_out = s->fsdp_copy_out;

@@ -44,6 +44,18 @@ struct stack {                  /* a plain value */
     bool dropout;               /* the model's dropout layers run */
     bool overlap_grad_reduce, overlap_param_gather;
     double host_s;              /* host time to issue one modelled kernel */
+    double grad_accum_bytes;    /* bytes per parameter and micro-batch to
+                                   accumulate weight gradients outside the
+                                   GEMM (optional, 0: fused or none) */
+    double grad_accum_bf16_bytes;   /* the same when the job is bf16 */
+    double reserve_bytes;       /* reserve_gib in bytes (optional; < 0:
+                                   the system's) */
+    double grad_copy_bf16_bytes;    /* memory: a bf16 gradient per parameter
+                                   beside the fp32 one (optional, 0) */
+    bool bf16_grad_allreduce;   /* bf16 ZeRO-1 all-reduces the fp32
+                                   gradients (optional, false) */
+    bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1
+                                   (optional, false) */
     uint32_t schedules;         /* bit (1 << enum stack_schedule) each */
     enum stage_split split;     /* how it splits layers over pipeline stages */
     uint32_t zero;              /* bit (1 << stage) per sharding mode */

@@ -18,7 +18,7 @@ expect cv-bad-mode 'exit=2' "stderr~'--cv' must be 'source'"
 if need_shared cv-shared runs-dev.csv; then
     # the value in the stack presets is the fit's: refitting gives it again
     run_tp calibrate --runs "$T_SHARED/data/runs-dev.csv"
-    expect cv-calibrate-runs-dev 'exit=0' 'stdout~^host_us = 67\.4;'
+    expect cv-calibrate-runs-dev 'exit=0' 'stdout~^host_us = 65\.6;'
     # and each stack preset's error band is the fit's too: values and rows
     cp "$T_OUT" "$T_TMP/bands"
     for f in spaces/stacks/*.cfg; do
@@ -36,6 +36,19 @@ if need_shared cv-shared runs-dev.csv; then
             pass "cv-band-$b_name"
         else
             fail "cv-band-$b_name" "preset band $b_lo .. $b_hi ($b_rows) is not what calibrate --runs prints: $(grep "^$b_name:" "$T_TMP/bands")"
+        fi
+    done
+    # each stack's memory reserve likewise: a preset with reserve_gib has
+    # the fit's value, and the fit finds none for a preset without it
+    for f in spaces/stacks/*.cfg; do
+        r_name=$(basename "$f" .cfg)
+        r_gib=$(sed -n 's/^ *reserve_gib *= *\([0-9.]*\);.*/\1/p' "$f")
+        if [ -n "$r_gib" ] && grep -q "^$r_name: reserve_gib = $r_gib;  # " "$T_TMP/bands"; then
+            pass "cv-reserve-$r_name"
+        elif [ -z "$r_gib" ] && ! grep -q "^$r_name: reserve_gib" "$T_TMP/bands"; then
+            pass "cv-reserve-$r_name"
+        else
+            fail "cv-reserve-$r_name" "preset reserve '$r_gib' is not what calibrate --runs prints: $(grep "^$r_name: reserve_gib" "$T_TMP/bands")"
         fi
     done
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv

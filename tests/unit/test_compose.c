@@ -117,6 +117,45 @@ Test(compose, one_f_one_b)
     cr_assert_leq(pred_time_bound(&c, &p, &x), o.iteration_s);
 }
 
+/* Gradient accumulation outside the GEMM (the stack's grad_accum_bytes):
+ * the 1F1B case above, each stage's backward adding bytes x its
+ * parameters at 1e12 B/s a micro-batch (no launch cost). The last stage
+ * holds the most (83,108,864, above) and paces. bf16 with DeepSpeed's
+ * BF16_Optimizer, 18 B on every micro-batch: 18 x 83,108,864 / 1e12 =
+ * 1.495959552 ms; compute 8 x (4 + 8 + 1.495959552) ms = 107.967676416 ms,
+ * bubble 13.495959552 ms. fp16 by autograd, 6 B on 7 of the 8 micro-
+ * batches: 7/8 x 6 x 83,108,864 / 1e12 = 0.436321536 ms a micro-batch.
+ * Megatron-Core's fused accumulation (0 B): the plain case. ZeRO-2 reduces
+ * each micro-batch's gradients instead: nothing added. */
+Test(compose, gradient_accumulation_outside_the_gemm)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 2, 1, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    setup(&c, false, true);
+    c.job.grad_accum_bytes = 6;
+    c.job.grad_accum_bf16_bytes = 18;
+    o = compose(&c, &p, &x);                    /* make_job: bf16 */
+    assert_rel(o.stage_bwd_s, 8e-3 + 1.495959552e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_COMPUTE], 0.107967676416, 1e-12);
+    assert_rel(o.part_s[PRED_PART_PP_BUBBLE], 0.013495959552, 1e-12);
+    c.job.precision = JOB_PREC_FP16;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_bwd_s, 8e-3 + 0.436321536e-3, 1e-12);
+    c.job.grad_accum_bf16_bytes = 0;            /* bf16 falls back on it */
+    c.job.precision = JOB_PREC_BF16;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_bwd_s, 8e-3 + 0.436321536e-3, 1e-12);
+    p.zero = 2;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_bwd_s, 8e-3, 1e-12);
+    p.zero = 0;
+    c.job.grad_accum_bytes = 0;
+    o = compose(&c, &p, &x);
+    assert_rel(o.stage_bwd_s, 8e-3, 1e-12);
+}
+
 /* The error band by hand: signed errors from -20 % to +25 % of
  * pred / measured - 1 put a predicted 10 s between 10 / 1.25 = 8 s and
  * 10 / 0.8 = 12.5 s; no band: both ends the time itself. In compose, the
@@ -283,6 +322,28 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
     o = compose(&c, &p, &x);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+}
+
+/* DeepSpeed's BF16_Optimizer under ZeRO-1 (the job's bf16_grad_allreduce)
+ * all-reduces the fp32 gradients, then all-gathers the bf16 parameters:
+ * the case above with the reduce-scatter replaced by dp_all_reduce's
+ * 6.65066816 ms all-reduce, the 1.66316704 ms gather kept, the optimizer
+ * step still half. An fp16 job keeps the reduce-scatter. */
+Test(compose, bf16_zero1_all_reduces_the_gradients)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.zero = 1;
+    setup(&c, false, false);
+    c.job.bf16_grad_allreduce = true;           /* make_job: bf16 */
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 6.65066816e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+    c.job.precision = JOB_PREC_FP16;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
 }
 
 /* Ranks are placed tp innermost, then dp (Megatron). tp 4, dp 4: each node

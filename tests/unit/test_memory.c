@@ -157,6 +157,59 @@ Test(memory, model_states_bytes_per_parameter)
     cr_assert_eq(b.fits, b.margin_bytes >= 0);
 }
 
+/* DeepSpeed's BF16_Optimizer keeps the bf16 param.grad beside its fp32
+ * copy of the gradients (the stack's grad_copy_bf16_bytes, 2): a bf16 job
+ * holds 4 + 2 bytes of gradient per parameter, an fp16 job 4, ZeRO-2 the
+ * sharded gradients of shard.c alone. */
+Test(memory, bf16_gradient_copy_bytes_per_parameter)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem a, b;
+    struct plan p = make_plan(2, 1, 8, 1);
+    double params;
+    p.zero = 1;
+    j.grad_copy_bf16_bytes = 2;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    params = stage_params(&m, &p, 0);
+    pred_memory(&c, &p, &a);
+    assert_rel(a.grads_bytes, 6 * params, 1e-12);
+    c.job.precision = JOB_PREC_FP16;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.grads_bytes, 4 * params, 1e-12);
+    c.job.precision = JOB_PREC_BF16;
+    c.job.grad_copy_bf16_bytes = 0;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.grads_bytes, 4 * params, 1e-12);
+    c.job.grad_copy_bf16_bytes = 2;
+    p.zero = 2;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.grads_bytes, 4 * params / 8, 1e-12);
+}
+
+/* The stack's reserve (job.reserve_bytes) replaces the system's: usable
+ * is HBM less it, the margin follows; a negative one means the system's. */
+Test(memory, stack_reserve_replaces_the_system_one)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(4096, 256);
+    struct pred_ctx c;
+    struct pred_mem a, b;
+    struct plan p = make_plan(2, 1, 8, 1);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_memory(&c, &p, &a);
+    assert_rel(a.reserve_bytes, h.reserve_bytes, 1e-12);
+    c.job.reserve_bytes = 6.0 * 1073741824.0;
+    pred_memory(&c, &p, &b);
+    assert_rel(b.reserve_bytes, 6.0 * 1073741824.0, 1e-12);
+    assert_rel(b.usable_bytes, h.hbm_bytes - 6.0 * 1073741824.0, 1e-12);
+    assert_rel(b.margin_bytes, a.margin_bytes - (6.0 * 1073741824.0 -
+                                                 h.reserve_bytes), 1e-9);
+}
+
 /* Selective recompute rebuilds one layer's attention core during the
  * backward pass: that transient is charged once, like full recompute's
  * rebuilt layer. */

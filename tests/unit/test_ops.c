@@ -132,3 +132,31 @@ Test(ops, host_wait_counts_every_launch)
     assert_rel(l.fwd_total_s, sf, 1e-12);
     assert_rel(l.bwd_total_s, sb, 1e-12);
 }
+
+/* CUDA_LAUNCH_BLOCKING=1 (the job's launch_blocking): each launch returns
+ * when its kernel has run, so the host's time adds to the GPU's. A fast
+ * host (1 us a kernel) waits for nothing asynchronously; blocking, the
+ * layer takes its GPU time plus launches x 1 us, forward and backward. */
+Test(ops, launch_blocking_adds_the_host)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(2048, 512);
+    struct pred_ctx c;
+    struct pred_layer async, blocking;
+    struct plan p = make_plan(8, 1, 1, 1);
+    double nf, nb;
+    p.sp = true;
+    j.host_s = 1e-6;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_layer_time(&c, &p, &async);
+    pred_layer_launches(&c, &p, &nf, &nb);
+    cr_assert_eq(async.fwd_s[PRED_OP_HOST], 0.0);
+    cr_assert_eq(async.bwd_s[PRED_OP_HOST], 0.0);
+    c.job.launch_blocking = true;
+    pred_layer_time(&c, &p, &blocking);
+    assert_rel(blocking.fwd_s[PRED_OP_HOST], nf * 1e-6, 1e-12);
+    assert_rel(blocking.bwd_s[PRED_OP_HOST], nb * 1e-6, 1e-12);
+    assert_rel(blocking.fwd_total_s, async.fwd_total_s + nf * 1e-6, 1e-12);
+    assert_rel(blocking.bwd_total_s, async.bwd_total_s + nb * 1e-6, 1e-12);
+}
