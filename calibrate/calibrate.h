@@ -24,7 +24,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  CAL_FIELD_MEMOP,
                  /* the norms' row-length correction, fwd and bwd */
                  CAL_FIELD_NORM_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
-                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_ROW + 2 };
+                 /* flash attention: per direction softmax, head-dim slope,
+                  * uneven head dim, floor; CAL_FIELD_FLASH + 4 dir + i */
+                 CAL_FIELD_FLASH = CAL_FIELD_NORM_LOG_ROW + 2,
+                 CAL_FIELD_COUNT = CAL_FIELD_FLASH + 8 };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

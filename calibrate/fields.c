@@ -54,8 +54,22 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
         AT(memop[HW_MEMOP_NORM].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },
     [CAL_FIELD_NORM_LOG_ROW + 1] = { "memory_ops.layernorm_bwd_log_row",
         AT(memop[HW_MEMOP_NORM].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false },
+    /* FlashAttention-2 (predictor/flash.c): the head-dim slope is bounded
+     * as the system-file reader bounds it */
+#define FLASH(d, name)                                                      \
+    [CAL_FIELD_FLASH + 4 * d] = { "attention.softmax_ps_" name,             \
+        AT(flash.softmax_s[d]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_FLASH + 4 * d + 1] = { "attention.log_head_dim_" name,       \
+        AT(flash.log_d[d]), 1, CAL_X_LIN, -2, 2, NULL, false },             \
+    [CAL_FIELD_FLASH + 4 * d + 2] = { "attention.uneven_" name,             \
+        AT(flash.uneven[d]), 1, CAL_X_POS, 0, 10, NULL, false },            \
+    [CAL_FIELD_FLASH + 4 * d + 3] = { "attention.floor_us_" name,           \
+        AT(flash.floor_s[d]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+    FLASH(0, "fwd"),
+    FLASH(1, "bwd"),
+#undef FLASH
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 + 2, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 12 + 2 + 8, "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

@@ -57,7 +57,7 @@ static double linear_s(const struct pred_kernels *k, const struct point *p)
 static double model_s(const struct pred_kernels *k, const struct point *p)
 {
     const struct cal_sample *s = p->s;
-    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp, flops, io;
+    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp;
     switch (p->op) {
     case CAL_OP_GELU:
         return pred_memop_s(k, HW_MEMOP_GELU, p->dir, (p->dir ? 6.0 : 4.0) * e, 1, 1);
@@ -67,12 +67,10 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
         return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir,
                                 (p->dir ? 10.0 : 4.0) * tok * s->dim, 1,
                                 p->dir ? 2 : 1, s->dim);
-    case CAL_OP_FLASH:
-        flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
-                ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
-        io = 2 * tok * 4 * s->dim / s->mp;
-        return p->dir ? pred_compute_s(k, &k->attn_bwd, 2.5 * flops, 2 * io)
-                      : pred_compute_s(k, &k->attn, flops, io);
+    case CAL_OP_FLASH:          /* flash_attn_func(q, k, v): not causal */
+        return pred_flash_s(k, p->dir, &(struct pred_flash_shape){
+            .b = s->b, .heads = s->h / s->mp, .lq = s->l, .lk = s->l,
+            .d = s->dim / s->h, .causal = false, .io_bytes = 0 });
     case CAL_OP_AR_INTRA:
     case CAL_OP_AR_INTER:
         return pred_coll_s(k, PRED_COLL_ALLREDUCE, 2 * s->shape,
@@ -260,7 +258,6 @@ static const struct stage {
       { CAL_FIELD_GEMM, CAL_FIELD_GEMM_HALF }, 2 },
     { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_BWD,
       { CAL_FIELD_GEMM_BWD }, 1 },
-    { { CAL_OP_FLASH }, 1, DIR_FWD, { CAL_FIELD_ATTN }, 1 },
 };
 #define N_STAGES (sizeof stages / sizeof stages[0])
 
@@ -268,6 +265,40 @@ static const struct stage {
 static bool attn_bwd_captured(const struct cal_samples *S)
 {
     return median_ratio(&S->op[CAL_OP_FLASH]) >= 1.0;
+}
+
+/* FlashAttention-2 (predictor/flash.c) per direction: efficiency at head
+ * dim 256, softmax time per score element, head-dim slope, uneven-head-dim
+ * share and floor, started from plausible values when the base system has
+ * no fit. A backward not captured takes the forward's fit, its non-matmul
+ * work scaled as its matmul work (2.5x, FlashAttention-2 sec. 3). */
+static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
+                      enum filter f)
+{
+    static const enum cal_op flash = CAL_OP_FLASH;
+    if (!hw->has_flash)
+        for (int d = 0; d < 2; d++) {
+            hw->flash.softmax_s[d] = 1e-12;
+            hw->flash.log_d[d] = 0.3;
+            hw->flash.uneven[d] = 0.3;
+            hw->flash.floor_s[d] = 10e-6;
+        }
+    hw->has_flash = true;
+    for (int d = 0; d < 2; d++) {
+        enum cal_field fl[5] = { d ? CAL_FIELD_ATTN_BWD : CAL_FIELD_ATTN,
+                                 CAL_FIELD_FLASH + 4 * d, CAL_FIELD_FLASH + 4 * d + 1,
+                                 CAL_FIELD_FLASH + 4 * d + 2, CAL_FIELD_FLASH + 4 * d + 3 };
+        if (d && !attn_bwd_captured(S))
+            break;
+        fit_fields(hw, S, &flash, 1, d, f, fl, 5);
+    }
+    if (attn_bwd_captured(S))
+        return;
+    hw->eff_attn_bwd = hw->eff_attn;
+    hw->flash.softmax_s[1] = 2.5 * hw->flash.softmax_s[0];
+    hw->flash.log_d[1] = hw->flash.log_d[0];
+    hw->flash.uneven[1] = hw->flash.uneven[0];
+    hw->flash.floor_s[1] = hw->flash.floor_s[0];
 }
 
 /* The sampled operator of each memory-bound model. */
@@ -306,16 +337,12 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
 static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
                         enum filter f)
 {
-    static const enum cal_op flash = CAL_OP_FLASH;
-    static const enum cal_field attn_bwd = CAL_FIELD_ATTN_BWD;
     bool had = hw->has_memops;
     hw->has_memops = false;
     for (size_t i = 0; i < N_STAGES; i++)
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
-    hw->eff_attn_bwd = hw->eff_attn;
-    if (attn_bwd_captured(S))
-        fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
+    fit_flash(hw, S, f);
     hw->has_memops = true;
     fit_memops(hw, S, f, had);
 }
@@ -334,6 +361,7 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
         for (int k = 0; k < stages[i].n_fields; k++)
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
+    report_field(rep, CAL_FIELD_ATTN, hw, cal_field_get(base, CAL_FIELD_ATTN));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
     for (int f = CAL_FIELD_MEMOP; f < CAL_FIELD_COUNT; f++)
         report_field(rep, (enum cal_field)f, hw, cal_field_get(base, (enum cal_field)f));

@@ -15,7 +15,7 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", "reliability", "power", "memory_ops", NULL,
+    "price", "reliability", "power", "memory_ops", "attention", NULL,
 };
 
 const char *const hw_memop_names[HW_MEMOP_COUNT] = {
@@ -31,6 +31,11 @@ static const char *const memop_fields[] = {
 };
 static_assert(HW_MEMOP_COUNT == 3, "a memory-bound operator needs its "
               "memop_fields");
+
+static const char *const flash_fields[] = {
+    "softmax_ps_fwd", "softmax_ps_bwd", "log_head_dim_fwd", "log_head_dim_bwd",
+    "uneven_fwd", "uneven_bwd", "floor_us_fwd", "floor_us_bwd", NULL,
+};
 
 static const char *const system_fields[] = { "name", "description", "calibration",
                                              NULL };
@@ -344,6 +349,36 @@ static int read_memops(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional attention group: FlashAttention-2's fit, every field of
+ * both directions (struct hw_flash_fit). */
+static int read_flash(struct hw_system *hw, const struct conf *c,
+                      struct tpl_err *err)
+{
+    struct conf_group g;
+    struct hw_flash_fit *f = &hw->flash;
+    if (!config_lookup(&c->cfg, "attention"))
+        return 0;
+    if (group(c, "attention", flash_fields, &g, err))
+        return TPL_ECONFIG;
+    for (int d = 0; d < 2; d++) {
+        char key[4][24];
+        const char *dir = d ? "bwd" : "fwd";
+        snprintf(key[0], sizeof key[0], "softmax_ps_%s", dir);
+        snprintf(key[1], sizeof key[1], "log_head_dim_%s", dir);
+        snprintf(key[2], sizeof key[2], "uneven_%s", dir);
+        snprintf(key[3], sizeof key[3], "floor_us_%s", dir);
+        if (conf_num(&g, key[0], 0, false, 1e6, &f->softmax_s[d], err) ||
+            conf_num(&g, key[1], -2, false, 2, &f->log_d[d], err) ||
+            conf_num(&g, key[2], 0, false, 10, &f->uneven[d], err) ||
+            conf_num(&g, key[3], 0, false, 1e6, &f->floor_s[d], err))
+            return TPL_ECONFIG;
+        f->softmax_s[d] *= 1e-12;
+        f->floor_s[d] *= US;
+    }
+    hw->has_flash = true;
+    return 0;
+}
+
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err)
 {
@@ -361,7 +396,7 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
         read_reliability(hw, c, err) || read_power(hw, c, err) ||
-        read_memops(hw, c, err))
+        read_memops(hw, c, err) || read_flash(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

@@ -23,6 +23,18 @@ struct hw_memop_fit {
                                  * 1 + log_row x ln(row / 4096) (0: flat) */
 };
 
+/* FlashAttention-2 fitted on its samples (optional group attention of a
+ * system file; predictor/flash.c pred_flash_s): per direction the
+ * non-matmul time per score element, the head-dim slope of the matmul
+ * time, the extra matmul share of a head dim that is no kernel template,
+ * and the fixed cost per call. */
+struct hw_flash_fit {
+    double softmax_s[2];        /* per score element, the whole GPU */
+    double log_d[2];            /* matmul time x (1 + log_d ln(d / 256)) */
+    double uneven[2];           /* matmul time x (1 + uneven), d not a template */
+    double floor_s[2];
+};
+
 struct hw_system {              /* a plain value: nothing to free */
     char name[64];
     char description[200];
@@ -53,6 +65,8 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
     bool has_memops;            /* memory_ops given: memop[] holds the fits */
     struct hw_memop_fit memop[HW_MEMOP_COUNT];
+    bool has_flash;             /* attention given: flash holds the fit */
+    struct hw_flash_fit flash;
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;

@@ -56,6 +56,8 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
             k->memop_log_row[o][d] = hw->memop[o].log_row[d];
         }
+    k->has_flash = hw->has_flash;
+    k->flash = hw->flash;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
     k->sms = hw->sms;

@@ -30,6 +30,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
     double memop_log_row[HW_MEMOP_COUNT][2];
+    bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
+    struct hw_flash_fit flash;
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
@@ -80,6 +82,28 @@ double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * fit; 4096 the middle of the sampled hidden sizes). */
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row);
+
+/* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
+ * heads, lq queries against lk keys of head dim d, causal or not. */
+struct pred_flash_shape {
+    double b, heads, lq, lk, d;
+    bool causal;
+    double share;               /* of the (causal) work done: sliding windows;
+                                 * 0 or 1: all of it */
+    double io_bytes;            /* q, k, v, o: the roofline's memory side
+                                 * when the system has no flash fit */
+};
+/* Forward (bwd 0) or backward (bwd 1) time. With the system's fit: block
+ * tiling on the real SM count (128-row blocks of queries forward, of keys
+ * backward, one block per SM at a time, whole waves), the head dim padded
+ * to the kernel's template (multiples of 32), the matmul FLOPs (4 lq lk d
+ * forward, 2.5x backward; half the blocks and the diagonal when causal) at
+ * the attention efficiency, plus the non-matmul work per score element
+ * (softmax exponentials: FlashAttention-3, Shah et al. 2024, sec. 3.1);
+ * FlashAttention-2 (Dao 2023) sec. 3 for the FLOPs and the tiling.
+ * Without a fit: the roofline of pred_compute_s. */
+double pred_flash_s(const struct pred_kernels *k, int bwd,
+                    const struct pred_flash_shape *sh);
 
 /* ---- collectives (NCCL conventions: S is the whole buffer in bytes) ---- */
 

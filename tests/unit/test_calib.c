@@ -59,8 +59,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
         for (double b = 1; b <= 4; b *= 2)
             for (double l = 1024; l <= 4096; l *= 2)
                 for (double d = 2048; d <= 8192; d *= 2) {
-                    double tok = b * l, e = tok * 4 * d / mp, h = d / 128;
-                    double fl = 4 * b * (h / mp) * l * l * 128, io = 2 * tok * 4 * d / mp;
+                    double tok = b * l, e = tok * 4 * d / mp;
                     double N[4] = { 3 * d / mp, d, 4 * d / mp, d };
                     double K[4] = { d, d / mp, d, 4 * d / mp };
                     fprintf(g, "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
@@ -76,9 +75,14 @@ static void synthesize(const char *dir, const struct hw_system *hw)
                                                              4 * tok * d, 1, 1, d)),
                                 1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 1,
                                                              10 * tok * d, 1, 2, d)));
-                    fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
-                            1e6 * noisy(pred_compute_s(&k, &k.attn, fl, io)),
-                            1e6 * noisy(pred_compute_s(&k, &k.attn_bwd, 2.5 * fl, 2 * io)));
+                    for (int i = 0; i < 6; i++) {   /* templates and not */
+                        static const double hd[6] = { 32, 64, 80, 128, 160, 256 };
+                        struct pred_flash_shape sh = { .b = b, .heads = d / hd[i] / mp,
+                                                       .lq = l, .lk = l, .d = hd[i] };
+                        fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, d / hd[i], l, d,
+                                1e6 * noisy(pred_flash_s(&k, 0, &sh)),
+                                1e6 * noisy(pred_flash_s(&k, 1, &sh)));
+                    }
                     for (int i = 0; i < 4; i++)
                         fprintf(lin[i], "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
                                 1e6 * noisy(pred_gemm_s(&k, &k.gemm, tok, N[i], K[i], 2)),
@@ -106,8 +110,13 @@ Test(calib, recovers_known_parameters)
     truth.eff_gemm = 0.75;
     truth.gemm_half_flop = 2e9;
     truth.eff_gemm_bwd = 0.85;
-    truth.eff_attn = 0.45;
-    truth.eff_attn_bwd = 0.38;
+    truth.eff_attn = 0.6;
+    truth.eff_attn_bwd = 0.45;
+    truth.has_flash = true;
+    truth.flash = (struct hw_flash_fit){ .softmax_s = { 0.8e-12, 2.5e-12 },
+        .log_d = { 0.4, 0.45 }, .uneven = { 0.25, 0.12 },
+        .floor_s = { 15e-6, 80e-6 } };
+    base.has_flash = false;         /* the fit starts from its own defaults */
     tpl_rng_seed(&rng, 11, 4);
     cr_assert_not_null(mkdtemp(dir));
     synthesize(dir, &truth);
@@ -120,6 +129,12 @@ Test(calib, recovers_known_parameters)
     assert_rel(fit.eff_gemm_bwd, truth.eff_gemm_bwd, 0.02);
     assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
     assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
+    for (int d = 0; d < 2; d++) {   /* FlashAttention-2's fit (flash.c) */
+        assert_rel(fit.flash.softmax_s[d], truth.flash.softmax_s[d], 0.05);
+        assert_rel(fit.flash.log_d[d], truth.flash.log_d[d], 0.05);
+        assert_rel(fit.flash.uneven[d], truth.flash.uneven[d], 0.05);
+        assert_rel(fit.flash.floor_s[d], truth.flash.floor_s[d], 0.25);
+    }
     cr_assert_gt(rep.n_rows, 8);
     for (int i = 0; i < rep.n_rows; i++) {   /* 1 % noise: errors near 1 % */
         const struct cal_row *r = &rep.rows[i];
