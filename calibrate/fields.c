@@ -45,15 +45,23 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     [CAL_FIELD_MEMOP + 4 * o + 2] = { "memory_ops." name "_bwd",            \
         AT(memop[o].eff[1]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
     [CAL_FIELD_MEMOP + 4 * o + 3] = { "memory_ops." name "_bwd_floor_us",   \
-        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_LOG_ROW + 2 * o] = { "memory_ops." name "_fwd_log_row",      \
+        AT(memop[o].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },        \
+    [CAL_FIELD_LOG_ROW + 2 * o + 1] = { "memory_ops." name "_bwd_log_row",  \
+        AT(memop[o].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false }
     MEMOP(HW_MEMOP_GELU, "gelu"),
     MEMOP(HW_MEMOP_RESADD, "res_add"),
     MEMOP(HW_MEMOP_NORM, "layernorm"),
+    MEMOP(HW_MEMOP_RMSNORM, "rmsnorm"),
+    MEMOP(HW_MEMOP_ROPE, "rope"),
+    MEMOP(HW_MEMOP_SOFTMAX, "softmax"),
+    MEMOP(HW_MEMOP_MASKED_SOFTMAX, "masked_softmax"),
+    MEMOP(HW_MEMOP_FILLMASK, "fillmask"),
+    MEMOP(HW_MEMOP_EMBED, "embedding"),
+    MEMOP(HW_MEMOP_XENT, "cross_entropy"),
+    MEMOP(HW_MEMOP_OPTIM, "optimizer"),
 #undef MEMOP
-    [CAL_FIELD_NORM_LOG_ROW] = { "memory_ops.layernorm_fwd_log_row",
-        AT(memop[HW_MEMOP_NORM].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },
-    [CAL_FIELD_NORM_LOG_ROW + 1] = { "memory_ops.layernorm_bwd_log_row",
-        AT(memop[HW_MEMOP_NORM].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false },
     /* FlashAttention-2 (predictor/flash.c): the head-dim slope is bounded
      * as the system-file reader bounds it */
 #define FLASH(d, name)                                                      \
@@ -69,7 +77,8 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     FLASH(1, "bwd"),
 #undef FLASH
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 + 2 + 8, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 6 * HW_MEMOP_COUNT + 8 && HW_MEMOP_COUNT == 11,
+              "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

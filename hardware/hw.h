@@ -13,14 +13,24 @@
 
 /* Memory-bound operators with a fitted model of their own (optional group
  * memory_ops of a system file): time = floor + bytes / (eff x hbm_tbps),
- * forward and backward, bytes as predictor/kernel.h counts them. */
-enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM, HW_MEMOP_COUNT };
+ * forward and backward, bytes as predictor/kernel.h counts them. The first
+ * three are required in the group; the others (the rest of the kernel
+ * samples: eager RMSNorm and rotary, softmax, Megatron's fused masked
+ * softmax, masked fill, embedding, cross-entropy, optimizer step) each
+ * optional, an operator without a fit borrowing the generic model. */
+enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM,
+                HW_MEMOP_RMSNORM, HW_MEMOP_ROPE, HW_MEMOP_SOFTMAX,
+                HW_MEMOP_MASKED_SOFTMAX, HW_MEMOP_FILLMASK, HW_MEMOP_EMBED,
+                HW_MEMOP_XENT, HW_MEMOP_OPTIM, HW_MEMOP_COUNT };
+#define HW_MEMOP_REQUIRED 3     /* gelu, res_add, layernorm */
 
 struct hw_memop_fit {
+    bool fitted;                /* given in the file (always for the first 3) */
     double eff[2];              /* achieved share of hbm_tbps, fwd and bwd */
     double floor_s[2];          /* fixed cost per kernel call, fwd and bwd */
-    double log_row[2];          /* norms: the bandwidth term grows by
-                                 * 1 + log_row x ln(row / 4096) (0: flat) */
+    double log_row[2];          /* the bandwidth term grows by 1 + log_row x
+                                 * ln(size), size the operator's row or
+                                 * traffic over its reference (0: flat) */
 };
 
 /* FlashAttention-2 fitted on its samples (optional group attention of a

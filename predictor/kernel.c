@@ -55,6 +55,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
             k->memop_log_row[o][d] = hw->memop[o].log_row[d];
+            k->memop_fitted[o] = hw->memop[o].fitted;
         }
     k->has_flash = hw->has_flash;
     k->flash = hw->flash;
@@ -105,6 +106,17 @@ double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
 }
 
+double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                    double batch, double m, double n, double kk, double in_bytes)
+{
+    double tm = (double)k->tile_m, tn = (double)k->tile_n, sms = (double)k->sms;
+    double tiles = batch * ceil(m / tm) * ceil(n / tn);
+    double padded = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn;
+    double bytes = batch * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
+    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
+    return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+}
+
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
 {
     return bytes / k->mem_bytes_per_s + launches * k->launch_s;
@@ -115,24 +127,36 @@ double pred_norm_s(const struct pred_kernels *k, double bytes, double launches)
     return bytes / k->norm_bytes_per_s + launches * k->launch_s;
 }
 
+/* calls x floor + factor x bytes / achieved bandwidth, or the generic
+ * model when the operator has no fit. */
+static double memop_time(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches, double factor)
+{
+    if (!k->has_memops || !k->memop_fitted[op])
+        return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
+                                   : pred_mem_s(k, bytes, launches);
+    return calls * k->memop_floor_s[op][bwd] +
+           factor * bytes / k->memop_bytes_per_s[op][bwd];
+}
+
 double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                     double bytes, double calls, double launches)
 {
-    if (!k->has_memops)
-        return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
-                                   : pred_mem_s(k, bytes, launches);
-    return calls * k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd];
+    return memop_time(k, op, bwd, bytes, calls, launches, 1.0);
+}
+
+double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches)
+{
+    double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(bytes / 1e8));
+    return memop_time(k, op, bwd, bytes, calls, launches, f);
 }
 
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row)
 {
-    double f;
-    if (!k->has_memops)
-        return pred_memop_s(k, op, bwd, bytes, calls, launches);
-    f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
-    return calls * k->memop_floor_s[op][bwd] +
-           f * bytes / k->memop_bytes_per_s[op][bwd];
+    double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
+    return memop_time(k, op, bwd, bytes, calls, launches, f);
 }
 
 /* ---- collectives ---- */

@@ -30,6 +30,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
     double memop_log_row[HW_MEMOP_COUNT][2];
+    bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
     int64_t tile_m, tile_n, sms;
@@ -59,6 +60,12 @@ double pred_sat_eff(const struct pred_kparams *p, double flops);
  * GEMM class p (k->gemm forward, k->gemm_bwd for gradients). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
+/* 'batch' independent GEMMs of that shape in one kernel (cuBLAS strided
+ * batched: baddbmm, bmm): the tiles of every GEMM share the waves, so
+ * quantisation counts batch x tiles against the SMs. Also the grouped
+ * GEMM's form: experts as the batch. */
+double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                    double batch, double m, double n, double kk, double in_bytes);
 /* A compute kernel of 'flops' moving 'bytes', under class p. */
 double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
                       double flops, double bytes);
@@ -76,6 +83,14 @@ double pred_norm_s(const struct pred_kernels *k, double bytes, double launches);
  * Calculation"). Without a fit: pred_norm_s / pred_mem_s with 'launches'. */
 double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                     double bytes, double calls, double launches);
+/* The same with the bandwidth term times max(0.1, 1 + log_row x
+ * ln(bytes / 100 MB)): achieved bandwidth that changes with the traffic
+ * (the eager operators' small tensors sit in L2, large ones stream; the
+ * correction in log size the issue's "cache-resident regime" asks for,
+ * fitted, 0 without a fit; 100 MB the middle of the sampled traffic). An
+ * operator without a fit of its own: pred_mem_s with 'launches'. */
+double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches);
 /* The same over rows of 'row' elements: the bandwidth term times
  * max(0.1, 1 + log_row x ln(row / 4096)), a correction in log row length
  * (the norms' per-row reductions deepen with the row; fitted, 0 without a

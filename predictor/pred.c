@@ -257,10 +257,14 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
     double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
     bmm.peak_flops = c->k.attn.peak_flops;
+    /* the softmax at the system's fit of Megatron's fused masked softmax
+     * (ScaledUpperTriangMaskedSoftmax samples) where it has one */
     *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_mem_s(&c->k, sm_f, m->dropout ? 2 : 1);
+           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, 1,
+                             m->dropout ? 2 : 1);
     *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_mem_s(&c->k, sm_b, m->dropout ? 2 : 1);
+           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 1, sm_b, 1,
+                             m->dropout ? 2 : 1);
 }
 
 static void attn_time(const struct pred_ctx *c, const struct plan *p,
