@@ -28,7 +28,9 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* flash attention: per direction softmax, head-dim slope,
                   * uneven head dim, floor; CAL_FIELD_FLASH + 4 dir + i */
                  CAL_FIELD_FLASH = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
-                 CAL_FIELD_COUNT = CAL_FIELD_FLASH + 8 };
+                 /* point-to-point sends: NVLink and network shares */
+                 CAL_FIELD_P2P_NVLINK = CAL_FIELD_FLASH + 8, CAL_FIELD_P2P_NETWORK,
+                 CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

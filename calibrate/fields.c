@@ -76,8 +76,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     FLASH(0, "fwd"),
     FLASH(1, "bwd"),
 #undef FLASH
+    [CAL_FIELD_P2P_NVLINK] = { "efficiency.p2p_nvlink", AT(eff_p2p_nvlink), 1,
+                               CAL_X_EFF, 0.2, 1.5, implausible },
+    [CAL_FIELD_P2P_NETWORK] = { "efficiency.p2p_network", AT(eff_p2p_net), 1,
+                                CAL_X_EFF, 0.2, 1, implausible },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 6 * HW_MEMOP_COUNT + 8 && HW_MEMOP_COUNT == 11,
+static_assert(CAL_FIELD_COUNT == 11 + 6 * HW_MEMOP_COUNT + 8 + 2 && HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)

@@ -150,6 +150,9 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     case CAL_OP_AR_INTER:
         return pred_coll_s(k, PRED_COLL_ALLREDUCE, 2 * s->shape,
                            (int64_t)(s->nodes * s->gpn), (int64_t)s->gpn);
+    case CAL_OP_P2P_INTRA:      /* first to last rank: across nodes when */
+    case CAL_OP_P2P_INTER:      /* there are several */
+        return pred_p2p_s(k, 2 * s->shape, s->nodes > 1);
     case CAL_OP_L1: case CAL_OP_L2: case CAL_OP_L3: case CAL_OP_L4:
         return linear_s(k, p);
     default:
@@ -508,7 +511,7 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
     report_field(rep, CAL_FIELD_ATTN, hw, cal_field_get(base, CAL_FIELD_ATTN));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
     report_memops(rep, hw, base, S);
-    for (int f = CAL_FIELD_FLASH; f < CAL_FIELD_COUNT; f++)
+    for (int f = CAL_FIELD_FLASH; f < CAL_FIELD_FLASH + 8; f++)
         report_field(rep, (enum cal_field)f, hw, cal_field_get(base, (enum cal_field)f));
     for (int f = 0; f < CAL_FIELD_COUNT; f++)
         if (cal_fields[f].capped && rep->params[f].fitted &&
@@ -543,6 +546,8 @@ static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
 
 static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AR_INTRA, CAL_FIELD_NVLINK }, { CAL_OP_AR_INTER, CAL_FIELD_NETWORK },
+    { CAL_OP_P2P_INTRA, CAL_FIELD_P2P_NVLINK },
+    { CAL_OP_P2P_INTER, CAL_FIELD_P2P_NETWORK },
 };
 
 /* Alpha, the fixed cost of a collective, with the efficiency of the first
@@ -557,7 +562,7 @@ static void fit_links(struct hw_system *hw, const struct hw_system *base,
         fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
         keep_plausible(hw, base, CAL_FIELD_COLLECTIVE_BASE, rep);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {   /* all-reduce tiers, then the sends' */
         if (S->op[tiers[i].op].n == 0)
             continue;
         fit_fields(hw, S, &tiers[i].op, 1, DIR_FWD, f, &tiers[i].eff, 1);

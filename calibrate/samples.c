@@ -42,8 +42,10 @@ static const struct { const char *file, *name; } ops[CAL_OP_COUNT] = {
     [CAL_OP_OPT_LAST] = { "lastStage_optimizer", "optimizer (last)" },
     [CAL_OP_AR_INTRA] = { NULL, "allreduce (node)" },
     [CAL_OP_AR_INTER] = { NULL, "allreduce (nodes)" },
+    [CAL_OP_P2P_INTRA] = { NULL, "p2p (node)" },
+    [CAL_OP_P2P_INTER] = { NULL, "p2p (nodes)" },
 };
-static_assert(CAL_OP_COUNT == 23, "update ops");
+static_assert(CAL_OP_COUNT == 25, "update ops");
 
 const char *cal_op_name(enum cal_op op) { return ops[op].name; }
 bool cal_op_is_link(enum cal_op op) { return !ops[op].file; }
@@ -363,18 +365,20 @@ static void append(struct cal_set *to, const struct cal_set *from)
     to->n += from->n;
 }
 
-/* nccl/<GPU>_allreduce[_large]_fp16_<nodes>_<gpus>.csv of 2 GPUs or more:
- * its samples, into the tier its nodes say; 0 for any other name. */
+/* nccl/<GPU>_<kind>_fp16_<nodes>_<gpus>.csv of 2 GPUs or more, kind
+ * allreduce, allreduce_large or p2p: its samples, into the tier its nodes
+ * say; 0 for any other name. */
 static int load_nccl_file(struct cal_samples *S, const char *dir,
                           const char *file, struct tpl_err *err)
 {
+    static const char *const kinds[3] = { "allreduce", "allreduce_large", "p2p" };
     char path[900], want[128], tail[32];
     int nodes, gpn, rc = 0;
-    for (int large = 0; rc == 0 && large < 2; large++) {
+    for (int i = 0; rc == 0 && i < 3; i++) {
         struct cal_set one;
         size_t len;
-        snprintf(want, sizeof want, "%s_allreduce%s_fp16_", S->prefix,
-                 large ? "_large" : "");
+        enum cal_op intra = i == 2 ? CAL_OP_P2P_INTRA : CAL_OP_AR_INTRA;
+        snprintf(want, sizeof want, "%s_%s_fp16_", S->prefix, kinds[i]);
         len = strlen(want);
         if (strncmp(file, want, len) ||
             sscanf(file + len, "%d_%d%31s", &nodes, &gpn, tail) != 3 ||
@@ -382,7 +386,7 @@ static int load_nccl_file(struct cal_samples *S, const char *dir,
             continue;
         snprintf(path, sizeof path, "%s/nccl/%s", dir, file);
         if ((rc = load_csv(path, CAL_CSV_NCCL, &one, err)) == 0)
-            append(&S->op[nodes > 1 ? CAL_OP_AR_INTER : CAL_OP_AR_INTRA], &one);
+            append(&S->op[nodes > 1 ? intra + 1 : intra], &one);
         free(one.s);
     }
     return rc;

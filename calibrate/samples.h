@@ -22,7 +22,8 @@ enum cal_op { CAL_OP_GELU, CAL_OP_RESADD, CAL_OP_NORM, CAL_OP_L1, CAL_OP_L2,
               CAL_OP_FILLMASK, CAL_OP_BADDBMM, CAL_OP_BMM, CAL_OP_EMBED,
               CAL_OP_XENT, CAL_OP_LFINAL, CAL_OP_OPT_FIRST, CAL_OP_OPT_MIDDLE,
               CAL_OP_OPT_LAST,
-              CAL_OP_AR_INTRA, CAL_OP_AR_INTER, CAL_OP_COUNT };
+              CAL_OP_AR_INTRA, CAL_OP_AR_INTER, CAL_OP_P2P_INTRA,
+              CAL_OP_P2P_INTER, CAL_OP_COUNT };
 
 const char *cal_op_name(enum cal_op op);    /* "gelu", "allreduce (node)" */
 bool cal_op_is_step(enum cal_op op);        /* one time per sample (dur(us)) */

@@ -24,7 +24,7 @@ static const struct { const char *part; const char *why; } kinds[] = {
     { "lastStage_optimizer_", NULL },
     { "optimizer_", "optimizer step of whole models (A100 only, other columns): the per-stage files are fitted" },
     { "allgather", "not fitted yet: what buffer 'shape' counts is not settled and some rows are failed runs (times far below the bandwidth bound)" },
-    { "p2p_", "not fitted yet: point-to-point sends use the links fitted on the all-reduce" },
+    { "p2p_", NULL },
 };
 
 /* The reason a file is not fitted, by its name after "<GPU>_"; NULL when it

@@ -58,7 +58,8 @@ static const char *const node_fields[] = {
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
-    "hbm", "norm", "nvlink", "network", "calibrated", NULL,
+    "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network", "calibrated",
+    NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
@@ -238,6 +239,13 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
         (conf_has(&g, "norm") && conf_num(&g, "norm", 0, true, 1, &hw->eff_norm, err)) ||
         (conf_has(&g, "gemm_fp8") &&
          conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
+        return TPL_ECONFIG;
+    hw->eff_p2p_nvlink = hw->eff_nvlink;
+    hw->eff_p2p_net = hw->eff_net;
+    if ((conf_has(&g, "p2p_nvlink") &&
+         conf_num(&g, "p2p_nvlink", 0, true, 1.5, &hw->eff_p2p_nvlink, err)) ||
+        (conf_has(&g, "p2p_network") &&
+         conf_num(&g, "p2p_network", 0, true, 1, &hw->eff_p2p_net, err)))
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
     hw->calibrated = true;      /* unless the file says they are defaults */

@@ -73,6 +73,8 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
                                  * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
+    double eff_p2p_nvlink, eff_p2p_net;    /* point-to-point sends (optional:
+                                 * the collectives' nvlink / network) */
     bool has_memops;            /* memory_ops given: memop[] holds the fits */
     struct hw_memop_fit memop[HW_MEMOP_COUNT];
     bool has_flash;             /* attention given: flash holds the fit */

@@ -37,6 +37,8 @@ static void link_params(struct pred_kernels *k, const struct hw_system *hw)
     k->pair_bytes_per_s = hw->nvlink_pair_bytes_per_s * hw->eff_nvlink;
     k->intra_lat_s = hw->nvlink_latency_s;
     k->inter_bytes_per_s = hw->nic_bytes_per_s * hw->eff_net;
+    k->p2p_intra_scale = hw->eff_p2p_nvlink / hw->eff_nvlink;
+    k->p2p_inter_scale = hw->eff_p2p_net / hw->eff_net;
     k->inter_lat_s = hw->net_latency_s;
     k->coll_base_s = hw->collective_base_s;
     k->domain = hw->nvlink_domain;
@@ -190,6 +192,6 @@ double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
 
 double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter)
 {
-    return inter ? k->inter_lat_s + bytes / k->inter_bytes_per_s
-                 : k->intra_lat_s + bytes / k->pair_bytes_per_s;
+    return inter ? k->inter_lat_s + bytes / (k->inter_bytes_per_s * k->p2p_inter_scale)
+                 : k->intra_lat_s + bytes / (k->pair_bytes_per_s * k->p2p_intra_scale);
 }

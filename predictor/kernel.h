@@ -37,6 +37,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
     double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
+    double p2p_intra_scale, p2p_inter_scale;    /* a send's share of the pair
+                                 * and NIC rates over the collectives' (1: same) */
     double inter_bytes_per_s, inter_lat_s;
     double coll_base_s;
     int64_t domain;             /* GPUs per NVLink domain */
@@ -135,7 +137,10 @@ enum pred_coll { PRED_COLL_ALLREDUCE, PRED_COLL_ALLGATHER,
  * domains moves S/k per GPU on every GPU's own NIC. */
 double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
                    int64_t n, int64_t per_domain);
-/* One point-to-point send of 'bytes' inside a domain or across. */
+/* One point-to-point send of 'bytes' inside a domain or across: per-hop
+ * latency plus the bytes at the send's own achieved share of the pair or
+ * NIC rate (efficiency.p2p_nvlink / p2p_network, fitted on the p2p
+ * samples; the collectives' shares without them). */
 double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter);
 
 #endif /* PRED_KERNEL_H */

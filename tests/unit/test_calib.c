@@ -319,3 +319,42 @@ Test(calib, nccl_file_without_shape_is_refused)
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     cr_assert_eq(system(path), 0);
 }
+
+/* Point-to-point sends (nccl/<GPU>_p2p_fp16_<nodes>_<gpus>.csv): each
+ * tier's own share of the link rate, recovered from sends timed with the
+ * predictor's model (pred_p2p_s) at 1 % noise. */
+Test(calib, recovers_p2p_shares)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[512], cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    struct pred_kernels k;
+    truth.eff_p2p_nvlink = 0.8;
+    truth.eff_p2p_net = 0.6;
+    pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
+    tpl_rng_seed(&rng, 11, 7);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+    snprintf(path, sizeof path, "%s/nccl", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    for (int inter = 0; inter < 2; inter++) {
+        FILE *fp;
+        snprintf(path, sizeof path, "%s/nccl/SYNTH_p2p_fp16_%d_%d.csv", dir,
+                 inter ? 2 : 1, inter ? 1 : 2);
+        cr_assert_not_null((fp = fopen(path, "w")));
+        fprintf(fp, "shape,nodes,GPUsPerNode,dur(us)\n");
+        for (double e = 1 << 20; e <= 1 << 27; e *= 2)
+            fprintf(fp, "%g,%d,%d,%.3f\n", e, inter ? 2 : 1, inter ? 1 : 2,
+                    1e6 * noisy(pred_p2p_s(&k, 2 * e, inter)));
+        fclose(fp);
+    }
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    assert_rel(fit.eff_p2p_nvlink, 0.8, 0.02);
+    assert_rel(fit.eff_p2p_net, 0.6, 0.02);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
