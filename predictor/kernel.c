@@ -150,7 +150,9 @@ double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
 double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double calls, double launches)
 {
-    double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(bytes / 1e8));
+    double f = 1.0;             /* no log for the generic model (hot loop) */
+    if (k->has_memops && k->memop_fitted[op] && k->memop_log_row[op][bwd] != 0)
+        f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(bytes / 1e8));
     return memop_time(k, op, bwd, bytes, calls, launches, f);
 }
 
