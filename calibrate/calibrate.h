@@ -22,9 +22,15 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* memory_ops: per operator and direction, efficiency then
                   * floor; CAL_FIELD_MEMOP + 4 op + 2 dir + (0 eff, 1 floor) */
                  CAL_FIELD_MEMOP,
-                 /* the norms' row-length correction, fwd and bwd */
-                 CAL_FIELD_NORM_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
-                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_ROW + 2 };
+                 /* their size correction (the norms' in row length):
+                  * CAL_FIELD_LOG_ROW + 2 op + dir */
+                 CAL_FIELD_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
+                 /* flash attention: per direction softmax, head-dim slope,
+                  * uneven head dim, floor; CAL_FIELD_FLASH + 4 dir + i */
+                 CAL_FIELD_FLASH = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
+                 /* point-to-point sends: NVLink and network shares */
+                 CAL_FIELD_P2P_NVLINK = CAL_FIELD_FLASH + 8, CAL_FIELD_P2P_NETWORK,
+                 CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */
@@ -48,7 +54,7 @@ extern const struct cal_field_def cal_fields[CAL_FIELD_COUNT];
 double cal_field_get(const struct hw_system *hw, enum cal_field f);
 void cal_field_set(struct hw_system *hw, enum cal_field f, double v);
 
-#define CAL_MAX_ROWS 64
+#define CAL_MAX_ROWS 96
 
 struct cal_row {                /* one operator and direction */
     char op[40], dir[8];
@@ -58,6 +64,7 @@ struct cal_row {                /* one operator and direction */
     double mape_extrap_mp;      /* fit below the largest mp, test on it */
     double mape_extrap_seq;     /* fit below the longest sequence, test on it */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
+    const char *why;            /* static: why the samples are not usable; NULL */
 };
 
 struct cal_param {              /* one field of cal_fields, file units */

@@ -45,17 +45,44 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     [CAL_FIELD_MEMOP + 4 * o + 2] = { "memory_ops." name "_bwd",            \
         AT(memop[o].eff[1]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },      \
     [CAL_FIELD_MEMOP + 4 * o + 3] = { "memory_ops." name "_bwd_floor_us",   \
-        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+        AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_LOG_ROW + 2 * o] = { "memory_ops." name "_fwd_log_row",      \
+        AT(memop[o].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },        \
+    [CAL_FIELD_LOG_ROW + 2 * o + 1] = { "memory_ops." name "_bwd_log_row",  \
+        AT(memop[o].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false }
     MEMOP(HW_MEMOP_GELU, "gelu"),
     MEMOP(HW_MEMOP_RESADD, "res_add"),
     MEMOP(HW_MEMOP_NORM, "layernorm"),
+    MEMOP(HW_MEMOP_RMSNORM, "rmsnorm"),
+    MEMOP(HW_MEMOP_ROPE, "rope"),
+    MEMOP(HW_MEMOP_SOFTMAX, "softmax"),
+    MEMOP(HW_MEMOP_MASKED_SOFTMAX, "masked_softmax"),
+    MEMOP(HW_MEMOP_FILLMASK, "fillmask"),
+    MEMOP(HW_MEMOP_EMBED, "embedding"),
+    MEMOP(HW_MEMOP_XENT, "cross_entropy"),
+    MEMOP(HW_MEMOP_OPTIM, "optimizer"),
 #undef MEMOP
-    [CAL_FIELD_NORM_LOG_ROW] = { "memory_ops.layernorm_fwd_log_row",
-        AT(memop[HW_MEMOP_NORM].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },
-    [CAL_FIELD_NORM_LOG_ROW + 1] = { "memory_ops.layernorm_bwd_log_row",
-        AT(memop[HW_MEMOP_NORM].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false },
+    /* FlashAttention-2 (predictor/flash.c): the head-dim slope is bounded
+     * as the system-file reader bounds it */
+#define FLASH(d, name)                                                      \
+    [CAL_FIELD_FLASH + 4 * d] = { "attention.softmax_ps_" name,             \
+        AT(flash.softmax_s[d]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_FLASH + 4 * d + 1] = { "attention.log_head_dim_" name,       \
+        AT(flash.log_d[d]), 1, CAL_X_LIN, -2, 2, NULL, false },             \
+    [CAL_FIELD_FLASH + 4 * d + 2] = { "attention.uneven_" name,             \
+        AT(flash.uneven[d]), 1, CAL_X_POS, 0, 10, NULL, false },            \
+    [CAL_FIELD_FLASH + 4 * d + 3] = { "attention.floor_us_" name,           \
+        AT(flash.floor_s[d]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false }
+    FLASH(0, "fwd"),
+    FLASH(1, "bwd"),
+#undef FLASH
+    [CAL_FIELD_P2P_NVLINK] = { "efficiency.p2p_nvlink", AT(eff_p2p_nvlink), 1,
+                               CAL_X_EFF, 0.2, 1.5, implausible },
+    [CAL_FIELD_P2P_NETWORK] = { "efficiency.p2p_network", AT(eff_p2p_net), 1,
+                                CAL_X_EFF, 0.2, 1, implausible },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 + 2, "a fitted field needs its row in cal_fields");
+static_assert(CAL_FIELD_COUNT == 11 + 6 * HW_MEMOP_COUNT + 8 + 2 && HW_MEMOP_COUNT == 11,
+              "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)
 {

@@ -54,10 +54,78 @@ static double linear_s(const struct pred_kernels *k, const struct point *p)
     return pred_gemm_s(k, &k->gemm, m, n, kk, 2);
 }
 
+/* The vocabulary slice of the samples' end stages: 50257 padded to 128 per
+ * rank (kernel_sampling/target_functions.py, Megatron's padding). */
+static double vocab_part(double mp)
+{
+    return ceil(50257.0 / (128.0 * mp)) * 128.0;
+}
+
+/* Unfused attention's batched GEMMs over b h / mp heads: baddbmm QK^T
+ * [l, d] x [d, l], bmm AV [l, l] x [l, d]; backward the two gradients. */
+static double bmm_s(const struct pred_kernels *k, const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double bt = s->b * s->h / s->mp, l = s->l, d = s->dim / s->h;
+    const struct pred_kparams *g = p->dir ? &k->gemm_bwd : &k->gemm;
+    if (p->op == CAL_OP_BADDBMM)
+        return p->dir ? 2 * pred_bgemm_s(k, g, bt, l, d, l, 2)
+                      : pred_bgemm_s(k, g, bt, l, l, d, 2);
+    return p->dir ? pred_bgemm_s(k, g, bt, l, l, d, 2) + pred_bgemm_s(k, g, bt, l, d, l, 2)
+                  : pred_bgemm_s(k, g, bt, l, d, l, 2);
+}
+
+/* Parameters of an optimizer-step sample's stage (the authors'
+ * megatron/stage_simulator.py: GPT layers of hidden dim over mp, the
+ * vocab-parallel embedding on the first stage, the final norm and LM head
+ * on the last): per layer 12 d^2 / mp weights, 7 d / mp column-parallel
+ * and 6 d replicated biases and norm weights. */
+static double stage_params(const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double d = s->dim, P = s->enc * (12 * d * d / s->mp + 7 * d / s->mp + 6 * d);
+    if (p->op == CAL_OP_OPT_FIRST)
+        P += vocab_part(s->mp) * d;
+    if (p->op == CAL_OP_OPT_LAST)
+        P += vocab_part(s->mp) * d + 2 * d;
+    return P;
+}
+
+/* The memory-bound operators of the rest of the samples: traffic (2-byte
+ * tensors) as their PyTorch code moves it, each over its own fit. */
+static double memop_sample_s(const struct pred_kernels *k, const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double tok = s->b * s->l, sc = s->b * s->h / s->mp * s->l * s->l;
+    double dh = s->dim / s->h, v = vocab_part(s->mp);
+    int d = p->dir;
+    switch (p->op) {
+    case CAL_OP_RMSNORM:        /* as the fused norm: read x, write y */
+        return pred_memop_size_s(k, HW_MEMOP_RMSNORM, d, (d ? 10.0 : 4.0) * tok * s->dim, 1, 1);
+    case CAL_OP_ROPE:           /* read and write q and k, the cos / sin tables */
+        return pred_memop_size_s(k, HW_MEMOP_ROPE, d,
+                                 8.0 * tok * s->dim / s->mp + 16.0 * s->l * dh, 1, 1);
+    case CAL_OP_SOFTMAX:        /* read, write; back read y, dy, write dx */
+        return pred_memop_size_s(k, HW_MEMOP_SOFTMAX, d, (d ? 6.0 : 4.0) * sc, 1, 1);
+    case CAL_OP_SUTMS:
+        return pred_memop_size_s(k, HW_MEMOP_MASKED_SOFTMAX, d, (d ? 6.0 : 4.0) * sc, 1, 1);
+    case CAL_OP_FILLMASK:       /* read and write the scores */
+        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1);
+    case CAL_OP_EMBED:          /* gather rows; back scatter-add into the table */
+        return pred_memop_size_s(k, HW_MEMOP_EMBED, d,
+                                 4.0 * tok * s->dim + (d ? 2.0 * v * s->dim : 0), 1, 1);
+    case CAL_OP_XENT:           /* predictor/compose.c add_head's logits traffic */
+        return pred_memop_size_s(k, HW_MEMOP_XENT, d, (d ? 6.0 : 10.0) * tok * v, 1, 1);
+    default:                    /* FusedAdam on 2-byte params and states:
+                                 * read p, g, m, v, write p, m, v */
+        return pred_memop_size_s(k, HW_MEMOP_OPTIM, 0, 14.0 * stage_params(p), 1, 1);
+    }
+}
+
 static double model_s(const struct pred_kernels *k, const struct point *p)
 {
     const struct cal_sample *s = p->s;
-    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp, flops, io;
+    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp;
     switch (p->op) {
     case CAL_OP_GELU:
         return pred_memop_s(k, HW_MEMOP_GELU, p->dir, (p->dir ? 6.0 : 4.0) * e, 1, 1);
@@ -67,18 +135,28 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
         return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir,
                                 (p->dir ? 10.0 : 4.0) * tok * s->dim, 1,
                                 p->dir ? 2 : 1, s->dim);
-    case CAL_OP_FLASH:
-        flops = 4 * s->b * (s->h / s->mp) * s->l * s->l *
-                ceil(s->dim / s->h / 32.0) * 32.0;  /* head dim padded to 32 */
-        io = 2 * tok * 4 * s->dim / s->mp;
-        return p->dir ? pred_compute_s(k, &k->attn_bwd, 2.5 * flops, 2 * io)
-                      : pred_compute_s(k, &k->attn, flops, io);
+    case CAL_OP_FLASH:          /* flash_attn_func(q, k, v): not causal */
+        return pred_flash_s(k, p->dir, &(struct pred_flash_shape){
+            .b = s->b, .heads = s->h / s->mp, .lq = s->l, .lk = s->l,
+            .d = s->dim / s->h, .causal = false, .io_bytes = 0 });
+    case CAL_OP_BADDBMM:
+    case CAL_OP_BMM:
+        return bmm_s(k, p);
+    case CAL_OP_LFINAL:         /* the LM head: [tokens, dim] x [dim, vocab / mp] */
+        return p->dir ? pred_gemm_s(k, &k->gemm_bwd, tok, s->dim, vocab_part(s->mp), 2) +
+                        pred_gemm_s(k, &k->gemm_bwd, s->dim, vocab_part(s->mp), tok, 2)
+                      : pred_gemm_s(k, &k->gemm, tok, vocab_part(s->mp), s->dim, 2);
     case CAL_OP_AR_INTRA:
     case CAL_OP_AR_INTER:
         return pred_coll_s(k, PRED_COLL_ALLREDUCE, 2 * s->shape,
                            (int64_t)(s->nodes * s->gpn), (int64_t)s->gpn);
-    default:
+    case CAL_OP_P2P_INTRA:      /* first to last rank: across nodes when */
+    case CAL_OP_P2P_INTER:      /* there are several */
+        return pred_p2p_s(k, 2 * s->shape, s->nodes > 1);
+    case CAL_OP_L1: case CAL_OP_L2: case CAL_OP_L3: case CAL_OP_L4:
         return linear_s(k, p);
+    default:
+        return memop_sample_s(k, p);
     }
 }
 
@@ -176,18 +254,18 @@ enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE,
 
 #define EXTRAP_DIM 6144.0
 
-static bool keep(const struct cal_samples *S, const struct cal_sample *s,
-                 enum filter f)
+static bool keep(const struct cal_samples *S, enum cal_op o,
+                 const struct cal_sample *s, enum filter f)
 {
     switch (f) {
     case F_RANDOM_TRAIN: return !s->test;
     case F_RANDOM_TEST:  return s->test;
     case F_SMALL:        return s->dim <= EXTRAP_DIM;
     case F_LARGE:        return s->dim > EXTRAP_DIM;
-    case F_MP_TRAIN:     return s->mp < S->max_mp;
-    case F_MP_TEST:      return s->mp >= S->max_mp;
-    case F_SEQ_TRAIN:    return s->l < S->max_l;
-    case F_SEQ_TEST:     return s->l >= S->max_l;
+    case F_MP_TRAIN:     return s->mp < S->max_mp[o];
+    case F_MP_TEST:      return S->max_mp[o] > 0 && s->mp >= S->max_mp[o];
+    case F_SEQ_TRAIN:    return s->l < S->max_l[o];
+    case F_SEQ_TEST:     return S->max_l[o] > 0 && s->l >= S->max_l[o];
     default:             return true;
     }
 }
@@ -208,7 +286,7 @@ static struct point *gather(const struct cal_samples *S, const enum cal_op *whic
         for (int i = 0; i < n_which; i++)
             for (int j = 0; j < S->op[which[i]].n; j++) {
                 const struct cal_sample *s = &S->op[which[i]].s[j];
-                if (s->t[d] > 0 && keep(S, s, f))
+                if (s->t[d] > 0 && keep(S, which[i], s, f))
                     p[(*n)++] = (struct point){ which[i], d, s };
             }
     return p;
@@ -220,7 +298,13 @@ static void fit_fields(struct hw_system *hw, const struct cal_samples *S,
                        enum filter f, const enum cal_field *fields, int np)
 {
     struct fit c = { .hw = *hw, .f = fields, .np = np };
-    struct point *pts = gather(S, which, n_which, dir, f, &c.n);
+    enum cal_op usable[4];
+    int n_usable = 0;
+    struct point *pts;
+    for (int i = 0; i < n_which && n_usable < 4; i++)   /* not the unusable */
+        if (!S->unusable[which[i]])
+            usable[n_usable++] = which[i];
+    pts = gather(S, usable, n_usable, dir, f, &c.n);
     c.pts = pts;
     solve(&c);
     *hw = c.hw;
@@ -260,7 +344,6 @@ static const struct stage {
       { CAL_FIELD_GEMM, CAL_FIELD_GEMM_HALF }, 2 },
     { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_BWD,
       { CAL_FIELD_GEMM_BWD }, 1 },
-    { { CAL_OP_FLASH }, 1, DIR_FWD, { CAL_FIELD_ATTN }, 1 },
 };
 #define N_STAGES (sizeof stages / sizeof stages[0])
 
@@ -270,34 +353,110 @@ static bool attn_bwd_captured(const struct cal_samples *S)
     return median_ratio(&S->op[CAL_OP_FLASH]) >= 1.0;
 }
 
-/* The sampled operator of each memory-bound model. */
-static const enum cal_op memop_samples[HW_MEMOP_COUNT] = {
-    [HW_MEMOP_GELU] = CAL_OP_GELU, [HW_MEMOP_RESADD] = CAL_OP_RESADD,
-    [HW_MEMOP_NORM] = CAL_OP_NORM,
+/* FlashAttention-2 (predictor/flash.c) per direction: efficiency at head
+ * dim 256, softmax time per score element, head-dim slope, uneven-head-dim
+ * share and floor, started from plausible values when the base system has
+ * no fit. A backward not captured takes the forward's fit, its non-matmul
+ * work scaled as its matmul work (2.5x, FlashAttention-2 sec. 3). */
+static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
+                      enum filter f)
+{
+    static const enum cal_op flash = CAL_OP_FLASH;
+    if (!hw->has_flash)
+        for (int d = 0; d < 2; d++) {
+            hw->flash.softmax_s[d] = 1e-12;
+            hw->flash.log_d[d] = 0.3;
+            hw->flash.uneven[d] = 0.3;
+            hw->flash.floor_s[d] = 10e-6;
+        }
+    hw->has_flash = true;
+    for (int d = 0; d < 2; d++) {
+        enum cal_field fl[5] = { d ? CAL_FIELD_ATTN_BWD : CAL_FIELD_ATTN,
+                                 CAL_FIELD_FLASH + 4 * d, CAL_FIELD_FLASH + 4 * d + 1,
+                                 CAL_FIELD_FLASH + 4 * d + 2, CAL_FIELD_FLASH + 4 * d + 3 };
+        if (d && !attn_bwd_captured(S))
+            break;
+        fit_fields(hw, S, &flash, 1, d, f, fl, 5);
+    }
+    if (attn_bwd_captured(S))
+        return;
+    hw->eff_attn_bwd = hw->eff_attn;
+    hw->flash.softmax_s[1] = 2.5 * hw->flash.softmax_s[0];
+    hw->flash.log_d[1] = hw->flash.log_d[0];
+    hw->flash.uneven[1] = hw->flash.uneven[0];
+    hw->flash.floor_s[1] = hw->flash.floor_s[0];
+}
+
+/* The sampled operators of each memory-bound model, and which directions
+ * fit the size correction (log_row): the norm backward's (its forward fits
+ * to ~0 and only loosens extrapolation) and every eager operator's. */
+static const struct memop_src {
+    enum cal_op ops[3];
+    int n;
+    bool log_row;               /* beyond the norm backward */
+} memop_src[HW_MEMOP_COUNT] = {
+    [HW_MEMOP_GELU] = { { CAL_OP_GELU }, 1, false },
+    [HW_MEMOP_RESADD] = { { CAL_OP_RESADD }, 1, false },
+    [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, false },
+    [HW_MEMOP_RMSNORM] = { { CAL_OP_RMSNORM }, 1, true },
+    [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, true },
+    [HW_MEMOP_SOFTMAX] = { { CAL_OP_SOFTMAX }, 1, true },
+    [HW_MEMOP_MASKED_SOFTMAX] = { { CAL_OP_SUTMS }, 1, true },
+    [HW_MEMOP_FILLMASK] = { { CAL_OP_FILLMASK }, 1, true },
+    [HW_MEMOP_EMBED] = { { CAL_OP_EMBED }, 1, true },
+    [HW_MEMOP_XENT] = { { CAL_OP_XENT }, 1, true },
+    [HW_MEMOP_OPTIM] = { { CAL_OP_OPT_FIRST, CAL_OP_OPT_MIDDLE, CAL_OP_OPT_LAST }, 3, false },
 };
 
+/* Whether the samples constrain memory-bound model o: a usable file. */
+static bool memop_sampled(const struct cal_samples *S, int o)
+{
+    for (int i = 0; i < memop_src[o].n; i++)
+        if (S->op[memop_src[o].ops[i]].n && !S->unusable[memop_src[o].ops[i]])
+            return true;
+    return false;
+}
+
+/* Start values: the generic fit's efficiency, the launch floor, no
+ * correction, unless the base system has a fit of this operator. */
+static void memop_start(struct hw_system *hw, int o, int d, bool had)
+{
+    if (!had)
+        hw->memop[o].eff[d] = o == HW_MEMOP_NORM ? hw->eff_norm : hw->eff_hbm;
+    if (!had || hw->memop[o].floor_s[d] < 0.1e-6)   /* from ~0: far */
+        hw->memop[o].floor_s[d] = hw->launch_s;     /* too flat */
+    if (!had)
+        hw->memop[o].log_row[d] = 0;
+    if (!had && o == HW_MEMOP_OPTIM)    /* a step over every parameter
+                                         * tensor: milliseconds, not a launch */
+        hw->memop[o].floor_s[d] = 1e-3;
+}
+
 /* Each memory-bound operator and direction on its own samples: achieved
- * bandwidth and floor (predictor/kernel.h pred_memop_s), started from the
- * generic fit when the base system has none. */
+ * bandwidth, floor and (where memop_src says) the size correction
+ * (predictor/kernel.h pred_memop_s), started from the generic fit when the
+ * base system has none. An optimizer step has one time (direction 0). */
 static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
                        enum filter f, bool had)
 {
-    for (int o = 0; o < HW_MEMOP_COUNT; o++)
-        for (int d = 0; d < 2; d++) {
-            enum cal_field both[3] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
-                                       CAL_FIELD_MEMOP + 4 * o + 2 * d + 1,
-                                       CAL_FIELD_NORM_LOG_ROW + d };
-            if (!had)
-                hw->memop[o].eff[d] = o == HW_MEMOP_NORM ? hw->eff_norm : hw->eff_hbm;
-            if (!had || hw->memop[o].floor_s[d] < 0.1e-6)   /* from ~0: far */
-                hw->memop[o].floor_s[d] = hw->launch_s;     /* too flat */
-            if (!had)
-                hw->memop[o].log_row[d] = 0;
-            /* the norm backward's row correction: a third parameter (the
-             * forward's fits to ~0 and only loosens extrapolation) */
-            fit_fields(hw, S, &memop_samples[o], 1, d, f, both,
-                       o == HW_MEMOP_NORM && d ? 3 : 2);
+    for (int o = 0; o < HW_MEMOP_COUNT; o++) {
+        bool had_o = had && hw->memop[o].fitted;
+        if (!memop_sampled(S, o))
+            continue;
+        for (int d = 0; d < (o == HW_MEMOP_OPTIM ? 1 : 2); d++) {
+            enum cal_field fl[3] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
+                                     CAL_FIELD_MEMOP + 4 * o + 2 * d + 1,
+                                     CAL_FIELD_LOG_ROW + 2 * o + d };
+            bool corr = memop_src[o].log_row || (o == HW_MEMOP_NORM && d);
+            memop_start(hw, o, d, had_o);
+            hw->memop[o].fitted = true;
+            fit_fields(hw, S, memop_src[o].ops, memop_src[o].n, d, f, fl, corr ? 3 : 2);
         }
+        if (o == HW_MEMOP_OPTIM)        /* one step: the file's backward too */
+            hw->memop[o].eff[1] = hw->memop[o].eff[0],
+            hw->memop[o].floor_s[1] = hw->memop[o].floor_s[0],
+            hw->memop[o].log_row[1] = hw->memop[o].log_row[0];
+    }
 }
 
 /* Every kernel stage, in order, on the samples the filter keeps: the
@@ -306,16 +465,12 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
 static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
                         enum filter f)
 {
-    static const enum cal_op flash = CAL_OP_FLASH;
-    static const enum cal_field attn_bwd = CAL_FIELD_ATTN_BWD;
     bool had = hw->has_memops;
     hw->has_memops = false;
     for (size_t i = 0; i < N_STAGES; i++)
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
-    hw->eff_attn_bwd = hw->eff_attn;
-    if (attn_bwd_captured(S))
-        fit_fields(hw, S, &flash, 1, DIR_BWD, f, &attn_bwd, 1);
+    fit_flash(hw, S, f);
     hw->has_memops = true;
     fit_memops(hw, S, f, had);
 }
@@ -327,6 +482,25 @@ static void report_field(struct cal_report *rep, enum cal_field f,
                                            .value = cal_field_get(hw, f) };
 }
 
+/* The memory-bound fits the samples made: efficiency and floor per
+ * direction, the size correction where it is fitted. */
+static void report_memops(struct cal_report *rep, const struct hw_system *hw,
+                          const struct hw_system *base, const struct cal_samples *S)
+{
+    for (int o = 0; o < HW_MEMOP_COUNT; o++) {
+        if (!memop_sampled(S, o))
+            continue;
+        for (int d = 0; d < 2; d++) {
+            enum cal_field lr = CAL_FIELD_LOG_ROW + 2 * o + d;
+            for (int i = 0; i < 2; i++)
+                report_field(rep, CAL_FIELD_MEMOP + 4 * o + 2 * d + i, hw,
+                             cal_field_get(base, CAL_FIELD_MEMOP + 4 * o + 2 * d + i));
+            if (memop_src[o].log_row || o == HW_MEMOP_NORM)
+                report_field(rep, lr, hw, cal_field_get(base, lr));
+        }
+    }
+}
+
 static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
                            const struct hw_system *base, const struct cal_samples *S)
 {
@@ -334,8 +508,10 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
         for (int k = 0; k < stages[i].n_fields; k++)
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
+    report_field(rep, CAL_FIELD_ATTN, hw, cal_field_get(base, CAL_FIELD_ATTN));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
-    for (int f = CAL_FIELD_MEMOP; f < CAL_FIELD_COUNT; f++)
+    report_memops(rep, hw, base, S);
+    for (int f = CAL_FIELD_FLASH; f < CAL_FIELD_FLASH + 8; f++)
         report_field(rep, (enum cal_field)f, hw, cal_field_get(base, (enum cal_field)f));
     for (int f = 0; f < CAL_FIELD_COUNT; f++)
         if (cal_fields[f].capped && rep->params[f].fitted &&
@@ -370,6 +546,8 @@ static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
 
 static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AR_INTRA, CAL_FIELD_NVLINK }, { CAL_OP_AR_INTER, CAL_FIELD_NETWORK },
+    { CAL_OP_P2P_INTRA, CAL_FIELD_P2P_NVLINK },
+    { CAL_OP_P2P_INTER, CAL_FIELD_P2P_NETWORK },
 };
 
 /* Alpha, the fixed cost of a collective, with the efficiency of the first
@@ -384,7 +562,7 @@ static void fit_links(struct hw_system *hw, const struct hw_system *base,
         fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
         keep_plausible(hw, base, CAL_FIELD_COLLECTIVE_BASE, rep);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {   /* all-reduce tiers, then the sends' */
         if (S->op[tiers[i].op].n == 0)
             continue;
         fit_fields(hw, S, &tiers[i].op, 1, DIR_FWD, f, &tiers[i].eff, 1);
@@ -447,14 +625,20 @@ static void report_row(struct cal_row *r, const struct cal_samples *S,
     static const char *const dirs[2] = { "fwd", "bwd" };
     bool link = cal_op_is_link(o);
     snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
-    snprintf(r->dir, sizeof r->dir, "%s", link ? "-" : dirs[dir]);
+    snprintf(r->dir, sizeof r->dir, "%s", link || cal_op_is_step(o) ? "-" : dirs[dir]);
     r->n = count(S, o, dir);
     r->mape_random = op_error(&h->rnd, S, o, dir, F_RANDOM_TEST, &r->p90_random);
     r->mape_extrap = extrap(&h->ext, S, o, dir, F_LARGE);
     r->mape_extrap_mp = extrap(&h->mp, S, o, dir, F_MP_TEST);
     r->mape_extrap_seq = extrap(&h->seq, S, o, dir, F_SEQ_TEST);
     r->authors_pct = link ? -1 : S->authors_pct[o][dir];
+    r->why = NULL;
     if (o == CAL_OP_FLASH && dir && !attn_bwd_captured(S))
+        r->why = "samples not usable (backward not captured)";
+    if (S->unusable[o])
+        r->why = "samples not usable (the authors' own error above 100 %: "
+                 "times far off the other stages')";
+    if (r->why)
         r->mape_random = r->p90_random = r->mape_extrap = r->mape_extrap_mp =
             r->mape_extrap_seq = -1;
 }
@@ -474,6 +658,7 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
             if (rep->n_rows == CAL_MAX_ROWS ||
                 (cal_op_is_link((enum cal_op)o) && dir) ||
                 (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */
+                (cal_op_is_step((enum cal_op)o) && dir) ||  /* one time */
                 count(S, (enum cal_op)o, dir) == 0)
                 continue;
             report_row(&rep->rows[rep->n_rows++], S, (enum cal_op)o, dir, &h);

@@ -22,9 +22,8 @@ static void pct_cell(FILE *fp, double v, int w)
 
 static void write_row(FILE *fp, const struct cal_row *r)
 {
-    if (r->mape_random < 0) {
-        fprintf(fp, "%-18s %4s %6d  samples not usable (backward not "
-                "captured)\n", r->op, r->dir, r->n);
+    if (r->why) {
+        fprintf(fp, "%-18s %4s %6d  %s\n", r->op, r->dir, r->n, r->why);
         return;
     }
     fprintf(fp, "%-18s %4s %6d %9.2f%% %9.2f%%", r->op, r->dir, r->n,

@@ -28,13 +28,31 @@ static const struct { const char *file, *name; } ops[CAL_OP_COUNT] = {
     [CAL_OP_L1] = { "linear1", "linear1" }, [CAL_OP_L2] = { "linear2", "linear2" },
     [CAL_OP_L3] = { "linear3", "linear3" }, [CAL_OP_L4] = { "linear4", "linear4" },
     [CAL_OP_FLASH] = { "flash_atten", "flash_atten" },
+    [CAL_OP_RMSNORM] = { "RMSlayernorm", "rmsnorm (eager)" },
+    [CAL_OP_ROPE] = { "RoPE", "rope (eager)" },
+    [CAL_OP_SOFTMAX] = { "softmax", "softmax" },
+    [CAL_OP_SUTMS] = { "ScaledUpperTriangMaskedSoftmax", "masked softmax" },
+    [CAL_OP_FILLMASK] = { "fillmask", "fillmask" },
+    [CAL_OP_BADDBMM] = { "baddbmm", "baddbmm" }, [CAL_OP_BMM] = { "bmm", "bmm" },
+    [CAL_OP_EMBED] = { "embedding", "embedding" },
+    [CAL_OP_XENT] = { "parallel_cross_entropy_128", "cross_entropy" },
+    [CAL_OP_LFINAL] = { "linear_final", "linear_final" },
+    [CAL_OP_OPT_FIRST] = { "firstStage_optimizer", "optimizer (first)" },
+    [CAL_OP_OPT_MIDDLE] = { "middleStage_optimizer", "optimizer (middle)" },
+    [CAL_OP_OPT_LAST] = { "lastStage_optimizer", "optimizer (last)" },
     [CAL_OP_AR_INTRA] = { NULL, "allreduce (node)" },
     [CAL_OP_AR_INTER] = { NULL, "allreduce (nodes)" },
+    [CAL_OP_P2P_INTRA] = { NULL, "p2p (node)" },
+    [CAL_OP_P2P_INTER] = { NULL, "p2p (nodes)" },
 };
-static_assert(CAL_OP_COUNT == 10, "update ops");
+static_assert(CAL_OP_COUNT == 25, "update ops");
 
 const char *cal_op_name(enum cal_op op) { return ops[op].name; }
 bool cal_op_is_link(enum cal_op op) { return !ops[op].file; }
+bool cal_op_is_step(enum cal_op op)
+{
+    return op >= CAL_OP_OPT_FIRST && op <= CAL_OP_OPT_LAST;
+}
 
 /* ---- the columns of each file kind ---- */
 
@@ -54,7 +72,9 @@ static const struct column op_cols[] = {
     { "mp", AT(mp), 1, R_POSITIVE, false }, { "b", AT(b), 1, R_POSITIVE, false },
     { "h", AT(h), 1, R_POSITIVE, false }, { "l", AT(l), 1, R_POSITIVE, false },
     { "dim", AT(dim), 1, R_POSITIVE, false },
+    { "encoders", AT(enc), 1, R_POSITIVE, false },
     { "F_dur(us)", AT(t[0]), 1e-6, R_TIME, false },
+    { "dur(us)", AT(t[0]), 1e-6, R_TIME, false },
     { "B_dur(us)", AT(t[1]), 1e-6, R_TIME, false },
 };
 static const struct column nccl_cols[] = {
@@ -63,7 +83,7 @@ static const struct column nccl_cols[] = {
     { "GPUsPerNode", AT(gpn), 1, R_COUNT, true },
     { "dur(us)", AT(t[0]), 1e-6, R_TIME, true },
 };
-#define MAX_COLS 7
+#define MAX_COLS 9
 
 static const char *const musts[] = {
     [R_POSITIVE] = "a number > 0", [R_TIME] = "a number >= 0",
@@ -198,7 +218,7 @@ static int read_row(const struct reader *rd, struct cal_sample *s,
     if (rd->n_field != rd->n_header)
         return bad(rd, err, "%zu fields, the header has %zu", rd->n_field,
                    rd->n_header);
-    *s = (struct cal_sample){ .mp = 1, .b = 1, .h = 1, .l = 1, .dim = 1 };
+    *s = (struct cal_sample){ .mp = 1, .b = 1, .h = 1, .l = 1, .dim = 1, .enc = 1 };
     for (size_t c = 0; c < rd->n_cols; c++) {
         const struct column *col = &rd->cols[c];
         const char *v;
@@ -284,8 +304,10 @@ static int authors_line(struct reader *rd, struct cal_samples *S,
         return 0;
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int d = 0; d < 2; d++) {
+            const char *dir = cal_op_is_step((enum cal_op)o) ? (d ? "-" : "dur")
+                                                            : dirs[d];
             if (!ops[o].file || strcmp(rd->field[1], ops[o].file) ||
-                strcmp(rd->field[3], dirs[d]))
+                strcmp(rd->field[3], dir))
                 continue;
             if (!number(last + 1, R_TIME, &x))
                 return bad(rd, err, "column 'Best_error%%': must be a number "
@@ -343,18 +365,20 @@ static void append(struct cal_set *to, const struct cal_set *from)
     to->n += from->n;
 }
 
-/* nccl/<GPU>_allreduce[_large]_fp16_<nodes>_<gpus>.csv of 2 GPUs or more:
- * its samples, into the tier its nodes say; 0 for any other name. */
+/* nccl/<GPU>_<kind>_fp16_<nodes>_<gpus>.csv of 2 GPUs or more, kind
+ * allreduce, allreduce_large or p2p: its samples, into the tier its nodes
+ * say; 0 for any other name. */
 static int load_nccl_file(struct cal_samples *S, const char *dir,
                           const char *file, struct tpl_err *err)
 {
+    static const char *const kinds[3] = { "allreduce", "allreduce_large", "p2p" };
     char path[900], want[128], tail[32];
     int nodes, gpn, rc = 0;
-    for (int large = 0; rc == 0 && large < 2; large++) {
+    for (int i = 0; rc == 0 && i < 3; i++) {
         struct cal_set one;
         size_t len;
-        snprintf(want, sizeof want, "%s_allreduce%s_fp16_", S->prefix,
-                 large ? "_large" : "");
+        enum cal_op intra = i == 2 ? CAL_OP_P2P_INTRA : CAL_OP_AR_INTRA;
+        snprintf(want, sizeof want, "%s_%s_fp16_", S->prefix, kinds[i]);
         len = strlen(want);
         if (strncmp(file, want, len) ||
             sscanf(file + len, "%d_%d%31s", &nodes, &gpn, tail) != 3 ||
@@ -362,7 +386,7 @@ static int load_nccl_file(struct cal_samples *S, const char *dir,
             continue;
         snprintf(path, sizeof path, "%s/nccl/%s", dir, file);
         if ((rc = load_csv(path, CAL_CSV_NCCL, &one, err)) == 0)
-            append(&S->op[nodes > 1 ? CAL_OP_AR_INTER : CAL_OP_AR_INTRA], &one);
+            append(&S->op[nodes > 1 ? intra + 1 : intra], &one);
         free(one.s);
     }
     return rc;
@@ -400,6 +424,28 @@ static int load_operators(struct cal_samples *S, const char *dir,
     return rc ? rc : load_authors(S, path, err);
 }
 
+/* One operator's random hold-out (20 %, PCG from 'seed') and the largest
+ * mp and sequence for the extrapolation hold-outs (0 when every sample
+ * has the same). */
+static void hold_out(struct cal_samples *S, enum cal_op o, uint64_t seed)
+{
+    double lo_mp = INFINITY, lo_l = INFINITY;
+    for (int j = 0; j < S->op[o].n; j++) {
+        struct tpl_rng r;
+        const struct cal_sample *x = &S->op[o].s[j];
+        S->max_mp[o] = fmax(S->max_mp[o], x->mp);
+        S->max_l[o] = fmax(S->max_l[o], x->l);
+        lo_mp = fmin(lo_mp, x->mp);
+        lo_l = fmin(lo_l, x->l);
+        tpl_rng_seed(&r, seed, (uint64_t)o << 32 | (uint64_t)j);
+        S->op[o].s[j].test = tpl_rng_unit(&r) < 0.2;
+    }
+    if (cal_op_is_link(o) || lo_mp == S->max_mp[o])
+        S->max_mp[o] = 0;
+    if (cal_op_is_link(o) || lo_l == S->max_l[o])
+        S->max_l[o] = 0;
+}
+
 int cal_samples_load(struct cal_samples *S, const char *dir, uint64_t seed,
                      struct tpl_err *err)
 {
@@ -416,18 +462,13 @@ int cal_samples_load(struct cal_samples *S, const char *dir, uint64_t seed,
         cal_samples_release(S);
         return rc;
     }
+    for (int o = 0; o < CAL_OP_COUNT; o++)          /* unusable samples */
+        S->unusable[o] = S->authors_pct[o][0] > 100 || S->authors_pct[o][1] > 100;
     for (int o = 0; o < CAL_OP_COUNT; o++)          /* the random hold-out */
-        for (int j = 0; j < S->op[o].n; j++) {
-            struct tpl_rng r;
-            if (!cal_op_is_link((enum cal_op)o)) {
-                S->max_mp = fmax(S->max_mp, S->op[o].s[j].mp);
-                S->max_l = fmax(S->max_l, S->op[o].s[j].l);
-            }
-            tpl_rng_seed(&r, seed, (uint64_t)o << 32 | (uint64_t)j);
-            S->op[o].s[j].test = tpl_rng_unit(&r) < 0.2;
-        }
+        hold_out(S, (enum cal_op)o, seed);
     return 0;
 }
+
 
 void cal_samples_release(struct cal_samples *S)
 {

@@ -16,14 +16,22 @@
 
 /* The sampled operators the calibration fits, in report order. */
 enum cal_op { CAL_OP_GELU, CAL_OP_RESADD, CAL_OP_NORM, CAL_OP_L1, CAL_OP_L2,
-              CAL_OP_L3, CAL_OP_L4, CAL_OP_FLASH, CAL_OP_AR_INTRA,
-              CAL_OP_AR_INTER, CAL_OP_COUNT };
+              CAL_OP_L3, CAL_OP_L4, CAL_OP_FLASH,
+              /* the rest of the operator files (issue 15) */
+              CAL_OP_RMSNORM, CAL_OP_ROPE, CAL_OP_SOFTMAX, CAL_OP_SUTMS,
+              CAL_OP_FILLMASK, CAL_OP_BADDBMM, CAL_OP_BMM, CAL_OP_EMBED,
+              CAL_OP_XENT, CAL_OP_LFINAL, CAL_OP_OPT_FIRST, CAL_OP_OPT_MIDDLE,
+              CAL_OP_OPT_LAST,
+              CAL_OP_AR_INTRA, CAL_OP_AR_INTER, CAL_OP_P2P_INTRA,
+              CAL_OP_P2P_INTER, CAL_OP_COUNT };
 
 const char *cal_op_name(enum cal_op op);    /* "gelu", "allreduce (node)" */
+bool cal_op_is_step(enum cal_op op);        /* one time per sample (dur(us)) */
 bool cal_op_is_link(enum cal_op op);        /* a collective (nccl/ file) */
 
 struct cal_sample {             /* a plain value */
     double mp, b, h, l, dim;    /* operator shape (1 where the file has none) */
+    double enc;                 /* layers of an optimizer-step stage */
     double shape, nodes, gpn;   /* collective: fp16 elements per rank, nodes,
                                  * GPUs per node */
     double t[2];                /* seconds, forward and backward (or the one);
@@ -50,9 +58,12 @@ struct cal_samples {            /* caller-owned: cal_samples_release */
     struct cal_set op[CAL_OP_COUNT];
     double authors_pct[CAL_OP_COUNT][2];   /* the sample set's own error, %;
                                             * -1: none */
+    bool unusable[CAL_OP_COUNT];    /* the authors' own error above 100 %:
+                                     * the samples are read, not fitted */
     char prefix[64];            /* the GPU's file prefix: "NVIDIAA100-SXM4-80GB" */
-    double max_mp, max_l;       /* the largest mp and sequence of any operator
-                                 * sample: the extrapolation hold-outs */
+    double max_mp[CAL_OP_COUNT], max_l[CAL_OP_COUNT];   /* the largest mp
+                                 * and sequence of each operator's samples,
+                                 * 0 when they have one value only (no hold-out) */
 };
 
 /* Every sample of 'dir' (operator/<GPU>.csv names the GPU; nccl/ is

@@ -15,22 +15,35 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", "reliability", "power", "memory_ops", NULL,
+    "price", "reliability", "power", "memory_ops", "attention", NULL,
 };
 
 const char *const hw_memop_names[HW_MEMOP_COUNT] = {
     [HW_MEMOP_GELU] = "gelu", [HW_MEMOP_RESADD] = "res_add",
-    [HW_MEMOP_NORM] = "layernorm",
+    [HW_MEMOP_NORM] = "layernorm", [HW_MEMOP_RMSNORM] = "rmsnorm",
+    [HW_MEMOP_ROPE] = "rope", [HW_MEMOP_SOFTMAX] = "softmax",
+    [HW_MEMOP_MASKED_SOFTMAX] = "masked_softmax", [HW_MEMOP_FILLMASK] = "fillmask",
+    [HW_MEMOP_EMBED] = "embedding", [HW_MEMOP_XENT] = "cross_entropy",
+    [HW_MEMOP_OPTIM] = "optimizer",
 };
+/* every operator's fields: <op>_<dir>, _floor_us, _log_row */
+#define MEMOP_FIELDS(n) n "_fwd", n "_fwd_floor_us", n "_fwd_log_row", \
+                        n "_bwd", n "_bwd_floor_us", n "_bwd_log_row"
 static const char *const memop_fields[] = {
-    "gelu_fwd", "gelu_fwd_floor_us", "gelu_bwd", "gelu_bwd_floor_us",
-    "res_add_fwd", "res_add_fwd_floor_us", "res_add_bwd", "res_add_bwd_floor_us",
-    "layernorm_fwd", "layernorm_fwd_floor_us", "layernorm_bwd",
-    "layernorm_bwd_floor_us", "layernorm_fwd_log_row", "layernorm_bwd_log_row",
-    NULL,
+    MEMOP_FIELDS("gelu"), MEMOP_FIELDS("res_add"), MEMOP_FIELDS("layernorm"),
+    MEMOP_FIELDS("rmsnorm"), MEMOP_FIELDS("rope"), MEMOP_FIELDS("softmax"),
+    MEMOP_FIELDS("masked_softmax"), MEMOP_FIELDS("fillmask"),
+    MEMOP_FIELDS("embedding"), MEMOP_FIELDS("cross_entropy"),
+    MEMOP_FIELDS("optimizer"), NULL,
 };
-static_assert(HW_MEMOP_COUNT == 3, "a memory-bound operator needs its "
+#undef MEMOP_FIELDS
+static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
               "memop_fields");
+
+static const char *const flash_fields[] = {
+    "softmax_ps_fwd", "softmax_ps_bwd", "log_head_dim_fwd", "log_head_dim_bwd",
+    "uneven_fwd", "uneven_bwd", "floor_us_fwd", "floor_us_bwd", NULL,
+};
 
 static const char *const system_fields[] = { "name", "description", "calibration",
                                              NULL };
@@ -45,7 +58,8 @@ static const char *const node_fields[] = {
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
-    "hbm", "norm", "nvlink", "network", "calibrated", NULL,
+    "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network", "calibrated",
+    NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
@@ -226,6 +240,13 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
         (conf_has(&g, "gemm_fp8") &&
          conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
         return TPL_ECONFIG;
+    hw->eff_p2p_nvlink = hw->eff_nvlink;
+    hw->eff_p2p_net = hw->eff_net;
+    if ((conf_has(&g, "p2p_nvlink") &&
+         conf_num(&g, "p2p_nvlink", 0, true, 1.5, &hw->eff_p2p_nvlink, err)) ||
+        (conf_has(&g, "p2p_network") &&
+         conf_num(&g, "p2p_network", 0, true, 1, &hw->eff_p2p_net, err)))
+        return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
     hw->calibrated = true;      /* unless the file says they are defaults */
     if (conf_has(&g, "calibrated") &&
@@ -314,9 +335,30 @@ static int read_power(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
-/* The optional memory_ops group: every operator and direction's achieved
- * share of HBM bandwidth (at most 1) and fixed cost; the norms' row-length
- * correction, optional (default 0), in [-1, 1]. */
+/* One operator's fields of the memory_ops group: efficiency (at most 1)
+ * and floor per direction, the size correction optional (default 0) in
+ * [-1, 1]. */
+static int read_memop(struct hw_memop_fit *m, const char *name,
+                      const struct conf_group *g, struct tpl_err *err)
+{
+    for (int d = 0; d < 2; d++) {
+        char eff[40], key[56];
+        snprintf(eff, sizeof eff, "%s_%s", name, d ? "bwd" : "fwd");
+        snprintf(key, sizeof key, "%s_floor_us", eff);
+        if (conf_num(g, eff, 0, true, 1, &m->eff[d], err) ||
+            conf_num(g, key, 0, false, 1e6, &m->floor_s[d], err))
+            return TPL_ECONFIG;
+        m->floor_s[d] *= US;
+        snprintf(key, sizeof key, "%s_log_row", eff);
+        if (conf_has(g, key) && conf_num(g, key, -1, false, 1, &m->log_row[d], err))
+            return TPL_ECONFIG;
+    }
+    m->fitted = true;
+    return 0;
+}
+
+/* The optional memory_ops group: gelu, res_add and layernorm required,
+ * every other operator when its forward efficiency is there. */
 static int read_memops(struct hw_system *hw, const struct conf *c,
                        struct tpl_err *err)
 {
@@ -325,22 +367,44 @@ static int read_memops(struct hw_system *hw, const struct conf *c,
         return 0;
     if (group(c, "memory_ops", memop_fields, &g, err))
         return TPL_ECONFIG;
-    for (int o = 0; o < HW_MEMOP_COUNT; o++)
-        for (int d = 0; d < 2; d++) {
-            char eff[24], floor_us[40];
-            struct hw_memop_fit *m = &hw->memop[o];
-            snprintf(eff, sizeof eff, "%s_%s", hw_memop_names[o], d ? "bwd" : "fwd");
-            snprintf(floor_us, sizeof floor_us, "%s_floor_us", eff);
-            if (conf_num(&g, eff, 0, true, 1, &m->eff[d], err) ||
-                conf_num(&g, floor_us, 0, false, 1e6, &m->floor_s[d], err))
-                return TPL_ECONFIG;
-            m->floor_s[d] *= US;
-            snprintf(floor_us, sizeof floor_us, "%s_log_row", eff);
-            if (o == HW_MEMOP_NORM && conf_has(&g, floor_us) &&
-                conf_num(&g, floor_us, -1, false, 1, &m->log_row[d], err))
-                return TPL_ECONFIG;
-        }
+    for (int o = 0; o < HW_MEMOP_COUNT; o++) {
+        char fwd[40];
+        snprintf(fwd, sizeof fwd, "%s_fwd", hw_memop_names[o]);
+        if ((o < HW_MEMOP_REQUIRED || conf_has(&g, fwd)) &&
+            read_memop(&hw->memop[o], hw_memop_names[o], &g, err))
+            return TPL_ECONFIG;
+    }
     hw->has_memops = true;
+    return 0;
+}
+
+/* The optional attention group: FlashAttention-2's fit, every field of
+ * both directions (struct hw_flash_fit). */
+static int read_flash(struct hw_system *hw, const struct conf *c,
+                      struct tpl_err *err)
+{
+    struct conf_group g;
+    struct hw_flash_fit *f = &hw->flash;
+    if (!config_lookup(&c->cfg, "attention"))
+        return 0;
+    if (group(c, "attention", flash_fields, &g, err))
+        return TPL_ECONFIG;
+    for (int d = 0; d < 2; d++) {
+        char key[4][24];
+        const char *dir = d ? "bwd" : "fwd";
+        snprintf(key[0], sizeof key[0], "softmax_ps_%s", dir);
+        snprintf(key[1], sizeof key[1], "log_head_dim_%s", dir);
+        snprintf(key[2], sizeof key[2], "uneven_%s", dir);
+        snprintf(key[3], sizeof key[3], "floor_us_%s", dir);
+        if (conf_num(&g, key[0], 0, false, 1e6, &f->softmax_s[d], err) ||
+            conf_num(&g, key[1], -2, false, 2, &f->log_d[d], err) ||
+            conf_num(&g, key[2], 0, false, 10, &f->uneven[d], err) ||
+            conf_num(&g, key[3], 0, false, 1e6, &f->floor_s[d], err))
+            return TPL_ECONFIG;
+        f->softmax_s[d] *= 1e-12;
+        f->floor_s[d] *= US;
+    }
+    hw->has_flash = true;
     return 0;
 }
 
@@ -361,7 +425,7 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
         read_reliability(hw, c, err) || read_power(hw, c, err) ||
-        read_memops(hw, c, err))
+        read_memops(hw, c, err) || read_flash(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

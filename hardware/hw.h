@@ -13,14 +13,36 @@
 
 /* Memory-bound operators with a fitted model of their own (optional group
  * memory_ops of a system file): time = floor + bytes / (eff x hbm_tbps),
- * forward and backward, bytes as predictor/kernel.h counts them. */
-enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM, HW_MEMOP_COUNT };
+ * forward and backward, bytes as predictor/kernel.h counts them. The first
+ * three are required in the group; the others (the rest of the kernel
+ * samples: eager RMSNorm and rotary, softmax, Megatron's fused masked
+ * softmax, masked fill, embedding, cross-entropy, optimizer step) each
+ * optional, an operator without a fit borrowing the generic model. */
+enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM,
+                HW_MEMOP_RMSNORM, HW_MEMOP_ROPE, HW_MEMOP_SOFTMAX,
+                HW_MEMOP_MASKED_SOFTMAX, HW_MEMOP_FILLMASK, HW_MEMOP_EMBED,
+                HW_MEMOP_XENT, HW_MEMOP_OPTIM, HW_MEMOP_COUNT };
+#define HW_MEMOP_REQUIRED 3     /* gelu, res_add, layernorm */
 
 struct hw_memop_fit {
+    bool fitted;                /* given in the file (always for the first 3) */
     double eff[2];              /* achieved share of hbm_tbps, fwd and bwd */
     double floor_s[2];          /* fixed cost per kernel call, fwd and bwd */
-    double log_row[2];          /* norms: the bandwidth term grows by
-                                 * 1 + log_row x ln(row / 4096) (0: flat) */
+    double log_row[2];          /* the bandwidth term grows by 1 + log_row x
+                                 * ln(size), size the operator's row or
+                                 * traffic over its reference (0: flat) */
+};
+
+/* FlashAttention-2 fitted on its samples (optional group attention of a
+ * system file; predictor/flash.c pred_flash_s): per direction the
+ * non-matmul time per score element, the head-dim slope of the matmul
+ * time, the extra matmul share of a head dim that is no kernel template,
+ * and the fixed cost per call. */
+struct hw_flash_fit {
+    double softmax_s[2];        /* per score element, the whole GPU */
+    double log_d[2];            /* matmul time x (1 + log_d ln(d / 256)) */
+    double uneven[2];           /* matmul time x (1 + uneven), d not a template */
+    double floor_s[2];
 };
 
 struct hw_system {              /* a plain value: nothing to free */
@@ -51,8 +73,12 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
                                  * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
+    double eff_p2p_nvlink, eff_p2p_net;    /* point-to-point sends (optional:
+                                 * the collectives' nvlink / network) */
     bool has_memops;            /* memory_ops given: memop[] holds the fits */
     struct hw_memop_fit memop[HW_MEMOP_COUNT];
+    bool has_flash;             /* attention given: flash holds the fit */
+    struct hw_flash_fit flash;
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;

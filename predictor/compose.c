@@ -44,8 +44,11 @@ static void add_embedding(const struct pred_ctx *c, const struct plan *p,
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
     double back = p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
-    s->fwd_s += pred_mem_s(&c->k, 2.0 * act, 1) + comm;
-    s->bwd_s += pred_mem_s(&c->k, 2.0 * act + 4.0 * table, 2) + back;
+    /* the system's embedding fit where it has one (kernel.h
+     * pred_memop_size_s; calibrate fits it on the embedding samples) */
+    s->fwd_s += pred_memop_size_s(&c->k, HW_MEMOP_EMBED, 0, 2.0 * act, 1, 1) + comm;
+    s->bwd_s += pred_memop_size_s(&c->k, HW_MEMOP_EMBED, 1, 2.0 * act + 4.0 * table,
+                                  1, 2) + back;
     s->comm_s += comm + back;
 }
 
@@ -67,8 +70,8 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
     s->fwd_s += pred_norm_s(k, 4.0 * rows * h, 1) + gather +
               pred_gemm_s(k, &k->gemm, tok, vt, h, in) +
-              pred_mem_s(k, 10.0 * tok * vt, 3) + small;
-    s->bwd_s += pred_mem_s(k, 6.0 * tok * vt, 1) +
+              pred_memop_size_s(k, HW_MEMOP_XENT, 0, 10.0 * tok * vt, 1, 3) + small;
+    s->bwd_s += pred_memop_size_s(k, HW_MEMOP_XENT, 1, 6.0 * tok * vt, 1, 1) +
               pred_gemm_s(k, &k->gemm_bwd, tok, h, vt, in) +
               pred_gemm_s(k, &k->gemm_bwd, h, vt, tok, in) +
               pred_norm_s(k, 10.0 * rows * h, 2) + back;
@@ -289,7 +292,10 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
     double local = w.dense / (p->zero ? (double)pred_shard_degree(p) : 1.0);
     pred_expert_plan(p, &q);
     local += w.experts / (p->zero ? (double)pred_shard_degree(&q) : 1.0);
-    return pred_mem_s(&c->k, 34.0 * local, 8);
+    /* mixed-precision Adam: 34 B a parameter (fp32 master, m, v, gradient
+     * read; master, m, v written; the 16-bit copy written), at the
+     * system's optimizer-step fit where it has one (no preset does) */
+    return pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0, 34.0 * local, 1, 8);
 }
 
 /* ---- gradient accumulation outside the GEMM ---- */

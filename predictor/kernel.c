@@ -37,6 +37,8 @@ static void link_params(struct pred_kernels *k, const struct hw_system *hw)
     k->pair_bytes_per_s = hw->nvlink_pair_bytes_per_s * hw->eff_nvlink;
     k->intra_lat_s = hw->nvlink_latency_s;
     k->inter_bytes_per_s = hw->nic_bytes_per_s * hw->eff_net;
+    k->p2p_intra_scale = hw->eff_p2p_nvlink / hw->eff_nvlink;
+    k->p2p_inter_scale = hw->eff_p2p_net / hw->eff_net;
     k->inter_lat_s = hw->net_latency_s;
     k->coll_base_s = hw->collective_base_s;
     k->domain = hw->nvlink_domain;
@@ -55,7 +57,10 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
             k->memop_log_row[o][d] = hw->memop[o].log_row[d];
+            k->memop_fitted[o] = hw->memop[o].fitted;
         }
+    k->has_flash = hw->has_flash;
+    k->flash = hw->flash;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
     k->sms = hw->sms;
@@ -103,6 +108,17 @@ double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
 }
 
+double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                    double batch, double m, double n, double kk, double in_bytes)
+{
+    double tm = (double)k->tile_m, tn = (double)k->tile_n, sms = (double)k->sms;
+    double tiles = batch * ceil(m / tm) * ceil(n / tn);
+    double padded = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn;
+    double bytes = batch * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
+    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
+    return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+}
+
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
 {
     return bytes / k->mem_bytes_per_s + launches * k->launch_s;
@@ -113,24 +129,38 @@ double pred_norm_s(const struct pred_kernels *k, double bytes, double launches)
     return bytes / k->norm_bytes_per_s + launches * k->launch_s;
 }
 
+/* calls x floor + factor x bytes / achieved bandwidth, or the generic
+ * model when the operator has no fit. */
+static double memop_time(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches, double factor)
+{
+    if (!k->has_memops || !k->memop_fitted[op])
+        return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
+                                   : pred_mem_s(k, bytes, launches);
+    return calls * k->memop_floor_s[op][bwd] +
+           factor * bytes / k->memop_bytes_per_s[op][bwd];
+}
+
 double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                     double bytes, double calls, double launches)
 {
-    if (!k->has_memops)
-        return op == HW_MEMOP_NORM ? pred_norm_s(k, bytes, launches)
-                                   : pred_mem_s(k, bytes, launches);
-    return calls * k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd];
+    return memop_time(k, op, bwd, bytes, calls, launches, 1.0);
+}
+
+double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches)
+{
+    double f = 1.0;             /* no log for the generic model (hot loop) */
+    if (k->has_memops && k->memop_fitted[op] && k->memop_log_row[op][bwd] != 0)
+        f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(bytes / 1e8));
+    return memop_time(k, op, bwd, bytes, calls, launches, f);
 }
 
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row)
 {
-    double f;
-    if (!k->has_memops)
-        return pred_memop_s(k, op, bwd, bytes, calls, launches);
-    f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
-    return calls * k->memop_floor_s[op][bwd] +
-           f * bytes / k->memop_bytes_per_s[op][bwd];
+    double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
+    return memop_time(k, op, bwd, bytes, calls, launches, f);
 }
 
 /* ---- collectives ---- */
@@ -173,6 +203,6 @@ double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
 
 double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter)
 {
-    return inter ? k->inter_lat_s + bytes / k->inter_bytes_per_s
-                 : k->intra_lat_s + bytes / k->pair_bytes_per_s;
+    return inter ? k->inter_lat_s + bytes / (k->inter_bytes_per_s * k->p2p_inter_scale)
+                 : k->intra_lat_s + bytes / (k->pair_bytes_per_s * k->p2p_intra_scale);
 }

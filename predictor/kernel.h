@@ -30,10 +30,15 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
     double memop_log_row[HW_MEMOP_COUNT][2];
+    bool memop_fitted[HW_MEMOP_COUNT];
+    bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
+    struct hw_flash_fit flash;
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
     double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
+    double p2p_intra_scale, p2p_inter_scale;    /* a send's share of the pair
+                                 * and NIC rates over the collectives' (1: same) */
     double inter_bytes_per_s, inter_lat_s;
     double coll_base_s;
     int64_t domain;             /* GPUs per NVLink domain */
@@ -57,6 +62,12 @@ double pred_sat_eff(const struct pred_kparams *p, double flops);
  * GEMM class p (k->gemm forward, k->gemm_bwd for gradients). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
+/* 'batch' independent GEMMs of that shape in one kernel (cuBLAS strided
+ * batched: baddbmm, bmm): the tiles of every GEMM share the waves, so
+ * quantisation counts batch x tiles against the SMs. Also the grouped
+ * GEMM's form: experts as the batch. */
+double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                    double batch, double m, double n, double kk, double in_bytes);
 /* A compute kernel of 'flops' moving 'bytes', under class p. */
 double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
                       double flops, double bytes);
@@ -74,12 +85,42 @@ double pred_norm_s(const struct pred_kernels *k, double bytes, double launches);
  * Calculation"). Without a fit: pred_norm_s / pred_mem_s with 'launches'. */
 double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                     double bytes, double calls, double launches);
+/* The same with the bandwidth term times max(0.1, 1 + log_row x
+ * ln(bytes / 100 MB)): achieved bandwidth that changes with the traffic
+ * (the eager operators' small tensors sit in L2, large ones stream; the
+ * correction in log size the issue's "cache-resident regime" asks for,
+ * fitted, 0 without a fit; 100 MB the middle of the sampled traffic). An
+ * operator without a fit of its own: pred_mem_s with 'launches'. */
+double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double calls, double launches);
 /* The same over rows of 'row' elements: the bandwidth term times
  * max(0.1, 1 + log_row x ln(row / 4096)), a correction in log row length
  * (the norms' per-row reductions deepen with the row; fitted, 0 without a
  * fit; 4096 the middle of the sampled hidden sizes). */
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row);
+
+/* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
+ * heads, lq queries against lk keys of head dim d, causal or not. */
+struct pred_flash_shape {
+    double b, heads, lq, lk, d;
+    bool causal;
+    double share;               /* of the (causal) work done: sliding windows;
+                                 * 0 or 1: all of it */
+    double io_bytes;            /* q, k, v, o: the roofline's memory side
+                                 * when the system has no flash fit */
+};
+/* Forward (bwd 0) or backward (bwd 1) time. With the system's fit: block
+ * tiling on the real SM count (128-row blocks of queries forward, of keys
+ * backward, one block per SM at a time, whole waves), the head dim padded
+ * to the kernel's template (multiples of 32), the matmul FLOPs (4 lq lk d
+ * forward, 2.5x backward; half the blocks and the diagonal when causal) at
+ * the attention efficiency, plus the non-matmul work per score element
+ * (softmax exponentials: FlashAttention-3, Shah et al. 2024, sec. 3.1);
+ * FlashAttention-2 (Dao 2023) sec. 3 for the FLOPs and the tiling.
+ * Without a fit: the roofline of pred_compute_s. */
+double pred_flash_s(const struct pred_kernels *k, int bwd,
+                    const struct pred_flash_shape *sh);
 
 /* ---- collectives (NCCL conventions: S is the whole buffer in bytes) ---- */
 
@@ -96,7 +137,10 @@ enum pred_coll { PRED_COLL_ALLREDUCE, PRED_COLL_ALLGATHER,
  * domains moves S/k per GPU on every GPU's own NIC. */
 double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
                    int64_t n, int64_t per_domain);
-/* One point-to-point send of 'bytes' inside a domain or across. */
+/* One point-to-point send of 'bytes' inside a domain or across: per-hop
+ * latency plus the bytes at the send's own achieved share of the pair or
+ * NIC rate (efficiency.p2p_nvlink / p2p_network, fitted on the p2p
+ * samples; the collectives' shares without them). */
 double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter);
 
 #endif /* PRED_KERNEL_H */

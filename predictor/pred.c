@@ -227,16 +227,20 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
     const struct model *m = &c->model;
     double b = (double)p->mbs, s = (double)c->job.seq / p->cp;  /* a step */
     /* flash kernels are built for head dims in steps of 32 (FlashAttention-2
-     * supports 32 ... 256): a head of 80 runs as 96 */
+     * supports 32 ... 256): a head of 80 runs as 96 (kernel.h pred_flash_s) */
     double at = (double)m->heads / p->tp, dqk, dv, d;
     double kvh = m->mla.kv_lora_rank > 0 ? at : (double)m->kv_heads / p->tp;
-    double tok = b * s, flops, io;
+    double tok = b * s;
+    struct pred_flash_shape sh;
     head_widths(m, &dqk, &dv);
     d = (ceil(dqk / 32.0) * 32.0 + ceil(dv / 32.0) * 32.0) / 2.0;
-    flops = 2.0 * b * s * s * at * d * attn_share(m, (double)c->job.seq);
-    io = 2.0 * tok * (2.0 * at * d + kvh * (dqk + dv));    /* q, o; k, v */
-    *fwd = pred_compute_s(&c->k, &c->k.attn, flops, io);
-    *bwd = pred_compute_s(&c->k, &c->k.attn_bwd, 2.5 * flops, 2.0 * io);
+    sh = (struct pred_flash_shape){
+        .b = b, .heads = at, .lq = s, .lk = s, .d = (dqk + dv) / 2.0,
+        .causal = true, .share = attn_share(m, (double)c->job.seq),
+        .io_bytes = 2.0 * tok * (2.0 * at * d + kvh * (dqk + dv)),  /* q, o; k, v */
+    };
+    *fwd = pred_flash_s(&c->k, 0, &sh);
+    *bwd = pred_flash_s(&c->k, 1, &sh);
 }
 
 /* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked softmax (and
@@ -253,10 +257,14 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
     double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
     bmm.peak_flops = c->k.attn.peak_flops;
+    /* the softmax at the system's fit of Megatron's fused masked softmax
+     * (ScaledUpperTriangMaskedSoftmax samples) where it has one */
     *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_mem_s(&c->k, sm_f, m->dropout ? 2 : 1);
+           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, 1,
+                             m->dropout ? 2 : 1);
     *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_mem_s(&c->k, sm_b, m->dropout ? 2 : 1);
+           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 1, sm_b, 1,
+                             m->dropout ? 2 : 1);
 }
 
 static void attn_time(const struct pred_ctx *c, const struct plan *p,

@@ -127,7 +127,7 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
     expect calibrate-report-json 'exit=0' 'stdout~"mape_extrap_pct"' \
         'stdout~"operator": "layernorm"' 'stdout~"efficiency.gemm_bwd"' \
         'stdout~"mape_extrap_seq_pct"' 'stdout~"not_fitted"' \
-        'stdout~"file": "operator/NVIDIAA100-SXM4-80GB_RoPE_fp16.csv"'
+        'stdout~"file": "operator/NVIDIAA100-SXM4-80GB_optimizer_fp16.csv"'
     run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
         --system perlmutter-a100 -o /dev/null --report - --format csv
     expect calibrate-report-csv 'exit=0' \

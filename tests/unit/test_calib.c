@@ -42,7 +42,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
 {
     char path[512];
     struct pred_kernels k;
-    FILE *g, *r, *n, *f, *lin[4];
+    FILE *g, *r, *n, *f, *lin[4], *sm;
     static const char *const names[4] = { "linear1", "linear2", "linear3", "linear4" };
     pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
     snprintf(path, sizeof path, "%s/operator", dir);
@@ -55,12 +55,21 @@ static void synthesize(const char *dir, const struct hw_system *hw)
     f = open_csv(dir, "flash_atten", "mp,b,h,l,dim,F_dur(us),B_dur(us)");
     for (int i = 0; i < 4; i++)
         lin[i] = open_csv(dir, names[i], "mp,b,l,dim,F_dur(us),B_dur(us)");
+    sm = open_csv(dir, "ScaledUpperTriangMaskedSoftmax", "mp,b,h,l,F_dur(us),B_dur(us)");
+    for (double b = 1; b <= 8; b *= 2)      /* b h l^2 scores, 2 B each */
+        for (double h = 4; h <= 64; h *= 2)
+            for (double l = 512; l <= 4096; l *= 2)
+                fprintf(sm, "1,%g,%g,%g,%.3f,%.3f\n", b, h, l,
+                        1e6 * noisy(pred_memop_size_s(&k, HW_MEMOP_MASKED_SOFTMAX, 0,
+                                                      4 * b * h * l * l, 1, 1)),
+                        1e6 * noisy(pred_memop_size_s(&k, HW_MEMOP_MASKED_SOFTMAX, 1,
+                                                      6 * b * h * l * l, 1, 1)));
+    fclose(sm);
     for (double mp = 1; mp <= 4; mp *= 2)
         for (double b = 1; b <= 4; b *= 2)
             for (double l = 1024; l <= 4096; l *= 2)
                 for (double d = 2048; d <= 8192; d *= 2) {
-                    double tok = b * l, e = tok * 4 * d / mp, h = d / 128;
-                    double fl = 4 * b * (h / mp) * l * l * 128, io = 2 * tok * 4 * d / mp;
+                    double tok = b * l, e = tok * 4 * d / mp;
                     double N[4] = { 3 * d / mp, d, 4 * d / mp, d };
                     double K[4] = { d, d / mp, d, 4 * d / mp };
                     fprintf(g, "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
@@ -76,9 +85,14 @@ static void synthesize(const char *dir, const struct hw_system *hw)
                                                              4 * tok * d, 1, 1, d)),
                                 1e6 * noisy(pred_memop_row_s(&k, HW_MEMOP_NORM, 1,
                                                              10 * tok * d, 1, 2, d)));
-                    fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
-                            1e6 * noisy(pred_compute_s(&k, &k.attn, fl, io)),
-                            1e6 * noisy(pred_compute_s(&k, &k.attn_bwd, 2.5 * fl, 2 * io)));
+                    for (int i = 0; i < 6; i++) {   /* templates and not */
+                        static const double hd[6] = { 32, 64, 80, 128, 160, 256 };
+                        struct pred_flash_shape sh = { .b = b, .heads = d / hd[i] / mp,
+                                                       .lq = l, .lk = l, .d = hd[i] };
+                        fprintf(f, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, d / hd[i], l, d,
+                                1e6 * noisy(pred_flash_s(&k, 0, &sh)),
+                                1e6 * noisy(pred_flash_s(&k, 1, &sh)));
+                    }
                     for (int i = 0; i < 4; i++)
                         fprintf(lin[i], "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
                                 1e6 * noisy(pred_gemm_s(&k, &k.gemm, tok, N[i], K[i], 2)),
@@ -106,8 +120,13 @@ Test(calib, recovers_known_parameters)
     truth.eff_gemm = 0.75;
     truth.gemm_half_flop = 2e9;
     truth.eff_gemm_bwd = 0.85;
-    truth.eff_attn = 0.45;
-    truth.eff_attn_bwd = 0.38;
+    truth.eff_attn = 0.6;
+    truth.eff_attn_bwd = 0.45;
+    truth.has_flash = true;
+    truth.flash = (struct hw_flash_fit){ .softmax_s = { 0.8e-12, 2.5e-12 },
+        .log_d = { 0.4, 0.45 }, .uneven = { 0.25, 0.12 },
+        .floor_s = { 15e-6, 80e-6 } };
+    base.has_flash = false;         /* the fit starts from its own defaults */
     tpl_rng_seed(&rng, 11, 4);
     cr_assert_not_null(mkdtemp(dir));
     synthesize(dir, &truth);
@@ -120,6 +139,12 @@ Test(calib, recovers_known_parameters)
     assert_rel(fit.eff_gemm_bwd, truth.eff_gemm_bwd, 0.02);
     assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
     assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
+    for (int d = 0; d < 2; d++) {   /* FlashAttention-2's fit (flash.c) */
+        assert_rel(fit.flash.softmax_s[d], truth.flash.softmax_s[d], 0.05);
+        assert_rel(fit.flash.log_d[d], truth.flash.log_d[d], 0.05);
+        assert_rel(fit.flash.uneven[d], truth.flash.uneven[d], 0.05);
+        assert_rel(fit.flash.floor_s[d], truth.flash.floor_s[d], 0.25);
+    }
     cr_assert_gt(rep.n_rows, 8);
     for (int i = 0; i < rep.n_rows; i++) {   /* 1 % noise: errors near 1 % */
         const struct cal_row *r = &rep.rows[i];
@@ -128,7 +153,8 @@ Test(calib, recovers_known_parameters)
         /* the extrapolation hold-outs too: the model is the truth's */
         cr_assert_lt(r->mape_extrap_seq, 3.0, "%s %s seq", r->op, r->dir);
         cr_assert_lt(r->mape_extrap_mp, 3.0, "%s %s mp", r->op, r->dir);
-        if (!strcmp(r->op, "res_add") || !strcmp(r->op, "layernorm"))
+        if (!strcmp(r->op, "res_add") || !strcmp(r->op, "layernorm") ||
+            !strcmp(r->op, "masked softmax"))
             /* sampled without mp (one): no hold-out */
             cr_assert_eq(r->mape_extrap_mp, -1);
         else if (strcmp(r->dir, "-"))
@@ -150,9 +176,12 @@ Test(calib, recovers_memory_bound_fits)
                                                    { 0.5, 0.4 } };
     static const double floor_us[HW_MEMOP_COUNT][2] = { { 3, 4 }, { 2, 2 },
                                                         { 10, 18 } };
+    struct hw_memop_fit *ms = &truth.memop[HW_MEMOP_MASKED_SOFTMAX];
+    *ms = (struct hw_memop_fit){ .fitted = true, .eff = { 0.7, 0.65 },
+        .floor_s = { 8e-6, 8e-6 }, .log_row = { 0.05, -0.05 } };
     base.has_memops = false;            /* a base without fits of its own */
     truth.memop[HW_MEMOP_NORM].log_row[1] = 0.15;
-    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+    for (int o = 0; o < HW_MEMOP_REQUIRED; o++)
         for (int d = 0; d < 2; d++) {
             truth.memop[o].eff[d] = eff[o][d];
             truth.memop[o].floor_s[d] = floor_us[o][d] * 1e-6;
@@ -162,7 +191,7 @@ Test(calib, recovers_memory_bound_fits)
     synthesize(dir, &truth);
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     cr_assert(fit.has_memops);
-    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+    for (int o = 0; o < HW_MEMOP_REQUIRED; o++)
         for (int d = 0; d < 2; d++) {
             if (o == HW_MEMOP_RESADD && d)
                 continue;               /* no backward samples */
@@ -170,6 +199,15 @@ Test(calib, recovers_memory_bound_fits)
             assert_rel(fit.memop[o].floor_s[d], floor_us[o][d] * 1e-6, 0.15);
         }
     cr_assert_float_eq(fit.memop[HW_MEMOP_NORM].log_row[1], 0.15, 0.02);
+    /* Megatron's fused masked softmax: efficiency, floor and the size
+     * correction in ln(bytes / 100 MB) */
+    for (int d = 0; d < 2; d++) {
+        const struct hw_memop_fit *m = &fit.memop[HW_MEMOP_MASKED_SOFTMAX];
+        cr_assert(m->fitted);
+        assert_rel(m->eff[d], 0.7 - 0.05 * d, 0.02);
+        assert_rel(m->floor_s[d], 8e-6, 0.15);
+        cr_assert_float_eq(m->log_row[d], 0.05 - 0.1 * d, 0.01);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
@@ -239,9 +277,14 @@ Test(calib, written_system_has_every_reported_value)
     cr_assert_eq(hw_system_load(&back, path, NULL, 0, &err), 0, "%s", err.msg);
     config_init(&cfg);
     cr_assert(config_read_file(&cfg, path));
-    for (int f = 0; f < CAL_FIELD_COUNT; f++) {
+    for (int f = 0, n = 0; f < CAL_FIELD_COUNT; f++) {
         double v = -1;
-        cr_assert(rep.params[f].fitted, "%s not fitted", cal_fields[f].path);
+        if (!rep.params[f].fitted) {    /* a size correction not fitted */
+            cr_assert(strstr(cal_fields[f].path, "_log_row"), "%s not fitted",
+                      cal_fields[f].path);
+            continue;
+        }
+        cr_assert_leq(++n, CAL_FIELD_COUNT);
         cr_assert(config_lookup_float(&cfg, cal_fields[f].path, &v), "%s not written",
                   cal_fields[f].path);
         assert_rel(v, rep.params[f].value, 1e-9);
@@ -275,4 +318,43 @@ Test(calib, nccl_file_without_shape_is_refused)
               "%s", err.msg);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     cr_assert_eq(system(path), 0);
+}
+
+/* Point-to-point sends (nccl/<GPU>_p2p_fp16_<nodes>_<gpus>.csv): each
+ * tier's own share of the link rate, recovered from sends timed with the
+ * predictor's model (pred_p2p_s) at 1 % noise. */
+Test(calib, recovers_p2p_shares)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[512], cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    struct pred_kernels k;
+    truth.eff_p2p_nvlink = 0.8;
+    truth.eff_p2p_net = 0.6;
+    pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
+    tpl_rng_seed(&rng, 11, 7);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+    snprintf(path, sizeof path, "%s/nccl", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    for (int inter = 0; inter < 2; inter++) {
+        FILE *fp;
+        snprintf(path, sizeof path, "%s/nccl/SYNTH_p2p_fp16_%d_%d.csv", dir,
+                 inter ? 2 : 1, inter ? 1 : 2);
+        cr_assert_not_null((fp = fopen(path, "w")));
+        fprintf(fp, "shape,nodes,GPUsPerNode,dur(us)\n");
+        for (double e = 1 << 20; e <= 1 << 27; e *= 2)
+            fprintf(fp, "%g,%d,%d,%.3f\n", e, inter ? 2 : 1, inter ? 1 : 2,
+                    1e6 * noisy(pred_p2p_s(&k, 2 * e, inter)));
+        fclose(fp);
+    }
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    assert_rel(fit.eff_p2p_nvlink, 0.8, 0.02);
+    assert_rel(fit.eff_p2p_net, 0.6, 0.02);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }

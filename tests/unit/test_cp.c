@@ -24,6 +24,7 @@ static void setup(struct pred_ctx *c, int64_t seq)
     struct hw_system h = load_system("dgx-h100");
     struct job j = make_job(seq, 8);
     pred_ctx_init(c, &m, &h, &j, false);
+    c->k.has_flash = false;     /* the roofline attention (test_flash.c) */
 }
 
 static struct pred_layer layer(const struct pred_ctx *c, int tp, int cp,

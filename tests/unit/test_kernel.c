@@ -142,6 +142,7 @@ static struct pred_kernels round_kernels(void)
     k.intra_lat_s = 2e-6;
     k.inter_bytes_per_s = 5e10;
     k.inter_lat_s = 5e-6;
+    k.p2p_intra_scale = k.p2p_inter_scale = 1;
     return k;
 }
 
@@ -182,6 +183,9 @@ Test(kernel, p2p_latency_and_bandwidth_by_tier)
     struct pred_kernels k = round_kernels();
     assert_rel(pred_p2p_s(&k, 1e6, 0), 2e-6 + 10e-6, 1e-12);
     assert_rel(pred_p2p_s(&k, 1e6, 1), 5e-6 + 20e-6, 1e-12);
+    /* a send's own share (efficiency.p2p_*): 0.9 of the pair's 1e11 */
+    k.p2p_intra_scale = 0.9;
+    assert_rel(pred_p2p_s(&k, 1e6, 0), 2e-6 + 1e6 / 0.9e11, 1e-12);
 }
 
 /* FP8 GEMMs run at the FP8 peak times the 16-bit efficiencies scaled by
