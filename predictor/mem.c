@@ -248,7 +248,9 @@ double pred_stage_params(const struct model *m, const struct plan *p,
     double norm = m->norm == MODEL_NORM_LAYERNORM ? 2.0 * h : h;
     double n = stage_rank_layers(s, rank), params;
     double moe = pred_stage_moe_layers(m, s, rank);     /* 0 when dense */
-    params = pred_layer_params(m, p) * (n - moe) + moe_layer_params(m, p) * moe;
+    params = pred_layer_params(m, p) * (n - moe);
+    if (moe > 0)                /* a dense model skips the MoE counts */
+        params += moe_layer_params(m, p) * moe;
     if (rank == p->pp - 1 && model_is_moe(m))
         params += mtp_params(m, p);
     double table = (double)m->vocab * h / t;    /* vocab-parallel */
