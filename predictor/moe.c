@@ -46,6 +46,35 @@
  * S (n - 1) / n over NVLink; across nodes the off-node share (n - g) / n
  * grows with n: 2 nodes of 8 send half of S over the NIC, 8 nodes 7/8.
  *
+ * The flex dispatcher (job.moe_dispatch JOB_MOE_FLEX: Megatron's
+ * MoEFlexTokenDispatcher on DeepEP or HybridEP, github.com/deepseek-ai/
+ * DeepEP README "normal kernels": NVLink and RDMA forwarding) sends a
+ * token once to each node that holds one of its experts, to the GPU of
+ * the same local index there, which forwards it over NVLink to each GPU
+ * that holds one (DeepSeek-V3, arXiv:2412.19437 sec. 3.2.2: "tokens are
+ * first transmitted via IB to the GPUs with the same in-node index on
+ * their target nodes ... instantaneously forwarded via NVLink"); the
+ * combine runs the same way back, summing inside the node first. So a
+ * GPU's T_l tokens cost T_l h x D_node over the NIC, D_node the remote
+ * nodes a token reaches, and T_l h x D_gpu (g - 1) / g over NVLink, D_gpu
+ * the GPUs it reaches, against k T_l h split (g - 1) / n and (n - g) / n
+ * for the all-to-all: fewer copies whenever a token's experts share a GPU
+ * or a node. Its experts are k of E laid out in order, E / units on each
+ * unit (GPU or node); with group-limited routing (--moe-router-num-groups
+ * G, --moe-router-group-topk M; DeepSeek-V3 n_group 8, topk_group 4) a
+ * token picks M of the G groups of E / G experts, then k experts among
+ * those M E / G (megatron/core/transformer/moe/moe_utils.py
+ * group_limited_topk), each pick equally likely (the balanced-routing
+ * law below). A unit inside one group is reached with probability
+ * (M / G) (1 - C(M E/G - u, k) / C(M E/G, k)), u = E / units; a unit of
+ * q whole groups with 1 - sum_j P(j of its q groups chosen) C(M E/G - j
+ * E/G, k) / C(M E/G, k), P hypergeometric (pred_moe_hit_share). Without
+ * groups (G = M = 1) that is 1 - C(E - u, k) / C(E, k): Mixtral on 8 GPUs
+ * (one expert each, top 2) reaches 2 GPUs, as the all-to-all; DeepSeek-V3
+ * on 64 GPUs of 8 nodes, a group per node, reaches at most 4 nodes,
+ * 3.63 on average, 3.18 of them remote, against 7 NIC copies of the
+ * all-to-all.
+ *
  * Load imbalance: under balanced routing a GPU's load is a sum of
  * Bernoulli draws (each of the ep T_e token copies of its group lands on
  * it with probability 1 / ep), mean T_e, standard deviation
@@ -67,24 +96,64 @@
 /* Memory's imbalance, in standard deviations (header). */
 #define MOE_MEM_Z 6.0
 
-double pred_a2a_s(const struct pred_kernels *k, double bytes, int64_t n,
-                  int64_t per_domain)
+/* Volumes over NVLink and over the NIC sent at once: the larger sets the
+ * time (header). */
+static double a2a_split_s(const struct pred_kernels *k, double intra_bytes,
+                          double inter_bytes, double g)
 {
-    double g, intra = 0, inter = 0, t;
-    if (n <= 1 || bytes <= 0)
-        return 0;
-    g = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
-    t = k->coll_base_s;
-    if (g > 1) {
-        intra = bytes * (g - 1) / (double)n /
+    double t = k->coll_base_s, intra = 0, inter = 0;
+    if (intra_bytes > 0 && g > 1) {
+        intra = intra_bytes /
                 fmin(k->intra_bytes_per_s, k->pair_bytes_per_s * (g - 1));
         t += k->intra_lat_s;
     }
-    if ((double)n > g) {
-        inter = bytes * ((double)n - g) / (double)n / k->inter_bytes_per_s;
+    if (inter_bytes > 0) {
+        inter = inter_bytes / k->inter_bytes_per_s;
         t += k->inter_lat_s;
     }
     return t + fmax(intra, inter);
+}
+
+double pred_a2a_s(const struct pred_kernels *k, double bytes, int64_t n,
+                  int64_t per_domain)
+{
+    double g;
+    if (n <= 1 || bytes <= 0)
+        return 0;
+    g = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
+    return a2a_split_s(k, bytes * (g - 1) / (double)n,
+                       bytes * ((double)n - g) / (double)n, g);
+}
+
+/* prod_{i<k} (n - u - i) / (n - i): no pick of k among n lands in u. */
+static double miss_all(double n, double u, double k)
+{
+    double q = 1.0;
+    for (double i = 0; i < k && q > 0; i++)
+        q *= n - u - i > 0 ? (n - u - i) / (n - i) : 0.0;
+    return q;
+}
+
+static double choose(double n, double r)
+{
+    return r < 0 || r > n ? 0.0
+           : exp(lgamma(n + 1) - lgamma(r + 1) - lgamma(n - r + 1));
+}
+
+double pred_moe_hit_share(const struct model_moe *e, double units)
+{
+    double E = (double)e->experts, G = (double)e->groups;
+    double M = (double)e->group_topk, k = (double)e->topk;
+    double s = E / G, n = M * s, u = E / units, q, miss = 0;
+    if (units <= 1)
+        return 1.0;
+    if (u <= s)                 /* inside one group: chosen, then picked */
+        return M / G * (1.0 - miss_all(n, u, k));
+    q = round(u / s);           /* q whole groups: j of them chosen */
+    for (double j = 0; j <= q && j <= M; j++)
+        miss += choose(q, j) * choose(G - q, M - j) / choose(G, M) *
+                miss_all(n, j * s, k);
+    return 1.0 - miss;
 }
 
 int64_t pred_ep_per_domain(const struct pred_ctx *c, const struct plan *p)
@@ -160,15 +229,35 @@ static void router_time(const struct pred_ctx *c, const struct plan *p,
                                pred_mem_s(k, scores, 1);
 }
 
-/* Dispatch and combine: the all-to-all of k T_l h 16-bit elements, the
+/* The flex dispatcher's all-to-all (header): a token goes once to each
+ * node its experts are on, the others' over the NIC, and on to each GPU
+ * they are on over NVLink. */
+static double flex_a2a_s(const struct pred_ctx *c, const struct plan *p,
+                         double token_bytes)
+{
+    const struct model_moe *e = &c->model.moe;
+    double g = (double)pred_ep_per_domain(c, p), ep = (double)p->ep;
+    double nodes = ceil(ep / g);
+    double ranks = ep * pred_moe_hit_share(e, ep);
+    double remote = nodes * pred_moe_hit_share(e, nodes) * (nodes - 1) / nodes;
+    if (p->ep <= 1)
+        return 0;
+    return a2a_split_s(&c->k, token_bytes * ranks * (g - 1) / g,
+                       token_bytes * remote, g);
+}
+
+/* Dispatch and combine: the all-to-all of the routed 16-bit tokens (k
+ * copies of each, or one per GPU and node with the flex dispatcher), the
  * busiest GPU's share stretched by the imbalance, and with etp > 1 the
  * all-gather (reduce-scatter) of the received tokens over etp. */
 static void dispatch_time(const struct pred_ctx *c, const struct plan *p,
                           double tl, double imb, struct pred_layer *o)
 {
     double h = (double)c->model.hidden, kk = (double)c->model.moe.topk;
-    double a2a = pred_a2a_s(&c->k, 2.0 * kk * tl * h * imb, p->ep,
-                            pred_ep_per_domain(c, p));
+    double a2a = c->job.moe_dispatch == JOB_MOE_FLEX
+                 ? flex_a2a_s(c, p, 2.0 * tl * h * imb)
+                 : pred_a2a_s(&c->k, 2.0 * kk * tl * h * imb, p->ep,
+                              pred_ep_per_domain(c, p));
     double te = pred_moe_expert_tokens(c, p) * imb;
     int64_t in = p->etp < c->k.domain ? p->etp : c->k.domain;
     double ag = 0, rs = 0;

@@ -289,6 +289,11 @@ void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
  * NVLink domain (moe.c header). */
 double pred_a2a_s(const struct pred_kernels *k, double bytes, int64_t n,
                   int64_t per_domain);
+/* The chance that a token's top-k experts include one of the E / units
+ * experts of one unit (a GPU of ep, a node), the experts laid out in
+ * order, the router limited to group_topk of its groups (moe.c header);
+ * units times it is the units a token reaches. */
+double pred_moe_hit_share(const struct model_moe *e, double units);
 /* GPUs of one ep group in an NVLink domain (etp innermost, then ep). */
 int64_t pred_ep_per_domain(const struct pred_ctx *c, const struct plan *p);
 /* Routed token copies one GPU's experts receive per layer and micro-batch,

@@ -128,8 +128,10 @@ static_assert(MODEL_BALANCE_COUNT == 4 && MODEL_ROUTER_COUNT == 2,
               "update balance_names; router names are Megatron's choices");
 
 /* The routed and shared experts and the router. Grouped GEMM and the
- * all-to-all dispatcher are what the predictor times (the stack's
- * moe_dispatcher); routing in fp32 is what Megatron's recipes do
+ * stack's moe_dispatcher are what the predictor times (flex: DeepEP, the
+ * MoE recipes' backend, examples/moe_recipes/ yaml files; Megatron-Core
+ * transformer_config.py moe_flex_dispatcher_backend); the router's groups
+ * are --moe-router-num-groups / --moe-router-group-topk; routing in fp32 is what Megatron's recipes do
  * (examples/gptoss/02_train.sh, the DeepSeek-V3 bridge) and what
  * TransformerConfig warns about without (>= 32 experts). A capacity factor
  * drops the tokens beyond it, unpadded (Megatron's default
@@ -148,9 +150,15 @@ static void megatron_moe(FILE *fp, const struct pred_ctx *c)
             model_router_name(e->router), balance_names[e->balance]);
     if (e->balance == MODEL_BALANCE_AUX_FREE)
         fputs("--moe-router-enable-expert-bias \\\n", fp);
+    if (e->groups > 1)
+        fprintf(fp, "--moe-router-num-groups %lld \\\n"
+                "--moe-router-group-topk %lld \\\n", (long long)e->groups,
+                (long long)e->group_topk);
     fprintf(fp, "--moe-router-dtype fp32 \\\n--moe-grouped-gemm \\\n"
             "--moe-token-dispatcher-type %s \\\n",
             stack_moe_dispatch_name(c->job.moe_dispatch));
+    if (c->job.moe_dispatch == JOB_MOE_FLEX)
+        fputs("--moe-flex-dispatcher-backend deepep \\\n", fp);
     if (e->capacity_factor > 0)
         fprintf(fp, "--moe-expert-capacity-factor %g \\\n", e->capacity_factor);
 }
@@ -220,6 +228,11 @@ static void nemo_moe(FILE *fp, const struct pred_ctx *c)
             balance_names[e->balance],
             e->balance == MODEL_BALANCE_AUX_FREE ? "true" : "false",
             stack_moe_dispatch_name(c->job.moe_dispatch));
+    if (c->job.moe_dispatch == JOB_MOE_FLEX)
+        fputs("  moe_flex_dispatcher_backend: deepep\n", fp);
+    if (e->groups > 1)
+        fprintf(fp, "  moe_router_num_groups: %lld\n  moe_router_group_topk: "
+                "%lld\n", (long long)e->groups, (long long)e->group_topk);
     if (e->capacity_factor > 0)
         fprintf(fp, "  moe_expert_capacity_factor: %g\n", e->capacity_factor);
 }
@@ -306,11 +319,8 @@ void res_moe_note(FILE *fp, enum res_framework fw, const struct pred_ctx *c)
                 balance_names[e->balance]);
     if (e->router == MODEL_ROUTER_SIGMOID)
         fprintf(fp, "# not in the model file, so off: the routed scaling "
-                "factor (%s) and node-limited routing (%s, %s)\n",
-                mlm ? "--moe-router-topk-scaling-factor"
-                : "model.moe_router_topk_scaling_factor",
-                mlm ? "--moe-router-num-groups" : "moe_router_num_groups",
-                mlm ? "--moe-router-group-topk" : "moe_router_group_topk");
+                "factor (%s)\n", mlm ? "--moe-router-topk-scaling-factor"
+                : "model.moe_router_topk_scaling_factor");
 }
 
 /* Megatron-Core (and Megatron-Bridge, which runs it): a stack without

@@ -52,6 +52,9 @@ static int read_moe(struct model_moe *e, const struct conf_group *g,
                 err) ||
         mbr_int(g, "moe_layer_freq", 1, MODEL_MAX_LAYERS, 1, &e->layer_freq,
                 err) ||
+        mbr_int(g, "moe_groups", 1, 1 << 14, 1, &e->groups, err) ||
+        mbr_int(g, "moe_group_topk", 1, 1 << 14, e->groups, &e->group_topk,
+                err) ||
         (conf_has(g, "moe_router") && conf_enum(g, "moe_router", router_names,
                                                  MODEL_ROUTER_COUNT, &router, err)) ||
         (conf_has(g, "moe_balance") && conf_enum(g, "moe_balance", balance_names,
@@ -83,6 +86,14 @@ static const char *arch_fault(const struct model *m, const char **must)
     *must = NULL;
     if (e->experts > 0 && e->topk > e->experts)
         return *must = "at most 'experts'", "moe_topk";
+    if (e->experts > 0 && e->experts % e->groups)
+        return *must = "a divisor of 'experts' (equal expert groups)",
+               "moe_groups";
+    if (e->experts > 0 && e->group_topk > e->groups)
+        return *must = "at most 'moe_groups'", "moe_group_topk";
+    if (e->experts > 0 && e->topk > e->group_topk * (e->experts / e->groups))
+        return *must = "at most the experts of 'moe_group_topk' groups",
+               "moe_topk";
     if (e->experts > 0 && e->dense_first >= m->layers)
         return *must = "below 'layers' (an MoE model has an MoE layer)",
                "moe_dense_first";
@@ -109,7 +120,8 @@ static const char *stray_moe_field(const struct model *m,
 {
     static const char *const keys[] = { "moe_topk", "moe_ffn_hidden",
         "moe_shared_ffn_hidden", "moe_dense_first", "moe_layer_freq",
-        "moe_router", "moe_balance", "moe_capacity_factor", NULL };
+        "moe_router", "moe_balance", "moe_capacity_factor", "moe_groups",
+        "moe_group_topk", NULL };
     for (int i = 0; m->moe.experts == 0 && keys[i]; i++)
         if (conf_has(g, keys[i]))
             return keys[i];

@@ -33,10 +33,15 @@ enum job_zero3_gather { JOB_GATHER_UNIT, JOB_GATHER_PARAMETER,
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
- * parallelism), or an all-to-all over the ep group (Megatron-Core
- * --moe-token-dispatcher-type alltoall, megatron/core/transformer/moe/
- * token_dispatcher.py MoEAlltoAllTokenDispatcher). */
-enum job_moe_dispatch { JOB_MOE_NONE, JOB_MOE_ALLTOALL, JOB_MOE_COUNT };
+ * parallelism); an all-to-all over the ep group, a copy per routed expert
+ * (Megatron-Core --moe-token-dispatcher-type alltoall, megatron/core/
+ * transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher); or
+ * DeepEP / HybridEP kernels, a copy per destination GPU, once per node
+ * over the NIC and forwarded over NVLink inside it (--moe-token-
+ * dispatcher-type flex with --moe-flex-dispatcher-backend deepep or
+ * hybridep, token_dispatcher.py MoEFlexTokenDispatcher). */
+enum job_moe_dispatch { JOB_MOE_NONE, JOB_MOE_ALLTOALL, JOB_MOE_FLEX,
+                        JOB_MOE_COUNT };
 
 struct job {                    /* a plain value */
     int64_t seq;                /* tokens per sequence */

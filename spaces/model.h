@@ -30,6 +30,9 @@ struct model_moe {
     int64_t shared_ffn_hidden;  /* all shared experts together, 0 none */
     int64_t dense_first;        /* leading dense layers (first_k_dense) */
     int64_t layer_freq;         /* then every layer_freq-th layer is MoE */
+    int64_t groups;             /* expert groups of the router (1: none) */
+    int64_t group_topk;         /* groups a token may use (Megatron
+                                   --moe-router-group-topk; = groups: all) */
     enum model_router router;
     enum model_balance balance;
     double capacity_factor;     /* 0: dropless */

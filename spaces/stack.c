@@ -22,6 +22,7 @@ static const char *const cp_names[JOB_CP_COUNT] = {
 };
 static const char *const moe_names[JOB_MOE_COUNT] = {
     [JOB_MOE_NONE] = "none", [JOB_MOE_ALLTOALL] = "alltoall",
+    [JOB_MOE_FLEX] = "flex",
 };
 static const char *const fw_names[STACK_FW_COUNT] = {
     [STACK_FW_MEGATRON] = "megatron", [STACK_FW_NEMO] = "nemo",
@@ -44,7 +45,7 @@ static_assert(JOB_SELECTIVE_COUNT == 2 && JOB_GATHER_COUNT == 2,
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
-              JOB_RESHARD_COUNT == 3 && JOB_MOE_COUNT == 2,
+              JOB_RESHARD_COUNT == 3 && JOB_MOE_COUNT == 3,
               "update the stack's name tables");
 
 const char *stack_schedule_name(enum stack_schedule k) { return sched_names[k]; }

@@ -34,6 +34,79 @@ Test(moe, all_to_all_hand_counts)
     cr_assert_eq(pred_a2a_s(&c.k, 8e8, 1, 1), 0);
 }
 
+/* prod_{i<k} (n - u - i) / (n - i), written out */
+static double none_of(double n, double u, int k)
+{
+    double q = 1;
+    for (int i = 0; i < k; i++)
+        q *= (n - u - i) / (n - i);
+    return q;
+}
+
+/* The GPUs and nodes a token's experts reach (moe.c header). Mixtral's
+ * top 2 of 8 experts, one per GPU: 2 GPUs. DeepSeek-V3 (256 experts in 8
+ * groups of 32, 4 groups per token, top 8): a node of 8 holding one group
+ * is reached when its group is chosen (4 / 8) and one of the 8 picks among
+ * the 128 experts of the chosen groups is its; a node of 4 holding two
+ * groups by the hypergeometric count of its chosen groups (0, 1, 2 of 2
+ * with C(6,4), 2 C(6,3), C(6,2) of C(8,4) = 70). */
+Test(moe, routing_reach_by_hand)
+{
+    struct model mx = load_model("mixtral-8x7b"), ds = load_model("deepseek-v3");
+    double four;
+    assert_rel(8 * pred_moe_hit_share(&mx.moe, 8), 2.0, 1e-12);
+    cr_assert_eq(pred_moe_hit_share(&mx.moe, 1), 1.0);
+    cr_assert_eq(ds.moe.groups, 8);
+    cr_assert_eq(ds.moe.group_topk, 4);
+    assert_rel(pred_moe_hit_share(&ds.moe, 8),
+               0.5 * (1 - none_of(128, 32, 8)), 1e-12);
+    assert_rel(8 * pred_moe_hit_share(&ds.moe, 8), 3.6290109244257, 1e-9);
+    assert_rel(pred_moe_hit_share(&ds.moe, 64),
+               0.5 * (1 - none_of(128, 4, 8)), 1e-12);
+    four = 1 - (15.0 / 70 * none_of(128, 0, 8) + 40.0 / 70 * none_of(128, 32, 8) +
+                15.0 / 70 * none_of(128, 64, 8));
+    assert_rel(pred_moe_hit_share(&ds.moe, 4), four, 1e-12);
+    /* without the group limit: 1 - C(224, 8) / C(256, 8) per node */
+    ds.moe.groups = ds.moe.group_topk = 1;
+    assert_rel(pred_moe_hit_share(&ds.moe, 8), 1 - none_of(256, 32, 8), 1e-12);
+}
+
+/* The flex dispatcher against the all-to-all with round rates: DeepSeek-V3
+ * on ep 64 (8 nodes) sends each token to 3.18 remote nodes over the NIC,
+ * not 7 of its 8 copies; NVLink carries the forwards, 7/8 of the 7.36
+ * GPUs reached. Mixtral on 8 GPUs, one expert each, is the same either
+ * way. */
+Test(moe, flex_dispatch_by_hand)
+{
+    struct pred_ctx c = moe_ctx("deepseek-v3", 4096, 1024), x;
+    struct plan p = make_plan(1, 1, 64, 1);
+    struct pred_layer l, a;
+    double tok, nodes, gpus, imb;
+    p.ep = 64;
+    round_rates(&c);
+    c.job.moe_dispatch = JOB_MOE_FLEX;
+    pred_layer_time(&c, &p, &l);
+    imb = pred_moe_imbalance(&c, &p, sqrt(2 * log(64.0)));
+    tok = 2.0 * 4096 * 7168 * imb;
+    nodes = 8 * pred_moe_hit_share(&c.model.moe, 8) * 7 / 8;
+    gpus = 64 * pred_moe_hit_share(&c.model.moe, 64);
+    cr_assert_gt(tok * nodes / 1e10, tok * gpus * 7 / 8 / 1e11);
+    assert_rel(l.fwd_s[PRED_OP_DISPATCH], 1e-6 + 1e-5 + tok * nodes / 1e10, 1e-12);
+    assert_rel(l.bwd_s[PRED_OP_COMBINE], l.fwd_s[PRED_OP_DISPATCH], 1e-12);
+    c.job.moe_dispatch = JOB_MOE_ALLTOALL;
+    pred_layer_time(&c, &p, &a);
+    assert_rel(a.fwd_s[PRED_OP_DISPATCH], 1e-6 + 1e-5 + 8 * tok * 56 / 64 / 1e10,
+               1e-12);
+    x = moe_ctx("mixtral-8x7b", 4096, 256);
+    round_rates(&x);
+    p = make_plan(1, 1, 8, 1);
+    p.ep = 8;
+    pred_layer_time(&x, &p, &a);
+    x.job.moe_dispatch = JOB_MOE_FLEX;
+    pred_layer_time(&x, &p, &l);
+    assert_rel(l.fwd_s[PRED_OP_DISPATCH], a.fwd_s[PRED_OP_DISPATCH], 1e-12);
+}
+
 /* ep's group: etp innermost, so etp 2 halves the ep ranks a node holds. */
 Test(moe, ep_group_per_node)
 {
