@@ -228,7 +228,7 @@ Test(baseline, malformed_files_are_refused)
 /* The sets of tests/data/runs/small.csv, counted by hand from the file:
  * alpha T-01..T-03 (64 GPUs, 8 a node: all multi-node, so no separate
  * multi-node set; one group of 3 rows: same model, GPUs and batch); beta
- * T-04 timed with a measured peak, T-05 (h800, no preset) and T-06 (MoE)
+ * T-04 timed with a measured peak, T-05 (other-a100-40g, no preset) and T-06 (MoE)
  * not predicted, T-07 predicted, untimed, measured out of memory (a 2 B
  * model with micro-batch 64 of 2,048 tokens and no recompute on 80 GB:
  * its activations alone exceed it, so it agrees). */

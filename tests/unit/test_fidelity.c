@@ -96,7 +96,7 @@ Test(fidelity, statistics_of_a_small_file)
     rows = v->rows;
     n = v->n;
     cr_assert_eq(n, 7);
-    cr_assert(strstr(rows[4].reason, "unknown system 'h800'"), "%s", rows[4].reason);
+    cr_assert(strstr(rows[4].reason, "unknown system 'other-a100-40g'"), "%s", rows[4].reason);
     cr_assert(strstr(rows[5].reason, "mixture of experts"), "%s", rows[5].reason);
     cr_assert(!rows[4].predicted && !rows[5].predicted);
     cr_assert(rows[6].predicted && !rows[6].timed);     /* memory only */
