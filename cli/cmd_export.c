@@ -14,7 +14,7 @@ static const char usage[] =
 "usage: trainplan export [--framework {frameworks}] [-o FILE]\n"
 "                        (--gpus N | --tp N --pp N --dp N [plan options])\n"
 "                        [--model M] [--system S] [--stack K] [--gbs N]\n"
-"                        [--seq N] [--headroom GiB|%]\n"
+"                        [--seq N] [--headroom GiB|%] [--recompute-modules L]\n"
 "                        [--nearest] [--force]\n"
 "                        [--scenario FILE] [--set K=V]...\n"
 "\n"
@@ -46,7 +46,7 @@ static const char usage[] =
 
 static const enum opt_id ids[] = {      /* predict's, and the framework */
     OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_GBS, OPT_SEQ, OPT_PRECISION,
-    OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT,
+    OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT,
     OPT_OUT, OPT_HELP, OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_HEADROOM,
     OPT_NEAREST, OPT_FORCE, OPT_COUNT
 };

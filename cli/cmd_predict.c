@@ -6,7 +6,8 @@
 static const char usage[] =
 "usage: trainplan predict [--model M] [--system S] [--stack K] [--gbs N]\n"
 "                         [--seq N] [plan options] [--precision bf16|fp16|fp8]\n"
-"                         [--attention flash|unfused] [--tp-cross-node]\n"
+"                         [--attention flash|unfused]\n"
+"                         [--recompute-modules L] [--tp-cross-node]\n"
 "                         [--headroom GiB|%] [--scenario FILE] [--set K=V]...\n"
 "                         [--format {formats}] [-o FILE]\n"
 "\n"
@@ -23,6 +24,10 @@ static const char usage[] =
 "  --stack K          the training software: preset (trainplan list stacks)\n"
 "                     or stack file; default the scenario's (megatron-core)\n"
 "  --attention A      flash or unfused: overrides the stack's kernel\n"
+"  --recompute-modules L\n"
+"                     what selective recompute rebuilds, Megatron's\n"
+"                     --recompute-modules (core_attn moe_act layernorm\n"
+"                     mla_up_proj mlp shared_experts moe; default core_attn)\n"
 "  --set K=V          override any loaded field, e.g. --set network.nic_gbps=800\n"
 "{headroom}"
 "  --format F         {formats} (default table)\n"
@@ -33,7 +38,7 @@ static const char usage[] =
 "3 bad input, 4 I/O.\n";
 
 static const enum opt_id ids[] = {
-    OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION,
+    OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES,
     OPT_TP_CROSS_NODE, OPT_SCENARIO, OPT_SET, OPT_FORMAT, OPT_OUT, OPT_HELP,
     OPT_HEADROOM, OPT_COUNT
 };

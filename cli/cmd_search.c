@@ -18,6 +18,7 @@ static const char usage[] =
 "                        [--stack K] [--gbs N|LIST] [--seq N] [--gpus LIST]\n"
 "                        [--top K] [space options]\n"
 "                        [--precision P] [--attention flash|unfused]\n"
+"                        [--recompute-modules L]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
 "                        [--headroom GiB|%] [--set K=V]...\n"
 "                        [--format {formats}] [--stats] [-o FILE]\n"
@@ -34,6 +35,10 @@ static const char usage[] =
 "  --stack K        the training software (trainplan list stacks) or a stack\n"
 "                   file; plans it cannot run break a stack-* rule\n"
 "  --attention A    flash or unfused: overrides the stack's kernel\n"
+"  --recompute-modules L\n"
+"                   what selective recompute rebuilds, Megatron's\n"
+"                   --recompute-modules (core_attn moe_act layernorm\n"
+"                   mla_up_proj mlp shared_experts moe; default core_attn)\n"
 "  --budget N       sample N plans uniformly (PCG, --seed) when the space is\n"
 "                   larger; default: enumerate everything\n"
 "  --stats          add the run's work (evaluated, pruned by bound, seconds)\n"
@@ -51,7 +56,7 @@ static const char usage[] =
 
 static const enum opt_id ids[] = {
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
-    OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
+    OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
     OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_FORMAT, OPT_OUT,
     OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
 };

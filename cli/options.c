@@ -312,6 +312,20 @@ static int parse_attention(struct cmd_opts *o, const struct opt_row *row,
            val) : 0;
 }
 
+static int parse_rc_modules(struct cmd_opts *o, const struct opt_row *row,
+                            const char *val, struct tpl_err *err)
+{
+    char bad[40] = "";
+    (void)row;
+    if (job_rc_modules_parse(val, &o->rc_modules, bad, sizeof bad) == 0 &&
+        o->rc_modules)
+        return 0;
+    return tpl_errorf(err, TPL_EUSAGE, "'--recompute-modules' must name one "
+                      "or more of core_attn, moe_act, layernorm, mla_up_proj, "
+                      "mlp, shared_experts, moe%s%s%s", *bad ? ", not '" : "",
+                      bad, *bad ? "'" : "");
+}
+
 /* GiB ("8", "2.5") or a percentage of HBM capacity ("20%"), below it. */
 static int parse_headroom(struct cmd_opts *o, const struct opt_row *row,
                           const char *val, struct tpl_err *err)
@@ -401,6 +415,8 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_ATTENTION] = { "attention", REQ, parse_attention, 0, 0, 0, 0, 0 },
     [OPT_TP_CROSS_NODE] = { "tp-cross-node", no_argument, parse_flag,
                             OFF(tp_cross_node), 0, 0, 0, 0 },
+    [OPT_RC_MODULES] = { "recompute-modules", REQ, parse_rc_modules, 0, 0, 0,
+                         0, 0 },
     [OPT_GPUS]      = { "gpus", REQ, parse_gpus, 0, 0, 0, 0, 0 },
     [OPT_TOP]       = { "top", REQ, parse_int, OFF(top), 1, SEARCH_MAX_TOP, 0, 0 },
     [OPT_BUDGET]    = { "budget", REQ, parse_int, OFF(budget), 1, INT64_MAX, 0, 0 },
@@ -599,6 +615,8 @@ void cmd_opts_apply_job(const struct cmd_opts *o, struct job *j)
         j->precision = o->precision;
     if (cmd_opts_given(o, OPT_ATTENTION))
         j->attention = o->attention;
+    if (cmd_opts_given(o, OPT_RC_MODULES))
+        j->recompute_modules = o->rc_modules;
 }
 
 /* getopt_long's row for one of the command's options: val is 256 + id. */

@@ -24,6 +24,7 @@ enum opt_id {
     OPT_STACK,
     /* the job */
     OPT_GBS, OPT_SEQ, OPT_PRECISION, OPT_ATTENTION, OPT_TP_CROSS_NODE,
+    OPT_RC_MODULES,
     /* the plan's dimensions: one option per row of plan_dims (spaces/
      * dims.h), OPT_DIM(PLAN_DIM_TP) is --tp; in a plan one value each, in a
      * space 'auto' or a list */
@@ -63,6 +64,7 @@ struct cmd_opts {
     int n_gbs;                  /*   its first; 1 for a single value */
     enum job_precision precision;
     enum job_attention attention;
+    unsigned rc_modules;        /* --recompute-modules (spaces/job.h) */
     bool tp_cross_node, exhaustive, stats;
     bool nearest, force;        /* export --nearest, --force */
     struct plan plan;           /* the dimensions in a plan (predict) */

@@ -114,52 +114,66 @@ static double op_sac_bytes(const struct model *m, const struct plan *p,
  * rank Q and K (heads (nope + rope)), V and the output (heads v) into
  * *split, in place of the Q, K, V and output of an ordinary layer. */
 static void mla_act(const struct model *m, const struct job *j, double sb,
-                    double *rep, double *split)
+                    bool up_rc, double *rep, double *split)
 {
     const struct model_mla *a = &m->mla;
     double n = (double)m->heads, qk = (double)(a->qk_nope_dim + a->qk_rope_dim);
     *rep = 2.0 * sb * (double)(a->q_lora_rank + a->kv_lora_rank +
                                a->qk_rope_dim);
-    *split = 2.0 * 2.0 * sb * n * qk + 2.0 * sb * n * (double)a->v_dim +
-             attn_out_bytes(j) * sb * n * (double)a->v_dim;
+    *split = (up_rc ? 0.0 : 2.0 * 2.0 * sb * n * qk + 2.0 * sb * n *
+              (double)a->v_dim) + attn_out_bytes(j) * sb * n * (double)a->v_dim;
 }
 
 /* One layer with an MLP of width f (the dense FFN, or an MoE layer's
- * shared experts; 0 none). */
+ * shared experts; 0 none). Megatron's selective modules (job.h,
+ * transformer_config.py recompute_modules; the layers' checkpoints in
+ * transformer_layer.py, multi_latent_attention.py, moe/experts.py) drop
+ * what they rebuild: core_attn the attention core; layernorm the two norm
+ * outputs, the QKV and MLP GEMM inputs (rebuilt from the residual input
+ * kept anyway); mla_up_proj MLA's decompressed Q, K and V (rebuilt from
+ * the latents); mlp (a dense layer's), shared_experts and moe (an MoE
+ * layer's) the MLP's input and intermediates. */
 static double act_layer_bytes(const struct model *m, const struct job *j,
-                              const struct plan *p, double f)
+                              const struct plan *p, double f, bool moe)
 {
     double s = (double)j->seq / p->cp;      /* tokens per cp rank (cp.c) */
     double b = (double)p->mbs, h = (double)m->hidden;
     double t = (double)p->tp, g = gemm_input_bytes(j);
     double kv = (double)model_kv_dim(m), sbh = s * b * h;
-    double sp_div = p->sp ? t : 1.0, mla_rep = 0, attn;
-    double rep, split, core = attn_core_bytes(m, j, s, b);
+    double sp_div = p->sp ? t : 1.0, mla_rep = 0, attn, mlp;
+    double rep, ln_qkv = g * sbh, ln_mlp = f > 0 ? g * sbh : 0.0;
+    double core = attn_core_bytes(m, j, s, b);
+    bool mlp_rc = moe ? pred_rc_has(j, p, JOB_RC_SHARED_EXPERTS) ||
+                        pred_rc_has(j, p, JOB_RC_MOE)
+                      : pred_rc_has(j, p, JOB_RC_MLP);
 
     if (p->recompute == PLAN_RECOMPUTE_FULL)
         return 2.0 * sbh / sp_div;              /* the layer input only */
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
         j->selective == JOB_SELECTIVE_OP)
         return op_sac_bytes(m, p, s, b, f, core);
-    /* 2 norm inputs (4sbh), QKV and MLP GEMM inputs (g sbh each), 2 dropout
-     * masks */
-    rep = 4.0 * sbh + (f > 0 ? 2.0 : 1.0) * g * sbh +
-          (m->dropout ? 2.0 * sbh : 0.0);
     /* Q, K, V, the attention output; MLP: the activation's 16-bit input
      * (GeLU 2sbf, the fused SwiGLU's [gate, up] 4sbf) and fc2's input g sbf */
     attn = 2.0 * sbh + 4.0 * s * b * kv + attn_out_bytes(j) * sbh;
     if (m->mla.kv_lora_rank > 0)
-        mla_act(m, j, s * b, &mla_rep, &attn);
-    split = attn + ((m->glu ? 4.0 : 2.0) + g) * s * b * f;
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+        mla_act(m, j, s * b, pred_rc_has(j, p, JOB_RC_MLA_UP_PROJ), &mla_rep,
+                &attn);
+    mlp = ((m->glu ? 4.0 : 2.0) + g) * s * b * f;
+    if (pred_rc_has(j, p, JOB_RC_LAYERNORM))
+        ln_qkv = ln_mlp = 0;
+    if (mlp_rc)
+        mlp = ln_mlp = 0;
+    if (pred_rc_has(j, p, JOB_RC_CORE_ATTN))
         core = 0;                               /* attention core recomputed */
-    return rep / sp_div + mla_rep + (split + core) / t;
+    /* 2 norm inputs (4sbh), the QKV and MLP GEMM inputs, 2 dropout masks */
+    rep = 4.0 * sbh + ln_qkv + ln_mlp + (m->dropout ? 2.0 * sbh : 0.0);
+    return rep / sp_div + mla_rep + (attn + mlp + core) / t;
 }
 
 double pred_act_layer_bytes(const struct model *m, const struct job *j,
                             const struct plan *p)
 {
-    return act_layer_bytes(m, j, p, (double)m->ffn_hidden);
+    return act_layer_bytes(m, j, p, (double)m->ffn_hidden, false);
 }
 
 /* One MoE layer: attention, the shared experts as an MLP, the routed
@@ -168,7 +182,7 @@ static double act_moe_layer_bytes(const struct pred_ctx *c,
                                   const struct plan *p)
 {
     return act_layer_bytes(&c->model, &c->job, p,
-                           (double)c->model.moe.shared_ffn_hidden) +
+                           (double)c->model.moe.shared_ffn_hidden, true) +
            pred_moe_act_bytes(c, p);
 }
 

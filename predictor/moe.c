@@ -389,7 +389,10 @@ void pred_expert_plan(const struct plan *p, struct plan *out)
  * 16-bit output the activation's backward reads (2f with a GLU: gate and
  * up), the down GEMM's input, the experts' 16-bit output the unpermute's
  * backward reads (Megatron-Core experts.py, moe_utils.py). Full recompute
- * keeps only the layer input (mem.c). */
+ * keeps only the layer input (mem.c); selective with moe_act rebuilds the
+ * activation, so the down GEMM's input is not kept (experts.py,
+ * CheckpointWithoutOutput on activation_func), with moe the whole MoE
+ * layer from its input (transformer_layer.py). */
 double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p)
 {
     const struct model *m = &c->model;
@@ -398,8 +401,10 @@ double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p)
     double te = pred_moe_expert_tokens(c, p) * imb, h = (double)m->hidden;
     double f = (double)m->moe.ffn_hidden / p->etp;
     double g = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0;
-    if (p->recompute == PLAN_RECOMPUTE_FULL || !model_is_moe(m))
+    if (p->recompute == PLAN_RECOMPUTE_FULL || !model_is_moe(m) ||
+        pred_rc_has(&c->job, p, JOB_RC_MOE))
         return 0;
     return 8.0 * tl * e + 12.0 * tl * (double)m->moe.topk +
-           te * (g * h + (m->glu ? 4.0 : 2.0) * f + g * f + 2.0 * h);
+           te * (g * h + (m->glu ? 4.0 : 2.0) * f + 2.0 * h +
+                 (pred_rc_has(&c->job, p, JOB_RC_MOE_ACT) ? 0.0 : g * f));
 }

@@ -145,6 +145,7 @@ static void mla_gemm_time(const struct pred_ctx *c, const struct plan *p,
     if (ql > 0) {
         gemm_fb(&c->k, (struct gemm_shape){ tok, ql, h }, in, qf, qb);
         gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, ql }, in, &f, &b);
+        o->mla_up_s = f;
     } else
         gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, h }, in, &f, &b);
     *qf += f;
@@ -157,6 +158,7 @@ static void mla_gemm_time(const struct pred_ctx *c, const struct plan *p,
             a->v_dim), kvl }, in, &f, &b);
     *qf += f;
     *qb += b;
+    o->mla_up_s += f;
     gemm_fb(&c->k, (struct gemm_shape){ tok, h, n * (double)a->v_dim }, in,
             &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
 }
@@ -412,18 +414,47 @@ static void op_sac_time(const struct pred_ctx *c, struct pred_layer *o)
                      o->recompute_comm_s;
 }
 
-/* Selective recompute runs the attention core's forward again (or the
- * stack's op-level policy, above), full recompute the whole forward, its
- * tp collectives included (counted as tp communication; the cp exchange
- * it repeats counts as recompute). */
+/* Megatron's selective modules (job.h; what they keep: mem.c) run their
+ * forward again before their backward: core_attn the attention (its cp
+ * ring too), layernorm the two norms, mla_up_proj MLA's up projections
+ * and rotary, mlp a dense layer's MLP, shared_experts an MoE layer's, moe_act
+ * the experts' activation, moe the whole MoE layer (router, permutation,
+ * dispatch and combine, experts, shared experts). */
+static double module_time(const struct pred_ctx *c, const struct plan *p,
+                          bool moe, const struct pred_layer *o)
+{
+    const double *f = o->fwd_s;
+    double t = 0, mlp = f[PRED_OP_FC1] + f[PRED_OP_ACT] + f[PRED_OP_FC2];
+    const struct job *j = &c->job;
+    if (pred_rc_has(j, p, JOB_RC_CORE_ATTN))
+        t += f[PRED_OP_ATTN] + f[PRED_OP_CP_COMM];
+    if (pred_rc_has(j, p, JOB_RC_LAYERNORM))
+        t += f[PRED_OP_NORM];
+    if (pred_rc_has(j, p, JOB_RC_MLA_UP_PROJ) && c->model.mla.kv_lora_rank > 0)
+        t += o->mla_up_s + f[PRED_OP_ROPE];
+    if (!moe)
+        return t + (pred_rc_has(j, p, JOB_RC_MLP) ? mlp : 0.0);
+    if (pred_rc_has(j, p, JOB_RC_MOE))
+        return t + mlp + f[PRED_OP_ROUTER] + f[PRED_OP_PERMUTE] +
+               f[PRED_OP_DISPATCH] + f[PRED_OP_EXPERT_UP] +
+               f[PRED_OP_EXPERT_ACT] + f[PRED_OP_EXPERT_DOWN] +
+               f[PRED_OP_COMBINE];
+    return t + (pred_rc_has(j, p, JOB_RC_SHARED_EXPERTS) ? mlp : 0.0) +
+           (pred_rc_has(j, p, JOB_RC_MOE_ACT) ? f[PRED_OP_EXPERT_ACT] : 0.0);
+}
+
+/* Selective recompute runs the job's modules again (above) or the
+ * stack's op-level policy, full recompute the whole forward, its tp
+ * collectives included (counted as tp communication; the cp exchange it
+ * repeats counts as recompute). */
 static void recompute_time(const struct pred_ctx *c, const struct plan *p,
-                           struct pred_layer *o)
+                           bool moe, struct pred_layer *o)
 {
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
         c->job.selective == JOB_SELECTIVE_OP)
         op_sac_time(c, o);
-    else if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)   /* its cp ring too */
-        o->recompute_s = o->fwd_s[PRED_OP_ATTN] + o->fwd_s[PRED_OP_CP_COMM];
+    else if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+        o->recompute_s = module_time(c, p, moe, o);
     else if (p->recompute == PLAN_RECOMPUTE_FULL) {
         o->recompute_s = o->fwd_total_s;
         for (int i = 0; i < PRED_OP_COUNT; i++)     /* the tp part's */
@@ -445,7 +476,7 @@ void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
         pred_moe_layer(c, p, o);
     sum_totals(o);
     host_wait(c, p, o);
-    recompute_time(c, p, o);
+    recompute_time(c, p, moe, o);
 }
 
 void pred_layer_time(const struct pred_ctx *c, const struct plan *p,

@@ -101,7 +101,19 @@ struct pred_layer {             /* one layer, one micro-batch, one GPU */
     double fwd_total_s, bwd_total_s;
     double recompute_s;             /* extra backward time from recompute */
     double recompute_comm_s;        /* TP communication inside it */
+    double mla_up_s;                /* MLA's up projections, forward (part
+                                       of fwd_s[PRED_OP_QKV]) */
 };
+/* Whether the plan's selective recompute rebuilds Megatron module m (the
+ * job's recompute_modules, under the attention policy: torchtitan's
+ * op-level policy is its own). */
+static inline bool pred_rc_has(const struct job *j, const struct plan *p,
+                               enum job_rc_module m)
+{
+    return p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
+           j->selective == JOB_SELECTIVE_ATTENTION &&
+           (j->recompute_modules & JOB_RC_BIT(m));
+}
 /* Forward plus backward time of the layer's operators in 'part' (pred_ops),
  * recompute excluded. */
 double pred_layer_part_s(const struct pred_layer *l, enum pred_part part);

@@ -123,6 +123,7 @@ static const char *mfsdp_strategy(const struct plan *p)
 /* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
 static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
+    char mods[128];
     fprintf(fp, "--tensor-model-parallel-size %d \\\n--pipeline-model-parallel-size %d \\\n",
             (int)p->tp, (int)p->pp);
     megatron_stages(fp, c, p);
@@ -132,9 +133,11 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
     fprintf(fp, "--micro-batch-size %d \\\n--global-batch-size %lld \\\n"
             "--seq-length %lld \\\n", (int)p->mbs, (long long)c->job.gbs,
             (long long)c->job.seq);
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        fputs("--recompute-granularity selective \\\n", fp);
-    else if (p->recompute == PLAN_RECOMPUTE_FULL)
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE) {
+        job_rc_modules_format(c->job.recompute_modules, mods, sizeof mods);
+        fprintf(fp, "--recompute-granularity selective \\\n"
+                "--recompute-modules %s \\\n", mods);
+    } else if (p->recompute == PLAN_RECOMPUTE_FULL)
         fputs("--recompute-granularity full \\\n--recompute-method uniform \\\n"
               "--recompute-num-layers 1 \\\n", fp);
     if (p->zero)
@@ -261,12 +264,19 @@ static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 
 /* TransformerConfig recompute_granularity / _modules / _method /
  * _num_layers, as Megatron-LM's flags of megatron_plan. */
-static void nemo_recompute(FILE *fp, const struct plan *p)
+static void nemo_recompute(FILE *fp, const struct pred_ctx *c,
+                           const struct plan *p)
 {
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        fputs("  recompute_granularity: selective\n"
-              "  recompute_modules: [core_attn]\n", fp);
-    else if (p->recompute == PLAN_RECOMPUTE_FULL)
+    const char *sep = "";
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE) {
+        fputs("  recompute_granularity: selective\n  recompute_modules: [", fp);
+        for (int i = 0; i < JOB_RC_COUNT; i++)
+            if (c->job.recompute_modules & JOB_RC_BIT(i)) {
+                fprintf(fp, "%s%s", sep, job_rc_module_name((enum job_rc_module)i));
+                sep = ", ";
+            }
+        fputs("]\n", fp);
+    } else if (p->recompute == PLAN_RECOMPUTE_FULL)
         fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
               "  recompute_num_layers: 1\n", fp);
     else
@@ -296,7 +306,7 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (!c->model.dropout)      /* the stack runs none */
         fputs("  attention_dropout: 0.0\n  hidden_dropout: 0.0\n", fp);
     nemo_run(fp, c);
-    nemo_recompute(fp, p);
+    nemo_recompute(fp, c, p);
     fprintf(fp, "train:\n  global_batch_size: %lld\n  micro_batch_size: %d\n"
             "ddp:\n  use_distributed_optimizer: %s\n  overlap_grad_reduce: %s\n"
             "  overlap_param_gather: %s\n", (long long)c->job.gbs, (int)p->mbs,

@@ -73,7 +73,7 @@ static void table_ops(FILE *fp, const struct pred_ctx *c,
 static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p,
                         const struct pred_result *r)
 {
-    char key[96], reason[256];
+    char key[96], reason[256], mods[128];
     plan_key(p, key, sizeof key);
     res_plan_reason(c, p, r, reason, sizeof reason);
     fprintf(fp, "%s on %s (stack %s), %lld GPUs\n", c->model.name, c->hw.name,
@@ -83,6 +83,11 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
             "micro-batches\n", "job", (long long)c->job.seq,
             (long long)c->job.gbs, job_precision_name(c->job.precision),
             job_attention_name(c->job.attention), (long long)r->microbatches);
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE &&
+        c->job.selective == JOB_SELECTIVE_ATTENTION) {
+        job_rc_modules_format(c->job.recompute_modules, mods, sizeof mods);
+        fprintf(fp, "  %-22s %s\n", "recompute modules", mods);
+    }
     fprintf(fp, "  %-22s %lld parameters, %.4g FLOPs per token\n", "model",
             (long long)model_params(&c->model), res_flops_per_token(c, r));
     if (reason[0])

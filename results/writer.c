@@ -87,6 +87,17 @@ static json_t *dim_json(const struct plan *p, enum plan_dim d)
     return json_integer(v);
 }
 
+/* What selective recompute rebuilds (spaces/job.h), Megatron's names. */
+static json_t *rc_modules(unsigned set)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < JOB_RC_COUNT; i++)
+        if (set & JOB_RC_BIT(i))
+            json_array_append_new(a, json_string(job_rc_module_name(
+                                                     (enum job_rc_module)i)));
+    return a;
+}
+
 static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
 {
     char key[96];
@@ -105,6 +116,7 @@ static json_t *plan_obj(const struct pred_ctx *c, const struct plan *p)
                     "attention", job_attention_name(c->job.attention),
                     "model", c->model.name, "system", c->hw.name,
                     "stack", c->stack);
+    json_object_set_new(o, "recompute_modules", rc_modules(c->job.recompute_modules));
     json_object_update(o, job);
     json_decref(job);
     return o;

@@ -2,6 +2,7 @@
 #include "spaces/job.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const prec_names[JOB_PREC_COUNT] = {
@@ -10,7 +11,14 @@ static const char *const prec_names[JOB_PREC_COUNT] = {
 static const char *const attn_names[JOB_ATTN_COUNT] = {
     [JOB_ATTN_FLASH] = "flash", [JOB_ATTN_UNFUSED] = "unfused",
 };
-static_assert(JOB_PREC_COUNT == 3 && JOB_ATTN_COUNT == 2, "update the name tables");
+static const char *const rc_names[JOB_RC_COUNT] = {
+    [JOB_RC_CORE_ATTN] = "core_attn", [JOB_RC_MOE_ACT] = "moe_act",
+    [JOB_RC_LAYERNORM] = "layernorm", [JOB_RC_MLA_UP_PROJ] = "mla_up_proj",
+    [JOB_RC_MLP] = "mlp", [JOB_RC_SHARED_EXPERTS] = "shared_experts",
+    [JOB_RC_MOE] = "moe",
+};
+static_assert(JOB_PREC_COUNT == 3 && JOB_ATTN_COUNT == 2 && JOB_RC_COUNT == 7,
+              "update the name tables");
 
 void job_default(struct job *j)
 {
@@ -32,6 +40,7 @@ void job_default(struct job *j)
     j->fsdp_copy_out = false;
     j->selective = JOB_SELECTIVE_ATTENTION;
     j->zero3_gather = JOB_GATHER_UNIT;
+    j->recompute_modules = JOB_RC_BIT(JOB_RC_CORE_ATTN);
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }
@@ -61,3 +70,38 @@ int job_attention_parse(const char *s, enum job_attention *out)
     return i >= 0 ? 0 : -1;
 }
 
+
+const char *job_rc_module_name(enum job_rc_module m) { return rc_names[m]; }
+
+int job_rc_modules_parse(const char *s, unsigned *out, char *bad, size_t n)
+{
+    unsigned set = 0;
+    char word[32];
+    size_t k;
+    int i;
+    while (*s) {
+        s += strspn(s, " ,");
+        k = strcspn(s, " ,");
+        if (k == 0)
+            break;
+        snprintf(word, sizeof word, "%.*s", (int)(k < 31 ? k : 31), s);
+        if ((i = lookup(rc_names, JOB_RC_COUNT, word)) < 0 || k > 31) {
+            snprintf(bad, n, "%.*s", (int)k, s);
+            return -1;
+        }
+        set |= JOB_RC_BIT(i);
+        s += k;
+    }
+    *out = set;
+    return 0;
+}
+
+void job_rc_modules_format(unsigned set, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < JOB_RC_COUNT && len < n; i++)
+        if (set & JOB_RC_BIT(i))
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? " " : "",
+                                    rc_names[i]);
+}

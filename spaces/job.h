@@ -4,6 +4,7 @@
 #define SPACE_JOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
@@ -25,6 +26,15 @@ enum job_reshard { JOB_RESHARD_ALWAYS, JOB_RESHARD_NEVER, JOB_RESHARD_DEFAULT,
  * attention kept. */
 enum job_selective { JOB_SELECTIVE_ATTENTION, JOB_SELECTIVE_OP,
                      JOB_SELECTIVE_COUNT };
+/* What Megatron's selective recompute rebuilds (--recompute-modules,
+ * megatron/core/transformer/transformer_config.py recompute_modules, default
+ * ["core_attn"]; predictor/mem.c, pred.c): the attention core; the MoE
+ * experts' activation; the two norms; MLA's up projections and rotary; the
+ * dense MLP; the shared experts; the whole MoE layer. A bit set of them. */
+enum job_rc_module { JOB_RC_CORE_ATTN, JOB_RC_MOE_ACT, JOB_RC_LAYERNORM,
+                     JOB_RC_MLA_UP_PROJ, JOB_RC_MLP, JOB_RC_SHARED_EXPERTS,
+                     JOB_RC_MOE, JOB_RC_COUNT };
+#define JOB_RC_BIT(m) (1u << (m))
 /* How ZeRO-3 gathers a unit (predictor/shard.c): one collective over its
  * flat parameters (FSDP, Megatron-FSDP), or DeepSpeed's one per parameter
  * tensor, fetched again by every forward call, the recompute's too. */
@@ -75,6 +85,8 @@ struct job {                    /* a plain value */
     bool fsdp_copy_out;         /* gathered units copied out on the compute stream */
     enum job_selective selective;
     enum job_zero3_gather zero3_gather;
+    unsigned recompute_modules; /* JOB_RC_BIT set: what selective rebuilds
+                                   under the attention policy */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)
@@ -86,5 +98,13 @@ const char *job_precision_name(enum job_precision p);
 const char *job_attention_name(enum job_attention a);
 int job_precision_parse(const char *s, enum job_precision *out);
 int job_attention_parse(const char *s, enum job_attention *out);
+/* Megatron's module names ("core_attn", ...). */
+const char *job_rc_module_name(enum job_rc_module m);
+/* A list of module names separated by spaces or commas, as Megatron's
+ * --recompute-modules takes them: 0, or -1 with the first unknown name
+ * (at most 'n' bytes) in bad. */
+int job_rc_modules_parse(const char *s, unsigned *out, char *bad, size_t n);
+/* The set as Megatron's list, space-separated, into buf. */
+void job_rc_modules_format(unsigned set, char *buf, size_t n);
 
 #endif /* SPACE_JOB_H */

@@ -14,7 +14,7 @@ static const char *const scenario_fields[] = { "name", "model", "system",
 /* The stack's knobs (attention, overlaps, host time) are the stack file's
  * (spaces/stack.h), not the job's. */
 static const char *const job_fields[] = {
-    "seq", "gbs", "precision", "tokens", NULL,
+    "seq", "gbs", "precision", "tokens", "recompute_modules", NULL,
 };
 /* "gpus", every searched dimension of plan_dims, "tp_cross_node", NULL. */
 static void space_fields(const char *fields[PLAN_DIM_COUNT + 3])
@@ -37,6 +37,28 @@ bool scenario_is_section(const char *section)
     return false;
 }
 
+/* Optional: Megatron's --recompute-modules as one string ("core_attn
+ * moe_act"), what selective recompute rebuilds (spaces/job.h). */
+static int read_rc_modules(struct job *j, const struct conf_group *g,
+                           struct tpl_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g->s,
+                                                          "recompute_modules");
+    const char *v = s ? config_setting_get_string(s) : NULL;
+    char where[200], bad[40] = "";
+    unsigned set = 0;
+    if (!s)
+        return 0;
+    conf_where(g->c, s, where, sizeof where);
+    if (!v || job_rc_modules_parse(v, &set, bad, sizeof bad) || !set)
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'recompute_modules' must "
+                          "name one or more of core_attn, moe_act, layernorm, "
+                          "mla_up_proj, mlp, shared_experts, moe%s%s%s", where,
+                          *bad ? ", not '" : "", bad, *bad ? "'" : "");
+    j->recompute_modules = set;
+    return 0;
+}
+
 static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
@@ -47,7 +69,8 @@ static int read_job(struct job *j, const struct conf *c, struct tpl_err *err)
         conf_int(&g, "seq", 1, JOB_MAX_SEQ, &j->seq, err) ||
         conf_int(&g, "gbs", 1, JOB_MAX_GBS, &j->gbs, err) ||
         conf_enum(&g, "precision", prec_names, 3, &prec, err) ||
-        conf_num(&g, "tokens", 0, false, 1e18, &j->tokens, err))
+        conf_num(&g, "tokens", 0, false, 1e18, &j->tokens, err) ||
+        read_rc_modules(j, &g, err))
         return TPL_ECONFIG;
     j->precision = (enum job_precision)prec;
     return 0;

@@ -23,6 +23,6 @@ sh doc/completion.sh "$TRAINPLAN" >"$T_TMP/c.bash" 2>"$T_TMP/c.err"
 T_RC=$? T_CMD="doc/completion.sh"
 expect completion-generates exit=0 'bash -n "$T_TMP/c.bash"'
 d_got=$(bash -c '. "$1"; t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _trainplan; echo "${COMPREPLY[*]}"; }
-    t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7; t trainplan search --rec' _ "$T_TMP/c.bash" | tr '\n' '|')
+    t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7; t trainplan search --recompute-m' _ "$T_TMP/c.bash" | tr '\n' '|')
 T_CMD="completion: got '$d_got'"
-expect completion-words '[ "$d_got" = "export|--nearest|llama3-70b|--recompute|" ]'
+expect completion-words '[ "$d_got" = "export|--nearest|llama3-70b|--recompute-modules|" ]'

@@ -363,3 +363,86 @@ Test(moe, layer_params_by_kind)
                187107328.0 + 3.0 * 7168 * 18432 + 2.0 * 7168, 1e-12);
     assert_rel(pred_layer_expert_params(&m, &p), 4.0 * 3 * 7168 * 2048, 1e-12);
 }
+
+/* Megatron's --recompute-modules (spaces/job.h): names in and out. */
+Test(moe, recompute_module_names)
+{
+    unsigned set;
+    char bad[40] = "", buf[128];
+    cr_assert_eq(job_rc_modules_parse("core_attn, moe_act  layernorm", &set,
+                                      bad, sizeof bad), 0);
+    cr_assert_eq(set, JOB_RC_BIT(JOB_RC_CORE_ATTN) | JOB_RC_BIT(JOB_RC_MOE_ACT) |
+                      JOB_RC_BIT(JOB_RC_LAYERNORM));
+    job_rc_modules_format(set, buf, sizeof buf);
+    cr_assert_str_eq(buf, "core_attn moe_act layernorm");
+    cr_assert_eq(job_rc_modules_parse("mlp,attn", &set, bad, sizeof bad), -1);
+    cr_assert_str_eq(bad, "attn");
+}
+
+/* What each module saves, counted by hand on Llama 3 8B (dense, seq 4096,
+ * mbs 1, tp 2 with sp) and DeepSeek-V3 (MLA, the routed experts): layernorm
+ * drops the QKV and MLP GEMM inputs (2 x 2 sbh / tp), mlp the MLP's input
+ * and intermediates ((4 + 2) s f / tp + 2 sbh / tp), mla_up_proj the
+ * decompressed Q, K (2 x 2 s n qk) and V (2 s n v) per tp rank, moe_act
+ * the experts' down-GEMM input (2 T_e f), moe all the routed experts'. */
+Test(moe, recompute_modules_memory_by_hand)
+{
+    struct pred_ctx d = moe_ctx("llama3-8b", 4096, 256);
+    struct pred_ctx c = moe_ctx("deepseek-v3", 4096, 1024);
+    struct plan p = make_plan(2, 1, 32, 1);
+    double s = 4096, h = 4096, f = 14336, base, te, imb;
+    p.sp = true;
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+    base = pred_act_layer_bytes(&d.model, &d.job, &p);
+    d.job.recompute_modules |= JOB_RC_BIT(JOB_RC_LAYERNORM);
+    assert_rel(base - pred_act_layer_bytes(&d.model, &d.job, &p),
+               2 * 2 * s * h / 2, 1e-12);
+    d.job.recompute_modules = JOB_RC_BIT(JOB_RC_CORE_ATTN) | JOB_RC_BIT(JOB_RC_MLP);
+    assert_rel(base - pred_act_layer_bytes(&d.model, &d.job, &p),
+               (4 + 2) * s * f / 2 + 2 * s * h / 2, 1e-12);
+    /* moe_act and mla_up_proj on DeepSeek-V3 (128 heads over tp 2) */
+    p = make_plan(2, 1, 512, 1);
+    p.sp = true;
+    p.ep = 64;
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+    base = pred_act_layer_bytes(&c.model, &c.job, &p);
+    c.job.recompute_modules |= JOB_RC_BIT(JOB_RC_MLA_UP_PROJ);
+    assert_rel(base - pred_act_layer_bytes(&c.model, &c.job, &p),
+               (2.0 * 2 * s * 64 * (128 + 64) + 2.0 * s * 64 * 128) / 1.0, 1e-12);
+    imb = pred_moe_imbalance(&c, &p, 6.0);
+    te = pred_moe_expert_tokens(&c, &p) * imb;
+    base = pred_moe_act_bytes(&c, &p);
+    c.job.recompute_modules = JOB_RC_BIT(JOB_RC_MOE_ACT);
+    assert_rel(base - pred_moe_act_bytes(&c, &p), 2.0 * te * 2048, 1e-12);
+    c.job.recompute_modules = JOB_RC_BIT(JOB_RC_MOE);
+    cr_assert_eq(pred_moe_act_bytes(&c, &p), 0);
+    p.recompute = PLAN_RECOMPUTE_NONE;  /* modules only under selective */
+    cr_assert_eq(pred_moe_act_bytes(&c, &p), base);
+}
+
+/* What each module costs: its forward again before its backward. */
+Test(moe, recompute_modules_time)
+{
+    struct pred_ctx c = moe_ctx("deepseek-v3", 4096, 1024);
+    struct plan p = make_plan(2, 1, 512, 1);
+    struct pred_layer l;
+    p.sp = true;
+    p.ep = 64;
+    p.recompute = PLAN_RECOMPUTE_SELECTIVE;
+    c.job.recompute_modules = JOB_RC_BIT(JOB_RC_MOE_ACT) |
+                              JOB_RC_BIT(JOB_RC_MLA_UP_PROJ);
+    pred_layer_time_kind(&c, &p, true, &l);
+    cr_assert_gt(l.mla_up_s, 0);
+    cr_assert_lt(l.mla_up_s, l.fwd_s[PRED_OP_QKV]);
+    assert_rel(l.recompute_s, l.fwd_s[PRED_OP_EXPERT_ACT] + l.mla_up_s +
+               l.fwd_s[PRED_OP_ROPE], 1e-12);
+    c.job.recompute_modules = JOB_RC_BIT(JOB_RC_MOE);
+    pred_layer_time_kind(&c, &p, true, &l);
+    assert_rel(l.recompute_s, l.fwd_s[PRED_OP_ROUTER] + l.fwd_s[PRED_OP_PERMUTE] +
+               l.fwd_s[PRED_OP_DISPATCH] + l.fwd_s[PRED_OP_EXPERT_UP] +
+               l.fwd_s[PRED_OP_EXPERT_ACT] + l.fwd_s[PRED_OP_EXPERT_DOWN] +
+               l.fwd_s[PRED_OP_COMBINE] + l.fwd_s[PRED_OP_FC1] +
+               l.fwd_s[PRED_OP_ACT] + l.fwd_s[PRED_OP_FC2], 1e-12);
+    pred_layer_time_kind(&c, &p, false, &l);     /* a dense layer: nothing */
+    cr_assert_eq(l.recompute_s, 0);
+}
