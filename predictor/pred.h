@@ -330,6 +330,16 @@ void pred_expert_plan(const struct plan *p, struct plan *out);
  * micro-batch on one GPU, with the memory headroom for imbalance. */
 double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p);
 
+/* ---- FP8 operand casts outside the GEMMs (fp8cast.c) ---- */
+/* Bytes torchao's dynamic tensorwise casts move for one GEMM of 'a' input,
+ * 'w' weight and 'g' output elements, forward (bwd 0) or backward. */
+double pred_fp8_cast_bytes(double a, double w, double g, int bwd);
+/* Add to o's GEMM operators (QKV, out-proj, MLP up and down) the time of
+ * their operands' casts where the job is FP8 and the stack casts them
+ * with torchao (job.fp8_cast); nothing otherwise. */
+void pred_fp8_cast_layer(const struct pred_ctx *c, const struct plan *p,
+                         bool moe, struct pred_layer *o);
+
 /* ---- overlap of communication with computation (tpo.c) ---- */
 /* The share of the GPU a link tier's communication kernels take from a
  * computation beside them (NVLink, or inter-node). */

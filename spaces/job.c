@@ -32,6 +32,7 @@ void job_default(struct job *j)
     j->fsdp_copy_out = false;
     j->selective = JOB_SELECTIVE_ATTENTION;
     j->zero3_gather = JOB_GATHER_UNIT;
+    j->fp8_cast = JOB_FP8_CAST_FUSED;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

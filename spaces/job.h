@@ -30,6 +30,12 @@ enum job_selective { JOB_SELECTIVE_ATTENTION, JOB_SELECTIVE_OP,
  * tensor, fetched again by every forward call, the recompute's too. */
 enum job_zero3_gather { JOB_GATHER_UNIT, JOB_GATHER_PARAMETER,
                         JOB_GATHER_COUNT };
+/* How an FP8 job's GEMM operands become FP8 (predictor/fp8cast.c): fused
+ * into the kernels that produce them (Transformer Engine: no time of its
+ * own), or torchao's dynamic tensorwise scaling, an amax pass and a cast
+ * pass per operand in each direction. */
+enum job_fp8_cast { JOB_FP8_CAST_FUSED, JOB_FP8_CAST_TORCHAO,
+                    JOB_FP8_CAST_COUNT };
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
@@ -75,6 +81,7 @@ struct job {                    /* a plain value */
     bool fsdp_copy_out;         /* gathered units copied out on the compute stream */
     enum job_selective selective;
     enum job_zero3_gather zero3_gather;
+    enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)
