@@ -282,6 +282,11 @@ int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
  * exposed in PRED_OP_CP_COMM. Nothing at cp 1. */
 void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
                        struct pred_layer *o);
+/* Bytes PyTorch ring attention's eager merges move per layer and micro-
+ * batch on the pacing rank (the stack's cp_merge_eager), forward (bwd 0)
+ * or backward: 'e' output and 'kv' key-value elements of the rank, over
+ * cp steps (cp.c). */
+double pred_cp_merge_bytes(double e, double kv, double cp, int bwd);
 
 /* ---- mixture of experts (moe.c) ---- */
 /* An all-to-all in which every one of n ranks sends 'bytes' in all, an

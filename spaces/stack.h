@@ -77,6 +77,8 @@ struct stack {                  /* a plain value */
     enum job_selective selective;   /* what selective recompute rebuilds */
     enum job_zero3_gather zero3_gather; /* ZeRO-3: per unit or per tensor */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (absent: "fused") */
+    bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
+                                   eager kernels (PyTorch ring attention) */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):

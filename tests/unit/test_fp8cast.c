@@ -94,8 +94,8 @@ Test(fp8cast, only_fp8_jobs_with_torchao_casts)
     cr_assert(!memcmp(la.bwd_s, lb.bwd_s, sizeof la.bwd_s));
 }
 
-/* The stacks' files: torchtitan casts with torchao, Megatron-Core's
- * Transformer Engine fuses. */
+/* The stacks' files: torchtitan casts with torchao and merges its ring
+ * attention's steps eagerly; Megatron-Core's Transformer Engine fuses. */
 Test(fp8cast, stacks_say_how_they_cast)
 {
     struct stack s;
@@ -103,6 +103,18 @@ Test(fp8cast, stacks_say_how_they_cast)
     cr_assert_eq(stack_load(&s, "torchtitan", NULL, 0, &err), 0, "%s", err.msg);
     cr_assert_eq(s.fp8_cast, JOB_FP8_CAST_TORCHAO);
     cr_assert_str_eq(stack_fp8_cast_name(s.fp8_cast), "torchao");
+    cr_assert(s.cp_merge_eager);            /* PyTorch ring attention */
     cr_assert_eq(stack_load(&s, "megatron-core", NULL, 0, &err), 0, "%s", err.msg);
     cr_assert_eq(s.fp8_cast, JOB_FP8_CAST_FUSED);
+    cr_assert(!s.cp_merge_eager);           /* Transformer Engine's CP */
+}
+
+/* A cast mode that does not exist: one line naming the field. */
+Test(fp8cast, bad_mode_is_refused)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    const char *sets[] = { "stack.fp8_cast=delayed" };
+    cr_assert_eq(stack_load(&s, "torchtitan", sets, 1, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "fp8_cast"), "%s", err.msg);
 }
