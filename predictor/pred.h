@@ -335,6 +335,13 @@ void pred_expert_plan(const struct plan *p, struct plan *out);
  * micro-batch on one GPU, with the memory headroom for imbalance. */
 double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p);
 
+/* ---- projections as separate GEMMs (proj.c) ---- */
+/* Where the stack runs the query, key and value projections, and SwiGLU's
+ * gate and up projections, as GEMMs of their own (job.separate_proj), set
+ * o's QKV and MLP-up times to those GEMMs'; nothing otherwise. */
+void pred_separate_proj(const struct pred_ctx *c, const struct plan *p,
+                        bool moe, struct pred_layer *o);
+
 /* ---- FP8 operand casts outside the GEMMs (fp8cast.c) ---- */
 /* Bytes torchao's dynamic tensorwise casts move for one GEMM of 'a' input,
  * 'w' weight and 'g' output elements, forward (bwd 0) or backward. */

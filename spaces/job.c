@@ -34,6 +34,7 @@ void job_default(struct job *j)
     j->zero3_gather = JOB_GATHER_UNIT;
     j->fp8_cast = JOB_FP8_CAST_FUSED;
     j->cp_merge_eager = false;
+    j->separate_proj = false;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

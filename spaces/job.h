@@ -84,6 +84,8 @@ struct job {                    /* a plain value */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
     bool cp_merge_eager;        /* cp: PyTorch ring attention's fp32 merges
                                    of partial outputs (predictor/cp.c) */
+    bool separate_proj;         /* q, k, v and gate, up as separate GEMMs
+                                   (predictor/proj.c) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

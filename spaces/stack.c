@@ -87,7 +87,7 @@ static const char *const stack_fields[] = {
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
-    "fp8_cast", "cp_merge_eager", NULL,
+    "fp8_cast", "cp_merge_eager", "separate_proj", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -202,7 +202,9 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
 {
     int sel = JOB_SELECTIVE_ATTENTION, ga = JOB_GATHER_UNIT;
     int fc = JOB_FP8_CAST_FUSED;
-    if ((conf_has(g, "cp_merge_eager") &&
+    if ((conf_has(g, "separate_proj") &&
+         conf_bool(g, "separate_proj", &s->separate_proj, err)) ||
+        (conf_has(g, "cp_merge_eager") &&
          conf_bool(g, "cp_merge_eager", &s->cp_merge_eager, err)) ||
         (conf_has(g, "fp8_cast") &&
          conf_enum(g, "fp8_cast", fp8_cast_names, JOB_FP8_CAST_COUNT, &fc,
@@ -388,6 +390,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->zero3_gather = s->zero3_gather;
     j->fp8_cast = s->fp8_cast;
     j->cp_merge_eager = s->cp_merge_eager;
+    j->separate_proj = s->separate_proj;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

@@ -79,6 +79,7 @@ struct stack {                  /* a plain value */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (absent: "fused") */
     bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
                                    eager kernels (PyTorch ring attention) */
+    bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):

@@ -104,9 +104,11 @@ Test(fp8cast, stacks_say_how_they_cast)
     cr_assert_eq(s.fp8_cast, JOB_FP8_CAST_TORCHAO);
     cr_assert_str_eq(stack_fp8_cast_name(s.fp8_cast), "torchao");
     cr_assert(s.cp_merge_eager);            /* PyTorch ring attention */
+    cr_assert(s.separate_proj);             /* wq, wk, wv; w1, w3 */
     cr_assert_eq(stack_load(&s, "megatron-core", NULL, 0, &err), 0, "%s", err.msg);
     cr_assert_eq(s.fp8_cast, JOB_FP8_CAST_FUSED);
     cr_assert(!s.cp_merge_eager);           /* Transformer Engine's CP */
+    cr_assert(!s.separate_proj);            /* linear_qkv, linear_fc1 */
 }
 
 /* A cast mode that does not exist: one line naming the field. */
