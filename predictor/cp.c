@@ -140,6 +140,45 @@ static void heads_a2a(const struct pred_ctx *c, const struct plan *p,
     o->fwd_s[PRED_OP_CP_COMM] = o->bwd_s[PRED_OP_CP_COMM] = qkv + out;
 }
 
+/* The eager merges of PyTorch's ring attention (the stack's
+ * cp_merge_eager; torch/distributed/tensor/experimental/_attention.py,
+ * _templated_ring_attention and _SDPAMerger with convert_to_f32, the
+ * default): each step's partial output is converted to fp32
+ * (out.to(torch.float32): read 2, write 4 bytes an element) and folded
+ * into the running output, out - sigmoid(block_lse - lse) * (out -
+ * block_out), three element-wise kernels (read 8 write 4, read 4 write 4,
+ * read 8 write 4): 38 bytes an element of the rank's output; the KV are
+ * concatenated for the rotation every step (torch.cat: read 2, write 2 a
+ * KV element); the first step's output is converted (6) and the result
+ * cast back (read 4, write 2). The last cp rank merges its whole output at
+ * every step (i <= rank: the full query against the first KV chunk; rank
+ * 0's steps take half the query and a cat), and it paces the group:
+ * forward (cp - 1)(38 E + 4 KV) + 12 E bytes, E = the rank's tokens x q
+ * width / tp, KV = tokens x 2 kv width / tp. Backward
+ * (_templated_ring_attention_backward) accumulates every step's query and
+ * KV gradients into fp32 buffers (read 4 + 2, write 4: 10 bytes an
+ * element), concatenates the KV gradients for their rotation (read 4,
+ * write 4) and the KV again (4), and casts the sums back (6 each):
+ * cp (10 E + 22 KV) + 6 (E + KV) bytes. */
+static void merge_eager(const struct pred_ctx *c, const struct plan *p,
+                        struct pred_layer *o)
+{
+    double tok = pred_tokens(c, p), t = (double)p->tp, cp = (double)p->cp;
+    double e = tok * (double)model_q_dim(&c->model) / t;
+    double kv = tok * 2.0 * (double)model_kv_dim(&c->model) / t;
+    o->fwd_s[PRED_OP_ATTN] += pred_mem_s(&c->k, pred_cp_merge_bytes(e, kv, cp, 0),
+                                         5.0 * cp);
+    o->bwd_s[PRED_OP_ATTN] += pred_mem_s(&c->k, pred_cp_merge_bytes(e, kv, cp, 1),
+                                         5.0 * cp);
+}
+
+double pred_cp_merge_bytes(double e, double kv, double cp, int bwd)
+{
+    if (bwd)
+        return cp * (10.0 * e + 22.0 * kv) + 6.0 * (e + kv);
+    return (cp - 1.0) * (38.0 * e + 4.0 * kv) + 12.0 * e;
+}
+
 void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
                        struct pred_layer *o)
 {
@@ -152,4 +191,6 @@ void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
         heads_a2a(c, p, f, b, o);
     else
         ring_p2p(c, p, f, b, o);
+    if (c->job.cp_merge_eager)
+        merge_eager(c, p, o);
 }

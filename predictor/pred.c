@@ -468,6 +468,8 @@ void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
 {
     memset(o, 0, sizeof *o);
     gemm_time(c, p, moe, o);
+    pred_separate_proj(c, p, moe, o);
+    pred_fp8_cast_layer(c, p, moe, o);
     attn_time(c, p, o);
     norm_residual_time(c, p, o);
     rope_act_time(c, p, moe, o);

@@ -294,6 +294,11 @@ int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
  * exposed in PRED_OP_CP_COMM. Nothing at cp 1. */
 void pred_cp_attention(const struct pred_ctx *c, const struct plan *p,
                        struct pred_layer *o);
+/* Bytes PyTorch ring attention's eager merges move per layer and micro-
+ * batch on the pacing rank (the stack's cp_merge_eager), forward (bwd 0)
+ * or backward: 'e' output and 'kv' key-value elements of the rank, over
+ * cp steps (cp.c). */
+double pred_cp_merge_bytes(double e, double kv, double cp, int bwd);
 
 /* ---- mixture of experts (moe.c) ---- */
 /* An all-to-all in which every one of n ranks sends 'bytes' in all, an
@@ -341,6 +346,23 @@ void pred_expert_plan(const struct plan *p, struct plan *out);
 /* Saved activations of one MoE layer's routed experts and router for one
  * micro-batch on one GPU, with the memory headroom for imbalance. */
 double pred_moe_act_bytes(const struct pred_ctx *c, const struct plan *p);
+
+/* ---- projections as separate GEMMs (proj.c) ---- */
+/* Where the stack runs the query, key and value projections, and SwiGLU's
+ * gate and up projections, as GEMMs of their own (job.separate_proj), set
+ * o's QKV and MLP-up times to those GEMMs'; nothing otherwise. */
+void pred_separate_proj(const struct pred_ctx *c, const struct plan *p,
+                        bool moe, struct pred_layer *o);
+
+/* ---- FP8 operand casts outside the GEMMs (fp8cast.c) ---- */
+/* Bytes torchao's dynamic tensorwise casts move for one GEMM of 'a' input,
+ * 'w' weight and 'g' output elements, forward (bwd 0) or backward. */
+double pred_fp8_cast_bytes(double a, double w, double g, int bwd);
+/* Add to o's GEMM operators (QKV, out-proj, MLP up and down) the time of
+ * their operands' casts where the job is FP8 and the stack casts them
+ * with torchao (job.fp8_cast); nothing otherwise. */
+void pred_fp8_cast_layer(const struct pred_ctx *c, const struct plan *p,
+                         bool moe, struct pred_layer *o);
 
 /* ---- overlap of communication with computation (tpo.c) ---- */
 /* The share of the GPU a link tier's communication kernels take from a

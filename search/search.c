@@ -33,6 +33,9 @@ struct dims {                   /* the values each dimension takes */
     int n[PLAN_DIM_COUNT];      /* 1 for a derived dimension */
     int block[PLAN_DIM_COUNT], n_block;     /* block dimensions, fastest first */
     int inner[PLAN_DIM_COUNT], n_inner;     /* inner dimensions, fastest first */
+    int walk[PLAN_DIM_COUNT], n_walk;       /* those of them with more than
+                                               one value: what the odometer
+                                               turns */
     size_t memo_stride[PLAN_DIM_COUNT];     /* 0: not in the memo key */
     size_t memo_n;
     uint64_t n_inner_plans;     /* combinations inside one block */
@@ -46,6 +49,15 @@ struct engine {                 /* shared, read-only during the loop */
     bool in_range;              /* every listed value within its row's range */
     uint64_t n_blocks;
 };
+
+/* What a block keeps of the rule groups (spaces/plan.h): the answers of
+ * the groups that read only the block's fields and a few inner ones. */
+struct block_rules {
+    uint8_t seq[2][2];          /* plan_check_seq by sp, tpo; RULE_UNSET */
+    int32_t mbs, vpp;           /* what 'batch' was checked for */
+    enum plan_rule batch;       /* plan_check_batch */
+};
+#define RULE_UNSET PLAN_RULE_COUNT
 
 struct local {                  /* one per thread */
     struct search_gpu *g;
@@ -134,7 +146,7 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
 static void order_dims(struct dims *d)
 {
     size_t stride = 1;
-    d->n_block = d->n_inner = 0;
+    d->n_block = d->n_inner = d->n_walk = 0;
     d->n_inner_plans = 1;
     for (int k = PLAN_DIM_COUNT - 1; k >= 0; k--) {
         if (plan_dims[k].role == PLAN_ROLE_BLOCK)
@@ -142,6 +154,8 @@ static void order_dims(struct dims *d)
         if (plan_dims[k].role == PLAN_ROLE_INNER) {
             d->inner[d->n_inner++] = k;
             d->n_inner_plans *= (uint64_t)d->n[k];
+            if (d->n[k] > 1)
+                d->walk[d->n_walk++] = k;
         }
         d->memo_stride[k] = plan_dims[k].per_layer ? stride : 0;
         if (plan_dims[k].per_layer)
@@ -171,10 +185,40 @@ static void build_dims(const struct search_cfg *cfg, struct dims *d)
     order_dims(d);
 }
 
-/* The rules, with the degree rule cut to dp when the lists are in range. */
-static enum plan_rule check(const struct engine *e, const struct plan *p)
+/* The rules after the block's own (degree, zero, tp: skip_block), in
+ * plan_check_shape's order, with the answers of the groups that read only
+ * the block's fields and sp, tpo (seq) or mbs, vpp (batch) kept in *br:
+ * the odometer turns mbs and vpp slowest, so 'batch' is checked once per
+ * run of their values, and a block has at most four (sp, tpo). */
+static enum plan_rule check_block(const struct engine *e, struct block_rules *br,
+                                  const struct plan *p)
 {
     const struct pred_ctx *c = e->ctx;
+    enum plan_rule r = (enum plan_rule)br->seq[p->sp][p->tpo];
+    if (r == RULE_UNSET)
+        br->seq[p->sp][p->tpo] = (uint8_t)(r = plan_check_seq(p, &c->model, &c->job));
+    if (r != PLAN_OK)
+        return r;
+    if (plan_is_moe_shaped(p) &&
+        (r = plan_check_moe(p, &c->model, &c->limits)) != PLAN_OK)
+        return r;
+    if (p->mbs != br->mbs || p->vpp != br->vpp) {
+        br->mbs = p->mbs;
+        br->vpp = p->vpp;
+        br->batch = plan_check_batch(p, &c->model, &c->job, &c->limits);
+    }
+    return br->batch != PLAN_OK ? br->batch : plan_check_stack(p, &c->limits);
+}
+
+/* The rules: with br (a walked block whose lists are in range, its own
+ * rules passed) from the block's kept answers, else all of them, with the
+ * degree rule cut to dp when the lists are in range. */
+static enum plan_rule check(const struct engine *e, struct block_rules *br,
+                            const struct plan *p)
+{
+    const struct pred_ctx *c = e->ctx;
+    if (br)
+        return check_block(e, br, p);
     if (!e->in_range)
         return plan_check(p, &c->model, &c->job, &c->limits);
     if (p->dp > plan_dims[PLAN_DIM_DP].hi)
@@ -246,13 +290,13 @@ static void near_miss(struct search_gpu *g, const struct plan *p,
  * last) first, that the rules allow; the rules that do not read the
  * overlap are checked once, with overlap off, which no rule refuses.
  * 0 on return: the plan breaks *rule. */
-static int choices(const struct engine *e, struct plan *p, int32_t *ok,
-                   enum plan_rule *rule)
+static int choices(const struct engine *e, struct block_rules *br,
+                   struct plan *p, int32_t *ok, enum plan_rule *rule)
 {
     const struct dims *d = &e->d;
     int n = 0;
     p->overlap = 0;
-    if ((*rule = check(e, p)) != PLAN_OK)
+    if ((*rule = check(e, br, p)) != PLAN_OK)
         return 0;
     for (int i = d->n[PLAN_DIM_OVERLAP] - 1; i >= 0; i--) {
         p->overlap = d->v[PLAN_DIM_OVERLAP][i];
@@ -282,9 +326,9 @@ static void compose_best(const struct engine *e, struct plan *p,
     p->overlap = pick;
 }
 
-static void eval_one(const struct engine *e, struct search_gpu *g,
-                     struct plan *p, const struct pred_memo *memo,
-                     uint64_t idx)
+static void eval_one(const struct engine *e, struct block_rules *br,
+                     struct search_gpu *g, struct plan *p,
+                     const struct pred_memo *memo, uint64_t idx)
 {
     const struct pred_ctx *c = e->ctx;
     int k = e->cfg->top_k, n;
@@ -294,7 +338,7 @@ static void eval_one(const struct engine *e, struct search_gpu *g,
     int32_t ok[SPACE_MAX_VALUES];
     enum plan_rule rule = PLAN_OK;
     g->enumerated++;
-    if (!(n = choices(e, p, ok, &rule))) {
+    if (!(n = choices(e, br, p, ok, &rule))) {
         g->rule[rule]++;
         return;
     }
@@ -362,33 +406,41 @@ static bool block_plan(const struct engine *e, uint64_t b, size_t *gi,
     return true;
 }
 
+static inline void set_field(struct plan *p, int k, int32_t v)
+{
+    memcpy((char *)p + plan_dims[k].offset, &v, sizeof v);
+}
+
 /* The next inner combination of a block, as an odometer turning the
- * fastest dimension first (the order inner_plan decodes); the memo index
- * follows. Amortised one field written per plan. */
+ * fastest dimension first (the order inner_plan decodes; a dimension with
+ * one value keeps the value inner_plan wrote); the memo index follows.
+ * Amortised one field written per plan. */
 static void inner_next(const struct dims *d, int *x, size_t *memo, struct plan *p)
 {
-    for (int i = 0; i < d->n_inner; i++) {
-        int k = d->inner[i];
+    for (int i = 0; i < d->n_walk; i++) {
+        int k = d->walk[i];
         *memo -= (size_t)x[i] * d->memo_stride[k];
         x[i] = x[i] + 1 < d->n[k] ? x[i] + 1 : 0;
         *memo += (size_t)x[i] * d->memo_stride[k];
-        plan_dim_set(p, (enum plan_dim)k, d->v[k][x[i]]);
+        set_field(p, k, d->v[k][x[i]]);
         if (x[i])
             return;
     }
 }
 
-/* A block whose zero the stack refuses: every plan in it breaks the same
- * rule, the first checked after the degree rule (plan_check_zero), so it
- * is counted whole without walking it. */
+/* A block that breaks a rule reading only its own fields (dp's degree,
+ * then the first groups of plan_check_shape: zero, tp): every plan in it
+ * breaks the same rule, so it is counted whole without walking it. */
 static bool skip_block(const struct engine *e, struct search_gpu *g,
                        const struct plan *p)
 {
-    enum plan_rule r;
-    if (!e->in_range || p->dp > plan_dims[PLAN_DIM_DP].hi)
+    const struct pred_ctx *c = e->ctx;
+    enum plan_rule r = PLAN_RULE_DEGREE;
+    if (!e->in_range)
         return false;
-    r = plan_check_zero(p, &e->ctx->limits);
-    if (r == PLAN_OK)
+    if (p->dp <= plan_dims[PLAN_DIM_DP].hi &&
+        (r = plan_check_zero(p, &c->limits)) == PLAN_OK &&
+        (r = plan_check_tp(p, &c->model, &c->limits)) == PLAN_OK)
         return false;
     g->enumerated += e->d.n_inner_plans;
     g->rule[r] += e->d.n_inner_plans;
@@ -398,14 +450,17 @@ static bool skip_block(const struct engine *e, struct search_gpu *g,
 static void run_block(const struct engine *e, struct local *L, uint64_t b)
 {
     struct plan p = { 0 };
+    struct block_rules br = { .mbs = -1 };
     int x[PLAN_DIM_COUNT] = { 0 };
     size_t gi, m;
     uint64_t first = b * e->d.n_inner_plans;
     if (!block_plan(e, b, &gi, &m, &p) || skip_block(e, &L->g[gi], &p))
         return;
+    memset(br.seq, RULE_UNSET, sizeof br.seq);
     m += inner_plan(&e->d, 0, &p);
     for (uint64_t j = 0; j < e->d.n_inner_plans; j++) {
-        eval_one(e, &L->g[gi], &p, &e->memo[m], first + j);
+        eval_one(e, e->in_range ? &br : NULL, &L->g[gi], &p, &e->memo[m],
+                 first + j);
         inner_next(&e->d, x, &m, &p);
     }
 }
@@ -422,7 +477,7 @@ static void run_sample(const struct engine *e, struct local *L, uint64_t s)
     if (!block_plan(e, b, &gi, &base, &p))
         return;
     base += inner_plan(&e->d, idx % inner, &p);
-    eval_one(e, &L->g[gi], &p, &e->memo[base], idx);
+    eval_one(e, NULL, &L->g[gi], &p, &e->memo[base], idx);
 }
 
 /* ---- locals and merge ---- */

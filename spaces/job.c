@@ -41,6 +41,9 @@ void job_default(struct job *j)
     j->selective = JOB_SELECTIVE_ATTENTION;
     j->zero3_gather = JOB_GATHER_UNIT;
     j->recompute_modules = JOB_RC_BIT(JOB_RC_CORE_ATTN);
+    j->fp8_cast = JOB_FP8_CAST_FUSED;
+    j->cp_merge_eager = false;
+    j->separate_proj = false;
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

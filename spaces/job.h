@@ -40,6 +40,12 @@ enum job_rc_module { JOB_RC_CORE_ATTN, JOB_RC_MOE_ACT, JOB_RC_LAYERNORM,
  * tensor, fetched again by every forward call, the recompute's too. */
 enum job_zero3_gather { JOB_GATHER_UNIT, JOB_GATHER_PARAMETER,
                         JOB_GATHER_COUNT };
+/* How an FP8 job's GEMM operands become FP8 (predictor/fp8cast.c): fused
+ * into the kernels that produce them (Transformer Engine: no time of its
+ * own), or torchao's dynamic tensorwise scaling, an amax pass and a cast
+ * pass per operand in each direction. */
+enum job_fp8_cast { JOB_FP8_CAST_FUSED, JOB_FP8_CAST_TORCHAO,
+                    JOB_FP8_CAST_COUNT };
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
@@ -87,6 +93,11 @@ struct job {                    /* a plain value */
     enum job_zero3_gather zero3_gather;
     unsigned recompute_modules; /* JOB_RC_BIT set: what selective rebuilds
                                    under the attention policy */
+    enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
+    bool cp_merge_eager;        /* cp: PyTorch ring attention's fp32 merges
+                                   of partial outputs (predictor/cp.c) */
+    bool separate_proj;         /* q, k, v and gate, up as separate GEMMs
+                                   (predictor/proj.c) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

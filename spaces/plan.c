@@ -139,9 +139,6 @@ int64_t plan_microbatches(const struct plan *p, const struct job *j)
     return j->gbs / ((int64_t)p->dp * p->mbs);
 }
 
-static enum plan_rule plan_check_moe(const struct plan *p,
-                                     const struct model *m,
-                                     const struct plan_limits *lim);
 static enum plan_rule plan_check_epo(const struct plan *p,
                                      const struct plan_limits *lim);
 
@@ -178,13 +175,27 @@ enum plan_rule plan_check(const struct plan *p, const struct model *m,
     return degrees_ok(p) ? plan_check_shape(p, m, j, lim) : PLAN_RULE_DEGREE;
 }
 
+/* The groups below in the order plan_check_shape runs them; each reads
+ * only the fields its header comment (plan.h) names, which is what lets a
+ * search keep a group's answer while those fields stay. */
 enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim)
 {
-    int64_t dpm;
-    enum plan_rule z = plan_check_zero(p, lim);
-    if (z != PLAN_OK)           /* first: a search skips such blocks whole */
-        return z;
+    enum plan_rule r = plan_check_zero(p, lim);
+    if (r == PLAN_OK)           /* first: a search skips such blocks whole */
+        r = plan_check_tp(p, m, lim);
+    if (r == PLAN_OK)
+        r = plan_check_seq(p, m, j);
+    if (r == PLAN_OK && plan_is_moe_shaped(p))
+        r = plan_check_moe(p, m, lim);
+    if (r == PLAN_OK)
+        r = plan_check_batch(p, m, j, lim);
+    return r == PLAN_OK ? plan_check_stack(p, lim) : r;
+}
+
+enum plan_rule plan_check_tp(const struct plan *p, const struct model *m,
+                             const struct plan_limits *lim)
+{
     if (m->heads % p->tp)
         return PLAN_RULE_HEADS_TP;
     if (m->kv_heads % p->tp)
@@ -193,6 +204,12 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_FFN_TP;
     if (p->tp > lim->tp_domain && !lim->tp_cross_node)
         return PLAN_RULE_TP_DOMAIN;
+    return PLAN_OK;
+}
+
+enum plan_rule plan_check_seq(const struct plan *p, const struct model *m,
+                              const struct job *j)
+{
     if (p->sp && p->tp == 1)
         return PLAN_RULE_SP_TP;
     if (j->seq % (2 * (int64_t)p->cp))
@@ -204,10 +221,13 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_CP_HEADS;
     if (p->tpo && !p->sp)
         return PLAN_RULE_TPO_SP;
-    if ((p->ep > 1 || p->etp > 1 || p->epo) &&
-        (z = plan_check_moe(p, m, lim)) != PLAN_OK)
-        return z;
-    dpm = (int64_t)p->dp * p->mbs;
+    return PLAN_OK;
+}
+
+enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,
+                                const struct job *j, const struct plan_limits *lim)
+{
+    int64_t dpm = (int64_t)p->dp * p->mbs;
     if (j->gbs % dpm)
         return PLAN_RULE_GBS_DP;
     if (p->vpp > 1 && p->pp == 1)
@@ -219,6 +239,12 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         return PLAN_RULE_LAYERS_PP;
     if (p->vpp > 1 ? !lim->stack_interleaved : p->pp > 1 && !lim->stack_1f1b)
         return PLAN_RULE_STACK_SCHEDULE;
+    return PLAN_OK;
+}
+
+enum plan_rule plan_check_stack(const struct plan *p,
+                                const struct plan_limits *lim)
+{
     if (p->tpo && !lim->stack_tpo)
         return PLAN_RULE_STACK_TPO;
     if (p->cp > 1 && !lim->stack_cp)
@@ -242,8 +268,8 @@ static enum plan_rule plan_check_epo(const struct plan *p,
 }
 
 /* The MoE rules of a plan with ep or etp above 1, or epo (header). */
-static enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
-                                     const struct plan_limits *lim)
+enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
+                              const struct plan_limits *lim)
 {
     if (m->moe.experts == 0)
         return PLAN_RULE_EP_DENSE;

@@ -151,10 +151,37 @@ enum plan_rule plan_check(const struct plan *p, const struct model *m,
  * to be in its dimension's range (a search checks its lists once). */
 enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim);
-/* The first rules after the degree rule: the stack's sharding modes
- * (stack-zero, zero-pp), which read only zero and pp. */
+/* plan_check_shape runs the rules in groups, in this order; each group
+ * reads only the fields named, so a search may keep a group's answer for
+ * as long as they stay (search/search.c). A new rule goes into the group
+ * whose fields it reads, or the group's comment grows.
+ * zero: the stack's sharding modes (stack-zero, zero-pp), which read only
+ * zero and pp. */
 enum plan_rule plan_check_zero(const struct plan *p,
                                const struct plan_limits *lim);
+/* tp: heads-tp, kv-heads-tp, ffn-tp, tp-domain; reads tp. */
+enum plan_rule plan_check_tp(const struct plan *p, const struct model *m,
+                             const struct plan_limits *lim);
+/* seq: sp-tp, cp-seq, seq-sp, cp-a2a-heads, tpo-sp; reads tp, cp, sp, tpo. */
+enum plan_rule plan_check_seq(const struct plan *p, const struct model *m,
+                              const struct job *j);
+/* Whether the MoE group runs: ep or etp above 1, or epo. */
+static inline bool plan_is_moe_shaped(const struct plan *p)
+{
+    return p->ep > 1 || p->etp > 1 || p->epo;
+}
+/* moe: ep-dense ... stack-epo; reads tp, cp, dp, pp, vpp, sp, recompute,
+ * ep, etp, epo. */
+enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
+                              const struct plan_limits *lim);
+/* batch: gbs-dp, vpp-pp, vpp-microbatches, layers-pp, stack-schedule;
+ * reads dp, mbs, pp, vpp, pp_first, pp_last. */
+enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,
+                                const struct job *j, const struct plan_limits *lim);
+/* stack: stack-tp-overlap, stack-cp, replicas-dp, then the overlap's;
+ * reads tpo, cp, replicas, zero, dp, overlap. */
+enum plan_rule plan_check_stack(const struct plan *p,
+                                const struct plan_limits *lim);
 /* The last rules, the only ones the overlap changes (stack-overlap,
  * overlap-dp): a search checks the others once per plan. */
 enum plan_rule plan_check_overlap(const struct plan *p,

@@ -40,8 +40,12 @@ static const char *const selective_names[JOB_SELECTIVE_COUNT] = {
 static const char *const gather_names[JOB_GATHER_COUNT] = {
     [JOB_GATHER_UNIT] = "unit", [JOB_GATHER_PARAMETER] = "parameter",
 };
-static_assert(JOB_SELECTIVE_COUNT == 2 && JOB_GATHER_COUNT == 2,
-              "update selective_names, gather_names");
+static const char *const fp8_cast_names[JOB_FP8_CAST_COUNT] = {
+    [JOB_FP8_CAST_FUSED] = "fused", [JOB_FP8_CAST_TORCHAO] = "torchao",
+};
+static_assert(JOB_SELECTIVE_COUNT == 2 && JOB_GATHER_COUNT == 2 &&
+              JOB_FP8_CAST_COUNT == 2,
+              "update selective_names, gather_names, fp8_cast_names");
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
@@ -55,6 +59,7 @@ const char *stack_cp_comm_name(enum job_cp_comm k) { return cp_names[k]; }
 const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d) { return moe_names[d]; }
 const char *stack_selective_name(enum job_selective k) { return selective_names[k]; }
+const char *stack_fp8_cast_name(enum job_fp8_cast k) { return fp8_cast_names[k]; }
 const char *stack_zero3_gather_name(enum job_zero3_gather k) { return gather_names[k]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
@@ -81,7 +86,8 @@ static const char *const stack_fields[] = {
     "moe_dispatcher", "moe_a2a_overlap",
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
-    "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce", NULL,
+    "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
+    "fp8_cast", "cp_merge_eager", "separate_proj", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -190,12 +196,20 @@ static int read_kinds(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
-/* The optional FSDP2 and activation-checkpointing fields. */
+/* The optional FSDP2, activation-checkpointing and FP8-cast fields. */
 static int read_fsdp2(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
     int sel = JOB_SELECTIVE_ATTENTION, ga = JOB_GATHER_UNIT;
-    if ((conf_has(g, "fsdp_copy_out") &&
+    int fc = JOB_FP8_CAST_FUSED;
+    if ((conf_has(g, "separate_proj") &&
+         conf_bool(g, "separate_proj", &s->separate_proj, err)) ||
+        (conf_has(g, "cp_merge_eager") &&
+         conf_bool(g, "cp_merge_eager", &s->cp_merge_eager, err)) ||
+        (conf_has(g, "fp8_cast") &&
+         conf_enum(g, "fp8_cast", fp8_cast_names, JOB_FP8_CAST_COUNT, &fc,
+                   err)) ||
+        (conf_has(g, "fsdp_copy_out") &&
          conf_bool(g, "fsdp_copy_out", &s->fsdp_copy_out, err)) ||
         (conf_has(g, "selective") &&
          conf_enum(g, "selective", selective_names, JOB_SELECTIVE_COUNT, &sel,
@@ -206,6 +220,7 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
         return TPL_ECONFIG;
     s->selective = (enum job_selective)sel;
     s->zero3_gather = (enum job_zero3_gather)ga;
+    s->fp8_cast = (enum job_fp8_cast)fc;
     return 0;
 }
 
@@ -373,6 +388,9 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->fsdp_copy_out = s->fsdp_copy_out;
     j->selective = s->selective;
     j->zero3_gather = s->zero3_gather;
+    j->fp8_cast = s->fp8_cast;
+    j->cp_merge_eager = s->cp_merge_eager;
+    j->separate_proj = s->separate_proj;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

@@ -76,6 +76,10 @@ struct stack {                  /* a plain value */
                                    all-gather buffer on the compute stream */
     enum job_selective selective;   /* what selective recompute rebuilds */
     enum job_zero3_gather zero3_gather; /* ZeRO-3: per unit or per tensor */
+    enum job_fp8_cast fp8_cast; /* FP8 operand casts (absent: "fused") */
+    bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
+                                   eager kernels (PyTorch ring attention) */
+    bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):
@@ -99,6 +103,7 @@ const char *stack_framework_name(enum stack_framework f);
 const char *stack_reshard_name(enum job_reshard r);     /* "default" */
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d);  /* "alltoall" */
 const char *stack_selective_name(enum job_selective k); /* "op" */
+const char *stack_fp8_cast_name(enum job_fp8_cast k);   /* "torchao" */
 const char *stack_zero3_gather_name(enum job_zero3_gather k); /* "unit" */
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);

@@ -118,6 +118,34 @@ Test(cp, allgather_and_a2a_variants)
 /* Long blocks hide the exchange: seq 131072, cp 8 (16,384 tokens a step,
  * 4.3e12 causal FLOPs against a 4 MiB KV block) exposes nothing; across
  * nodes (tp 8, cp 2 > the 8-GPU domain) the ring pays the NIC. */
+/* PyTorch ring attention's eager fp32 merges (cp.c merge_eager), by hand:
+ * cp 2, tp 2, seq 1024: the rank's 512 tokens, output e = 512 x 1024 / 2 =
+ * 262,144 elements, KV kv = 512 x 2 x 256 / 2 = 131,072. Forward
+ * (cp - 1)(38 e + 4 kv) + 12 e = 9,961,472 + 524,288 + 3,145,728 =
+ * 13,631,488 B; backward cp (10 e + 22 kv) + 6 (e + kv) = 2 x (2,621,440
+ * + 2,883,584) + 2,359,296 = 13,369,344 B; at 1e12 B/s, no launch cost. */
+Test(cp, eager_merges_by_hand)
+{
+    struct pred_ctx c;
+    struct pred_layer with, without;
+    cr_assert_float_eq(pred_cp_merge_bytes(262144, 131072, 2, 0), 13631488.0, 1e-3);
+    cr_assert_float_eq(pred_cp_merge_bytes(262144, 131072, 2, 1), 13369344.0, 1e-3);
+    setup(&c, 1024);
+    round_rates(&c);
+    c.job.cp_comm = JOB_CP_ALLGATHER;
+    without = layer(&c, 2, 2, false, false);
+    c.job.cp_merge_eager = true;
+    with = layer(&c, 2, 2, false, false);
+    cr_assert_float_eq(with.fwd_s[PRED_OP_ATTN] - without.fwd_s[PRED_OP_ATTN],
+                       13631488e-12, 1e-12);
+    cr_assert_float_eq(with.bwd_s[PRED_OP_ATTN] - without.bwd_s[PRED_OP_ATTN],
+                       13369344e-12, 1e-12);
+    with = layer(&c, 2, 1, false, false);       /* nothing to merge at cp 1 */
+    c.job.cp_merge_eager = false;
+    without = layer(&c, 2, 1, false, false);
+    cr_assert_eq(with.fwd_s[PRED_OP_ATTN], without.fwd_s[PRED_OP_ATTN]);
+}
+
 Test(cp, long_blocks_hide_the_exchange)
 {
     struct pred_ctx c;

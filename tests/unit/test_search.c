@@ -181,6 +181,106 @@ Test(search, brute_force_agrees_on_uneven_stages_for_every_split_rule)
     cr_assert_gt(uneven, 0, "no uneven layout was feasible: the test tests nothing");
 }
 
+/* ---- rule counts against plan_check, one combination at a time ---- */
+
+static void list(struct space *s, enum plan_dim d, int n, const int32_t *v)
+{
+    s->dim[d].n = n;
+    memcpy(s->dim[d].v, v, (size_t)n * sizeof *v);
+}
+
+/* The listed space's combinations on 'gpus' GPUs, each checked on its own
+ * by plan_check with overlap off (what a search checks before choosing the
+ * overlap), counted by the rule it breaks into rule[]; returns how many
+ * have a whole dp. */
+static uint64_t count_rules(const struct pred_ctx *c, const struct space *s,
+                            int64_t gpus, uint64_t *rule)
+{
+    int x[PLAN_DIM_COUNT] = { 0 };
+    uint64_t n = 0;
+    for (;;) {
+        struct plan p = { 0 };
+        int64_t deg = 1;
+        int d;
+        for (d = 0; d < PLAN_DIM_COUNT; d++)
+            if (s->dim[d].n && d != PLAN_DIM_OVERLAP)
+                plan_dim_set(&p, (enum plan_dim)d, s->dim[d].v[x[d]]);
+        deg = (int64_t)p.tp * p.cp * p.pp;
+        if (gpus % deg == 0) {
+            p.dp = (int32_t)(gpus / deg);
+            rule[plan_check(&p, &c->model, &c->job, &c->limits)]++;
+            n++;
+        }
+        for (d = 0; d < PLAN_DIM_COUNT; d++) {
+            if (!s->dim[d].n || d == PLAN_DIM_OVERLAP)
+                continue;
+            if (++x[d] < s->dim[d].n)
+                break;
+            x[d] = 0;
+        }
+        if (d == PLAN_DIM_COUNT)
+            return n;
+    }
+}
+
+/* The search keeps the answers of rule groups per block and skips blocks
+ * that break a block rule whole (search/search.c): every rule's count per
+ * GPU count must still be the one plan_check gives plan by plan, for a
+ * dense model and a MoE one, under limits that refuse some of everything. */
+static void rules_agree(const char *model, int64_t seq, int32_t moe)
+{
+    static const int64_t gpus[] = { 16, 24, 64 };
+    static const int32_t tp[] = { 1, 2, 3, 4, 8, 16 }, cp[] = { 1, 2, 4 },
+        pp[] = { 1, 2, 3, 4, 5, 8 }, mbs[] = { 1, 2, 3, 4 },
+        vpp[] = { 1, 2, 3 }, yn[] = { 0, 1 }, rc[] = { 0, 1, 2 },
+        zero[] = { 0, 1, 2, 3 }, rep[] = { 1, 2 }, ep[] = { 1, 2, 4, 8 };
+    struct pred_ctx c;
+    struct space s;
+    struct search_result r;
+    setup(&c, &s, model, "dgx-h100", seq, 48);
+    c.limits.stack_zero = 0xd;              /* no zero 1 */
+    c.limits.stack_zero_pp = 2;
+    c.limits.stack_interleaved = false;
+    c.limits.stack_cp = seq > 4096;
+    list(&s, PLAN_DIM_TP, 6, tp);
+    list(&s, PLAN_DIM_CP, 3, cp);
+    list(&s, PLAN_DIM_PP, 6, pp);
+    list(&s, PLAN_DIM_MBS, 4, mbs);
+    list(&s, PLAN_DIM_VPP, 3, vpp);
+    list(&s, PLAN_DIM_SP, 2, yn);
+    list(&s, PLAN_DIM_TPO, 2, yn);
+    list(&s, PLAN_DIM_RECOMPUTE, 3, rc);
+    list(&s, PLAN_DIM_ZERO, 4, zero);
+    list(&s, PLAN_DIM_OVERLAP, 2, yn);
+    list(&s, PLAN_DIM_REPLICAS, 2, rep);
+    list(&s, PLAN_DIM_EP, moe ? 4 : 1, ep);
+    list(&s, PLAN_DIM_ETP, moe ? 2 : 1, (const int32_t[]){ 1, 2 });
+    list(&s, PLAN_DIM_EPO, moe ? 2 : 1, yn);
+    run(&c, &s, gpus, 3, 3, false, 0, &r);
+    for (size_t g = 0; g < 3; g++) {
+        uint64_t want[PLAN_RULE_COUNT] = { 0 };
+        uint64_t n = count_rules(&c, &s, gpus[g], want);
+        const struct search_gpu *sg = &r.per_gpu[g];
+        cr_assert_eq(sg->enumerated, n, "%s, %lld GPUs", model, (long long)gpus[g]);
+        cr_assert_eq(sg->valid, want[PLAN_OK]);
+        for (int k = 1; k < PLAN_RULE_COUNT; k++)
+            cr_assert_eq(sg->rule[k], want[k], "%s, %lld GPUs, rule %s: %llu vs %llu",
+                         model, (long long)gpus[g], plan_rule_name((enum plan_rule)k),
+                         (unsigned long long)sg->rule[k], (unsigned long long)want[k]);
+    }
+    search_result_release(&r);
+}
+
+Test(search, rule_counts_agree_with_plan_check_dense)
+{
+    rules_agree("llama3-8b", 8192, 0);
+}
+
+Test(search, rule_counts_agree_with_plan_check_moe)
+{
+    rules_agree("mixtral-8x7b", 4096, 1);
+}
+
 static void assert_same(const struct search_result *a, const struct search_result *b,
                         bool same_work)
 {
