@@ -69,7 +69,11 @@ static struct stage_layout layout(const struct pred_ctx *c, const struct plan *p
 
 /* ---- Megatron-LM ---- */
 
-/* Megatron-LM arguments.py: --account-for-embedding/loss-in-pipeline-split
+/* Megatron-LM arguments.py: --pipeline-model-parallel-layout when vpp does
+ * not divide the ranks' counts (alone: it sets vpp and excludes the other
+ * split flags, transformer_config.py "pipeline_model_parallel_layout
+ * cannot be set with other pipeline layout arguments"),
+ * --account-for-embedding/loss-in-pipeline-split
  * (a layer slot each), --decoder-first/last-pipeline-num-layers, and with
  * uneven stages the chunks per rank (--num-virtual-stages-per-pipeline-
  * rank) instead of layers per chunk. */
@@ -77,6 +81,12 @@ static void megatron_stages(FILE *fp, const struct pred_ctx *c,
                             const struct plan *p)
 {
     struct stage_layout s = layout(c, p);
+    char lay[2048];
+    if (s.layout) {             /* any counts: the layout, nothing else */
+        stage_layout_string(&s, c->model.mtp_layers, lay, sizeof lay);
+        fprintf(fp, "--pipeline-model-parallel-layout '%s' \\\n", lay);
+        return;
+    }
     if (s.embed_slot)
         fputs("--account-for-embedding-in-pipeline-split \\\n", fp);
     if (s.loss_slot)
@@ -221,6 +231,12 @@ static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 static void nemo_stages(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     struct stage_layout s = layout(c, p);
+    char lay[2048];
+    if (s.layout) {
+        stage_layout_string(&s, c->model.mtp_layers, lay, sizeof lay);
+        fprintf(fp, "  pipeline_model_parallel_layout: \"%s\"\n", lay);
+        return;
+    }
     if (s.embed_slot)
         fputs("  account_for_embedding_in_pipeline_split: true\n", fp);
     if (s.loss_slot)

@@ -44,6 +44,7 @@
  *   stack-schedule refuses vpp > 1). */
 #include "spaces/stages.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const stage_split_names[STAGE_SPLIT_COUNT] = {
@@ -82,16 +83,23 @@ static int mcore_slots(struct stage_layout *s, int64_t m, int e, int l)
     return 0;
 }
 
-/* Explicit end counts, each rank's count divisible by vpp. */
+/* Explicit end counts, each rank's count divisible by vpp, or with
+ * 'layout' any counts of at least one layer per model chunk (Megatron's
+ * --pipeline-model-parallel-layout, transformer_config.py
+ * PipelineParallelLayerLayout: any number of layers per virtual stage,
+ * pp x vpp stages). */
 static int mcore_explicit(struct stage_layout *s, int64_t f, int64_t l,
-                          int64_t mid)
+                          int64_t mid, bool layout)
 {
     int64_t v = s->vpp;
-    if (f < 1 || l < 1 || mid < (s->pp > 2) || f % v || l % v || mid % v)
+    bool split = f % v || l % v || (s->pp > 2 && mid % v);
+    if (f < 1 || l < 1 || mid < (s->pp > 2) || (split && (!layout || v < 2)) ||
+        (split && (f < v || l < v || (s->pp > 2 && mid < v))))
         return -1;
     s->first = (int32_t)f;
     s->last = (int32_t)l;
     s->mid = (int32_t)(s->pp > 2 ? mid : (f > l ? f : l));
+    s->layout = split;
     return 0;
 }
 
@@ -104,14 +112,18 @@ static int mcore_auto(struct stage_layout *s)
             mcore_slots(s, (L + slots[i][0] + slots[i][1]) / s->pp,
                         slots[i][0], slots[i][1]) == 0)
             return 0;
-    if (s->pp < 3)
-        return -1;
+    if (s->pp < 3)             /* no middle rank: halves, as a layout */
+        return s->vpp > 1 ? mcore_explicit(s, L - L / 2, L / 2, 0, true) : -1;
     m = s->vpp * ((L + pv - 1) / pv);
     rem = L - (int64_t)(s->pp - 2) * m;
     l = s->vpp * (rem / (2 * s->vpp));
-    if (rem < 0 || rem % s->vpp || rem - l > m)
+    if (rem >= 0 && rem % s->vpp == 0 && rem - l <= m)
+        return mcore_explicit(s, rem - l, l, m, false);
+    /* a layout: the rest halved over the ends, the first one the larger */
+    l = rem / 2;
+    if (rem < 0 || rem - l > m)
         return -1;
-    return mcore_explicit(s, rem - l, l, m);
+    return mcore_explicit(s, rem - l, l, m, true);
 }
 
 /* Asked-for end counts (0: as the middle ranks). With pp 2 there is no
@@ -125,7 +137,7 @@ static int mcore_given(struct stage_layout *s, int64_t f, int64_t l)
     mid = n > 0 ? left / n : (f > l ? f : l);
     f = f ? f : mid;
     l = l ? l : mid;
-    if (mcore_explicit(s, f, l, mid) == 0) {
+    if (mcore_explicit(s, f, l, mid, false) == 0) {
         s->even = f == mid && l == mid && mid * s->pp == s->layers;
         return 0;
     }
@@ -133,7 +145,7 @@ static int mcore_given(struct stage_layout *s, int64_t f, int64_t l)
         if (f <= m && l <= m && f >= m - 1 && l >= m - 1 &&
             mcore_slots(s, m, (int)(m - f), (int)(m - l)) == 0)
             return 0;
-    return -1;
+    return mcore_explicit(s, f, l, mid, true);
 }
 
 static int megatron(struct stage_layout *s, int32_t f, int32_t l)
@@ -254,6 +266,35 @@ int32_t stage_rank_chunk(const struct stage_layout *s, int64_t r)
         return s->per + (r < s->extra);
     n += (r == 0) * s->embed_slot + (r == s->pp - 1) * s->loss_slot;
     return (int32_t)((n + s->vpp - 1) / s->vpp);
+}
+
+int32_t stage_chunk_layers(const struct stage_layout *s, int64_t r, int64_t k)
+{
+    int64_t n = stage_rank_layers(s, r);
+    return (int32_t)(n / s->vpp + (k < n % s->vpp));
+}
+
+int stage_layout_string(const struct stage_layout *s, int64_t mtp, char *buf,
+                        size_t n)
+{
+    int64_t stages = (int64_t)s->pp * s->vpp;
+    size_t len = 0;
+    int k = 0;
+    for (int64_t v = 0; v < stages; v++) {
+        int32_t t = stage_chunk_layers(s, v % s->pp, v / s->pp);
+        k = snprintf(buf + len, len < n ? n - len : 0, "%s%s", v ? "|" : "",
+                     v == 0 ? "E" : "");
+        len += (size_t)(k > 0 ? k : 0);
+        if (t == 1)
+            k = snprintf(buf + len, len < n ? n - len : 0, "t");
+        else if (t > 1)
+            k = snprintf(buf + len, len < n ? n - len : 0, "t*%d", (int)t);
+        len += (size_t)(t > 0 && k > 0 ? k : 0);
+    }
+    for (int64_t i = 0; i < mtp; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "m");
+    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "L");
+    return (int)len;
 }
 
 int stage_worst_ranks(const struct stage_layout *s, int64_t out[3])

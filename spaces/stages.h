@@ -8,6 +8,7 @@
 #define SPACE_STAGES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A stack's layer-split rule (spaces/stack.h field 'pipeline_split'). */
@@ -42,6 +43,10 @@ struct stage_layout {           /* a plain value */
     bool embed_slot, loss_slot; /* Megatron account_for_embedding /
                                    account_for_loss_in_pipeline_split */
     bool even;                  /* every rank layers / pp, no slots */
+    bool layout;                /* Megatron: counts that vpp does not
+                                   divide, as --pipeline-model-parallel-
+                                   layout spells them (a rank's chunks
+                                   differ by at most one layer) */
 };
 
 /* The layout of 'layers' over pp x vpp by 'rule'; first / last 0 leave the
@@ -58,6 +63,17 @@ int32_t stage_rank_layers(const struct stage_layout *s, int64_t r);
 int32_t stage_rank_chunk(const struct stage_layout *s, int64_t r);
 /* The most layers any rank holds. */
 int32_t stage_max_layers(const struct stage_layout *s);
+/* Transformer layers in model chunk (virtual stage) k of rank r: the
+ * rank's layers over its vpp chunks, the first ones one more where vpp
+ * does not divide them. */
+int32_t stage_chunk_layers(const struct stage_layout *s, int64_t r, int64_t k);
+/* Megatron's --pipeline-model-parallel-layout for s: virtual stages in
+ * order (stage v on rank v % pp), '|' between them, "E" the embedding on
+ * the first, "t*n" its layers, mtp "m"s and "L" the loss on the last
+ * (megatron/core/transformer/pipeline_parallel_layer_layout.py). The
+ * length it needs, as snprintf. */
+int stage_layout_string(const struct stage_layout *s, int64_t mtp, char *buf,
+                        size_t n);
 /* The ranks whose stage time or memory can be the worst: 0, 1 (the
  * heaviest middle rank) and pp - 1, without repeats. Returns how many. */
 int stage_worst_ranks(const struct stage_layout *s, int64_t out[3]);

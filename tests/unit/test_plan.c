@@ -38,7 +38,7 @@ Test(plan, every_rule_names_itself)
         { 16, 1, 1, 1, 1, 0, PLAN_RULE_KV_HEADS_TP },
         { 1, 1, 1, 1, 1, 1, PLAN_RULE_SP_TP },
         { 1, 81, 1, 1, 1, 0, PLAN_RULE_LAYERS_PP },    /* pp > layers */
-        { 1, 4, 1, 1, 3, 0, PLAN_RULE_LAYERS_PP },
+        { 1, 4, 1, 1, 30, 0, PLAN_RULE_LAYERS_PP },   /* < 1 layer a chunk */
         { 1, 1, 3, 1, 1, 0, PLAN_RULE_GBS_DP },
         { 1, 1, 64, 16, 1, 0, PLAN_RULE_GBS_DP },
         { 1, 1, 1, 1, 2, 0, PLAN_RULE_VPP_PP },

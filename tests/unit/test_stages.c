@@ -3,6 +3,8 @@
  * predictor's slowest and worst stage under them. */
 #include "helpers.h"
 
+#include <string.h>
+
 static struct stage_layout lay(enum stage_split r, int64_t layers, int pp,
                                int vpp, int first, int last)
 {
@@ -63,6 +65,39 @@ Test(stages, megatron_explicit_ends_and_refusals)
     cr_assert(s.even);
 }
 
+/* Megatron-LM's DeepSeek-V3 recipes (examples/moe_recipes/deepseek_v3/
+ * b200, gb200: --pipeline-model-parallel-layout "Et*4|(tttt|)*14tmL"): 61
+ * layers over pp 8 x vpp 2 divide by neither, so a layout: 8 on the
+ * middle ranks, the 13 left halved over the ends (7, 6), each rank's
+ * chunks one layer apart; the string names every virtual stage in order
+ * (stage v on rank v % pp), the embedding first, MTP and loss last. */
+Test(stages, megatron_layout_deepseek_v3)
+{
+    struct stage_layout s = lay(STAGE_SPLIT_MEGATRON, 61, 8, 2, 0, 0);
+    char buf[256];
+    assert_ranks(&s, 7, 8, 6);
+    cr_assert(s.layout && !s.even && !s.embed_slot && !s.loss_slot);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 0), 4);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 1), 3);
+    cr_assert_eq(stage_rank_chunk(&s, 7), 3);
+    cr_assert_eq(stage_layout_string(&s, 1, buf, sizeof buf), (int)strlen(buf));
+    cr_assert_str_eq(buf, "Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*3|"
+                          "t*3|t*4|t*4|t*4|t*4|t*4|t*4|t*3mL");
+    /* pp 4 x vpp 4: 16 a middle rank, 29 over the ends (15, 14) */
+    s = lay(STAGE_SPLIT_MEGATRON, 61, 4, 4, 0, 0);
+    assert_ranks(&s, 15, 16, 14);
+    cr_assert(s.layout);
+    /* asked-for counts vpp does not divide are a layout too; counts that
+     * leave a chunk empty are not */
+    s = lay(STAGE_SPLIT_MEGATRON, 61, 8, 2, 5, 8);
+    assert_ranks(&s, 5, 8, 8);
+    cr_assert(s.layout);
+    cr_assert_eq(stage_layout(STAGE_SPLIT_MEGATRON, 61, 8, 2, 1, 4, &s), -1);
+    /* divisible counts stay the flags they were */
+    s = lay(STAGE_SPLIT_MEGATRON, 126, 16, 1, 7, 7);
+    cr_assert(!s.layout);
+}
+
 /* RUNS.md torchtitan_2412 (generate_split_points, 126 layers): 1F1B on 8
  * stages [15, 16 x 6, 15]; interleaved, 16 stages [7, 8 x 14, 7], so rank
  * 0 holds stages 0 and 8: 7 + 8. */
@@ -117,10 +152,15 @@ Test(stages, every_layout_holds_every_layer_once)
                     if (stage_layout((enum stage_split)rule, L, pp, vpp, 0, 0, &s))
                         continue;
                     for (int r = 0; r < pp; r++) {
-                        int32_t k = stage_rank_layers(&s, r);
+                        int32_t k = stage_rank_layers(&s, r), in_chunks = 0;
                         cr_assert_geq(k, 0);
                         sum += k;
                         most = k > most ? k : most;
+                        for (int c = 0; c < vpp && s.layout; c++) {
+                            cr_assert_geq(stage_chunk_layers(&s, r, c), 1);
+                            in_chunks += stage_chunk_layers(&s, r, c);
+                        }
+                        cr_assert(!s.layout || in_chunks == k);
                     }
                     cr_assert_eq(sum, L, "%s %lld / %d x %d", stage_split_name(
                                  (enum stage_split)rule), (long long)L, pp, vpp);
