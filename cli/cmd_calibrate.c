@@ -39,7 +39,11 @@ static const char usage[] =
 "90th percentiles of the signed error predicted / measured - 1 of its\n"
 "timed rows, each source predicted with the host time fitted without it;\n"
 "a stack with fewer than 20 such rows gets the band of all rows, its\n"
-"width scaled by 1.5 about its centre.\n";
+"width scaled by 1.5 about its centre. Then the two efficiencies of the\n"
+"systems without kernel samples (efficiency.calibrated = false) that no\n"
+"source gives, fitted on their timed rows: attn (attn_bwd x 0.726) and\n"
+"gemm_fp8_cs (FP8 GEMMs with current / MXFP8 scaling), with each source\n"
+"predicted with them fitted without it.\n";
 
 enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_HELP };
 
@@ -106,6 +110,27 @@ static void calibrate_reserves(const struct runs *runs, const char *path)
     fid_report_free(v);
 }
 
+/* The uncalibrated systems' attention and FP8 GEMM efficiencies fitted on
+ * all their rows, and each source's rows predicted with them fitted
+ * without it (fidelity/tune.c). */
+static void calibrate_tune(const struct runs *runs, const char *path)
+{
+    struct fid_tune t;
+    struct fid_tune_cv cv[64];
+    int n, k;
+    if (fid_fit_tune(runs, NULL, &t, &n))
+        return;
+    printf("uncalibrated systems: attn = %.3f; attn_bwd = %.3f; gemm_fp8_cs = %.3f;"
+           "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
+           t.attn, t.attn * FID_TUNE_ATTN_BWD, t.gemm_fp8_cs, n, path);
+    k = fid_tune_cv(runs, cv, 64);
+    for (int i = 0; i < k; i++)
+        printf("  held out %-18s %3d rows  attn %.3f gemm_fp8_cs %.3f  MAPE in-sample "
+               "%.1f -> held-out %.1f %%  bias %+.1f -> %+.1f %%\n", cv[i].source,
+               cv[i].n, cv[i].fit.attn, cv[i].fit.gemm_fp8_cs, cv[i].mape_before,
+               cv[i].mape_held, cv[i].bias_before, cv[i].bias_held);
+}
+
 /* calibrate --runs: the eager stacks' host time fitted on published runs,
  * each stack's error band and memory reserve. */
 static int calibrate_runs(const char *path, struct tpl_err *err)
@@ -127,6 +152,8 @@ static int calibrate_runs(const char *path, struct tpl_err *err)
                         "the error band", path);
     if (rc == 0)
         calibrate_reserves(&runs, path);
+    if (rc == 0)
+        calibrate_tune(&runs, path);
     runs_release(&runs);
     return rc;
 }

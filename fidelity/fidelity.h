@@ -35,6 +35,8 @@ struct fid_row {
                                    of the host fit (fidelity/cv.c) */
     const char *stack;          /* the stack preset it is predicted with
                                    (static or borrowed from the runs) */
+    bool uncalibrated;          /* its system's efficiencies are modelling
+                                   defaults: what the tune fit moves */
 };
 
 struct fid_stats {              /* absolute percentage errors of a set */
@@ -83,6 +85,12 @@ struct fid_report *fid_report_new(const struct runs *runs, const char *source);
  * and the cross-validation vary (fidelity/cv.c). */
 struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
                                        double host_us);
+/* The same with the efficiencies of every uncalibrated system (efficiency.
+ * calibrated = false) set to those of 't' (NULL: the presets'), what the
+ * uncalibrated fit varies (fidelity/tune.c). */
+struct fid_tune;
+struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
+                                        double host_us, const struct fid_tune *t);
 void fid_report_free(struct fid_report *v);     /* NULL is fine */
 
 /* ---- statistics (fidelity/stats.c) ---- */
@@ -125,6 +133,44 @@ struct fid_cv_row {             /* one source left out */
 /* Leave-one-source-out: for each source with timed, predicted rows (at
  * most 'cap'), refit without it and predict it. Returns how many. */
 int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap);
+
+/* ---- the uncalibrated systems' efficiencies fitted on runs (fidelity/tune.c) ---- */
+
+/* The two kernel efficiencies of the systems without kernel samples
+ * (dgx-b200, gb200-nvl72: efficiency.calibrated = false) that no source
+ * gives: the flash-attention share of the 16-bit peak (forward; the
+ * backward at FID_TUNE_ATTN_BWD of it) and the FP8 GEMM factor with
+ * current or MXFP8 scaling (gemm_fp8_cs: the share relative to 16-bit
+ * reached by Transformer Engine's FP8 GEMMs with their scaling passes). Fitted together on the timed rows of those systems. */
+#define FID_TUNE_ATTN_BWD 0.726 /* perlmutter-a100 fit's bwd / fwd (0.494 / 0.680),
+                                   as the H100 / H200 presets carry it */
+#define FID_TUNE_ATTN_LO 0.20
+#define FID_TUNE_ATTN_HI 0.90
+#define FID_TUNE_FP8_LO 0.30
+#define FID_TUNE_FP8_HI 1.00
+
+struct fid_tune {
+    double attn;                /* efficiency.attn (attn_bwd follows) */
+    double gemm_fp8_cs;         /* efficiency.gemm_fp8_cs */
+};
+
+/* Fit t on the uncalibrated systems' timed, predicted rows other than
+ * those of 'exclude' (NULL: none), minimising their MAPE; *n_rows gets how
+ * many (0: nothing to fit, t left at the presets' values, -1 returned). */
+int fid_fit_tune(const struct runs *runs, const char *exclude,
+                 struct fid_tune *t, int *n_rows);
+
+struct fid_tune_cv {            /* one source with uncalibrated rows left out */
+    const char *source;         /* borrowed from the runs */
+    struct fid_tune fit;        /* fitted without it */
+    int n;                      /* its uncalibrated timed, predicted rows */
+    double mape_before, bias_before;    /* %, with the presets' values (in-sample
+                                           once the presets carry the fit) */
+    double mape_held, bias_held;        /* %, with 'fit' */
+};
+/* Leave-one-source-out over the sources with uncalibrated timed rows (at
+ * most 'cap'); returns how many. */
+int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 
 /* ---- the error band of each stack (fidelity/band.c) ---- */
 

@@ -168,6 +168,20 @@ static void row_launch(const struct run_row *r, struct job *j)
         j->launch_blocking = true;
 }
 
+/* NVIDIA's MLPerf Training GPT-3 submissions run FP8 with Transformer
+ * Engine's delayed scaling (mlcommons/training_results_v4.1, NVIDIA
+ * benchmarks/gpt3/implementations/<impl>/config_*.sh: FP8=True, FP8_AMAX_ALGO=max,
+ * FP8_AMAX_HISTORY=4, i.e. DelayedScaling with an amax history); the NeMo
+ * 25.x tables and Megatron's MoE recipes on Blackwell run current scaling
+ * or MXFP8 (Megatron-Bridge perf_recipes *_b200_fp8cs / _fp8mx, the MXFP8
+ * in mlm_moe_recipes' row names). A runs file has no column for it: the
+ * mlperf_gpt3 rows get delayed scaling, as BLOOM's get row_launch. */
+static void row_fp8(const struct run_row *r, struct job *j)
+{
+    if (!strcmp(r->source, "mlperf_gpt3"))
+        j->fp8_delayed = true;
+}
+
 static void row_job(const struct run_row *r, struct job *j)
 {
     job_default(j);
@@ -215,11 +229,21 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
     return NULL;
 }
 
+/* The uncalibrated fit's efficiencies into hw (fidelity/tune.c). */
+static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
+{
+    hw->eff_attn = t->attn;
+    hw->eff_attn_bwd = t->attn * FID_TUNE_ATTN_BWD;
+    hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
+}
+
 /* The prediction of a row whose inputs are known. */
 static void predict_known(const struct run_row *r, struct model m,
                           const struct hw_system *hw, const struct stack *st,
-                          double host_us, struct fid_row *o)
+                          double host_us, const struct fid_tune *t,
+                          struct fid_row *o)
 {
+    struct hw_system tuned;
     struct job j;
     struct plan_limits lim;
     struct pred_ctx c;
@@ -227,11 +251,18 @@ static void predict_known(const struct run_row *r, struct model m,
     row_job(r, &j);
     stack_apply(st, &m, &j);
     row_launch(r, &j);
+    row_fp8(r, &j);
     o->host_bound = st->host_s > 0;
+    o->uncalibrated = !hw->calibrated;
     o->launch_blocking = j.launch_blocking;
     o->params_b = (double)model_params(&m) / 1e9;
     if (o->host_bound && host_us >= 0)     /* the run fit's value */
         j.host_s = host_us * 1e-6;
+    if (t && !hw->calibrated) {            /* the uncalibrated fit's values */
+        tuned = *hw;
+        tune_apply(t, &tuned);
+        hw = &tuned;
+    }
     stack_limits(st, &lim);
     row_split(r, &lim);
     o->plan.overlap = plan_overlap_default(&o->plan, &lim);   /* the stack's */
@@ -258,7 +289,8 @@ static void predict_known(const struct run_row *r, struct model m,
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;
 }
 
-static void predict_row(struct systems *sys, double host_us, struct fid_row *o)
+static void predict_row(struct systems *sys, double host_us,
+                        const struct fid_tune *t, struct fid_row *o)
 {
     const struct hw_system *hw = NULL;
     const struct stack *st = NULL;
@@ -270,8 +302,10 @@ static void predict_row(struct systems *sys, double host_us, struct fid_row *o)
     why = inputs_of(sys, o->run, &m, &hw, &st, buf, sizeof buf);
     if (why)
         snprintf(o->reason, sizeof o->reason, "%s", why);
+    else if (t && hw->calibrated)          /* the tune fit reads none of it */
+        snprintf(o->reason, sizeof o->reason, "calibrated system: not tuned");
     else
-        predict_known(o->run, m, hw, st, host_us, o);
+        predict_known(o->run, m, hw, st, host_us, t, o);
     o->stack = stack_name_of(o->run);
 }
 
@@ -285,6 +319,12 @@ struct fid_report *fid_report_new(const struct runs *runs, const char *source)
 struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
                                        double host_us)
 {
+    return fid_report_new_tuned(runs, source, host_us, NULL);
+}
+
+struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
+                                        double host_us, const struct fid_tune *t)
+{
     struct fid_report *v = xcalloc(1, sizeof *v);
     struct systems *sys = xcalloc(1, sizeof *sys);
     v->runs = runs;
@@ -293,7 +333,7 @@ struct fid_report *fid_report_new_host(const struct runs *runs, const char *sour
         if (source && strcmp(runs->rows[i].source, source))
             continue;
         v->rows[v->n].run = &runs->rows[i];
-        predict_row(sys, host_us, &v->rows[v->n++]);
+        predict_row(sys, host_us, t, &v->rows[v->n++]);
     }
     free(sys);
     fid_groups_build(v);

@@ -57,7 +57,7 @@ static const char *const node_fields[] = {
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
 static const char *const efficiency_fields[] = {
-    "gemm", "gemm_bwd", "gemm_fp8", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
+    "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network", "calibrated",
     NULL,
 };
@@ -239,6 +239,10 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
         (conf_has(&g, "norm") && conf_num(&g, "norm", 0, true, 1, &hw->eff_norm, err)) ||
         (conf_has(&g, "gemm_fp8") &&
          conf_num(&g, "gemm_fp8", 0, true, 1, &hw->eff_gemm_fp8, err)))
+        return TPL_ECONFIG;
+    hw->eff_gemm_fp8_cs = hw->eff_gemm_fp8;
+    if (conf_has(&g, "gemm_fp8_cs") &&
+        conf_num(&g, "gemm_fp8_cs", 0, true, 1, &hw->eff_gemm_fp8_cs, err))
         return TPL_ECONFIG;
     hw->eff_p2p_nvlink = hw->eff_nvlink;
     hw->eff_p2p_net = hw->eff_net;

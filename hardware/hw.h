@@ -70,6 +70,8 @@ struct hw_system {              /* a plain value: nothing to free */
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
     double eff_gemm_fp8;        /* FP8 GEMM efficiency relative to 16-bit (1: same) */
+    double eff_gemm_fp8_cs;     /* the same with current / MXFP8 scaling
+                                   (job.fp8_delayed false; absent: gemm_fp8) */
     double eff_max;             /* measured maximum share of 16-bit peak (MAMF);
                                  * no compute efficiency exceeds it */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;

@@ -9,17 +9,20 @@ static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
                            enum pred_gemm_prec prec)
 {
     double peak16 = hw->bf16_flops;
-    k->gemm.peak_flops = prec == PRED_GEMM_FP8 && hw->fp8_flops > 0
-                       ? hw->fp8_flops : peak16;
+    bool fp8 = prec != PRED_GEMM_16BIT && hw->fp8_flops > 0;
+    k->gemm.peak_flops = fp8 ? hw->fp8_flops : peak16;
     k->gemm.eff_max = hw->eff_gemm;
     k->gemm.half_flop = hw->gemm_half_flop;
     k->gemm_bwd = k->gemm;
     k->gemm_bwd.eff_max = hw->eff_gemm_bwd;
-    if (prec == PRED_GEMM_FP8 && hw->fp8_flops > 0) {
+    if (fp8) {
         /* FP8 GEMMs reach a smaller share of their (doubled) peak: the
          * fitted 16-bit efficiencies times gemm_fp8, the ratio of the
-         * measured FP8 and BF16 large-GEMM shares of peak */
-        double r = hw->eff_gemm_fp8;
+         * measured FP8 and BF16 large-GEMM shares of peak (delayed
+         * scaling), or gemm_fp8_cs with current / MXFP8 scaling, whose
+         * per-GEMM amax or block-scale passes it carries (fidelity/tune.c) */
+        double r = prec == PRED_GEMM_FP8_DELAYED ? hw->eff_gemm_fp8
+                                                 : hw->eff_gemm_fp8_cs;
         k->gemm.eff_max = fmin(1.0, hw->eff_gemm * r);
         k->gemm_bwd.eff_max = fmin(1.0, hw->eff_gemm_bwd * r);
     }

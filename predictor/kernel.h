@@ -44,7 +44,11 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     int64_t domain;             /* GPUs per NVLink domain */
 };
 
-enum pred_gemm_prec { PRED_GEMM_16BIT, PRED_GEMM_FP8 };
+enum pred_gemm_prec {
+    PRED_GEMM_16BIT,
+    PRED_GEMM_FP8,              /* current / MXFP8 scaling: gemm_fp8_cs */
+    PRED_GEMM_FP8_DELAYED,      /* delayed scaling: gemm_fp8 */
+};
 
 /* Kernel parameters for 'hw' with GEMMs in 16-bit or FP8 (attention stays
  * 16-bit, as Transformer Engine's FP8 recipes run it). */

@@ -45,8 +45,9 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
     c->model = *m;
     c->hw = *hw;
     c->job = *j;
-    pred_kernels_init(&c->k, hw, j->precision == JOB_PREC_FP8
-                                 ? PRED_GEMM_FP8 : PRED_GEMM_16BIT);
+    pred_kernels_init(&c->k, hw, j->precision != JOB_PREC_FP8 ? PRED_GEMM_16BIT
+                                 : j->fp8_delayed ? PRED_GEMM_FP8_DELAYED
+                                 : PRED_GEMM_FP8);
     c->peak_flops = job_peak_flops(hw, j->precision);
     c->model_flops = pred_model_flops(m, j);
     c->params = (double)model_params(m);

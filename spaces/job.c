@@ -44,6 +44,7 @@ void job_default(struct job *j)
     j->fp8_cast = JOB_FP8_CAST_FUSED;
     j->cp_merge_eager = false;
     j->separate_proj = false;
+    j->fp8_delayed = false;     /* current / MXFP8 scaling (job.h) */
 }
 
 const char *job_precision_name(enum job_precision p) { return prec_names[p]; }

@@ -94,6 +94,15 @@ struct job {                    /* a plain value */
     unsigned recompute_modules; /* JOB_RC_BIT set: what selective rebuilds
                                    under the attention policy */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
+    bool fp8_delayed;           /* FP8 with Transformer Engine's delayed
+                                   scaling (DelayedScaling: scales from an
+                                   amax history, TE 1.x, MLPerf): the GEMM
+                                   factor efficiency.gemm_fp8; false (the
+                                   default): per-tensor current or MXFP8
+                                   block scaling (Float8CurrentScaling,
+                                   MXFP8BlockScaling, TE 2.x; Megatron-
+                                   Bridge's Blackwell recipes fp8cs / fp8mx):
+                                   efficiency.gemm_fp8_cs */
     bool cp_merge_eager;        /* cp: PyTorch ring attention's fp32 merges
                                    of partial outputs (predictor/cp.c) */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs

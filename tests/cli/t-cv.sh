@@ -51,6 +51,19 @@ if need_shared cv-shared runs-dev.csv; then
             fail "cv-reserve-$r_name" "preset reserve '$r_gib' is not what calibrate --runs prints: $(grep "^$r_name: reserve_gib" "$T_TMP/bands")"
         fi
     done
+    # the Blackwell presets' attention and FP8 current-scaling factors are
+    # the uncalibrated fit's (fidelity/tune.c), with a held-out line per source
+    for f in hardware/systems/dgx-b200.cfg hardware/systems/gb200-nvl72.cfg; do
+        t_a=$(sed -n 's/^ *attn *= *\([0-9.]*\);.*/\1/p' "$f")
+        t_b=$(sed -n 's/^ *attn_bwd *= *\([0-9.]*\);.*/\1/p' "$f")
+        t_f=$(sed -n 's/^ *gemm_fp8_cs *= *\([0-9.]*\);.*/\1/p' "$f")
+        if grep -q "^uncalibrated systems: attn = $t_a; attn_bwd = $t_b; gemm_fp8_cs = $t_f;  # fitted on 33 timed rows" \
+            "$T_TMP/bands" && grep -q "^  held out nemo2502 .* MAPE" "$T_TMP/bands"; then
+            pass "cv-tune-$(basename "$f" .cfg)"
+        else
+            fail "cv-tune-$(basename "$f" .cfg)" "preset attn $t_a / $t_b, gemm_fp8_cs $t_f is not what calibrate --runs prints: $(grep "^uncalibrated" "$T_TMP/bands")"
+        fi
+    done
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
     expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,'
 fi

@@ -373,3 +373,64 @@ Test(fidelity, reserve_by_hand)
     f = fid_fit_reserve(&v, "u");
     cr_assert_eq(f.n_mem, 0);
 }
+
+/* MAPE of the uncalibrated systems' timed rows with efficiencies t. */
+static double tune_mape(const struct runs *runs, const struct fid_tune *t, int *n)
+{
+    struct fid_report *v = fid_report_new_tuned(runs, NULL, -1, t);
+    double sum = 0;
+    *n = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->rows[i].predicted && v->rows[i].timed && v->rows[i].uncalibrated) {
+            sum += fabs(v->rows[i].err_pct);
+            (*n)++;
+        }
+    fid_report_free(v);
+    return sum / *n;
+}
+
+/* The uncalibrated fit (calibrate --runs, fidelity/tune.c) finds a
+ * minimum: no worse than 0.02 away on either number, better than the old
+ * modelling defaults (attn 0.55, gemm_fp8 as the MAMF ratio 0.984) and
+ * than either bracket end; the Blackwell presets carry its values; the
+ * small runs file has no uncalibrated row to fit. */
+Test(fidelity, tune_fit_is_a_minimum)
+{
+    const char *shared = getenv("TRAINPLAN_SHARED");
+    char path[600];
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_tune t, d;
+    int n, m;
+    double at;
+    cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0, "%s", err.msg);
+    cr_assert_eq(fid_fit_tune(&runs, NULL, &t, &n), -1);
+    cr_assert_eq(n, 0);
+    runs_release(&runs);
+    snprintf(path, sizeof path, "%s/data/runs-dev.csv", shared ? shared : "../shared");
+    if (access(path, R_OK) != 0)
+        skip_without_shared("%s absent: tune fit check skipped", path);
+    cr_assert_eq(runs_load(&runs, path, &err), 0, "%s", err.msg);
+    cr_assert_eq(fid_fit_tune(&runs, NULL, &t, &n), 0);
+    cr_assert_eq(n, 33);
+    cr_assert(fabs(t.attn - 0.523) < 5e-4 && fabs(t.gemm_fp8_cs - 0.639) < 5e-4,
+              "attn %g gemm_fp8_cs %g: the dgx-b200 / gb200-nvl72 presets' values",
+              t.attn, t.gemm_fp8_cs);
+    at = tune_mape(&runs, &t, &m);
+    cr_assert_eq(m, n);
+    for (int k = 0; k < 4; k++) {
+        d = t;
+        if (k < 2)
+            d.attn += k ? 0.02 : -0.02;
+        else
+            d.gemm_fp8_cs += k == 3 ? 0.02 : -0.02;
+        cr_assert_leq(at, tune_mape(&runs, &d, &m) + 1e-9, "step %d", k);
+    }
+    d = (struct fid_tune){ 0.55, 0.984 };
+    cr_assert_lt(at, tune_mape(&runs, &d, &m));
+    d = (struct fid_tune){ FID_TUNE_ATTN_LO, FID_TUNE_FP8_HI };
+    cr_assert_lt(at, tune_mape(&runs, &d, &m));
+    d = (struct fid_tune){ FID_TUNE_ATTN_HI, FID_TUNE_FP8_LO };
+    cr_assert_lt(at, tune_mape(&runs, &d, &m));
+    runs_release(&runs);
+}

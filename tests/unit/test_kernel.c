@@ -198,12 +198,29 @@ Test(kernel, fp8_gemm_efficiency_ratio)
     h.eff_gemm = 0.8;
     h.eff_gemm_bwd = 0.7;
     h.eff_gemm_fp8 = 0.5;
-    pred_kernels_init(&k, &h, PRED_GEMM_FP8);
+    h.eff_gemm_fp8_cs = 0.25;
+    pred_kernels_init(&k, &h, PRED_GEMM_FP8_DELAYED);
     assert_rel(k.gemm.peak_flops, h.fp8_flops, 0);
     assert_rel(k.gemm.eff_max, 0.4, 1e-12);
     assert_rel(k.gemm_bwd.eff_max, 0.35, 1e-12);
     assert_rel(k.attn.peak_flops, h.bf16_flops, 0);
-    h.eff_gemm_fp8 = 2.0;
+    /* current / MXFP8 scaling: gemm_fp8_cs (fidelity/tune.c) */
     pred_kernels_init(&k, &h, PRED_GEMM_FP8);
+    assert_rel(k.gemm.peak_flops, h.fp8_flops, 0);
+    assert_rel(k.gemm.eff_max, 0.2, 1e-12);
+    assert_rel(k.gemm_bwd.eff_max, 0.175, 1e-12);
+    h.eff_gemm_fp8 = 2.0;
+    pred_kernels_init(&k, &h, PRED_GEMM_FP8_DELAYED);
     assert_rel(k.gemm.eff_max, 1.0, 0);
+}
+
+/* A preset without gemm_fp8_cs runs current scaling at its gemm_fp8; the
+ * Blackwell presets carry the fitted factor (fidelity/tune.c). */
+Test(kernel, fp8_current_scaling_factor)
+{
+    struct hw_system h = load_system("dgx-h100"), b = load_system("dgx-b200");
+    assert_rel(h.eff_gemm_fp8_cs, h.eff_gemm_fp8, 0);
+    assert_rel(b.eff_gemm_fp8_cs, 0.639, 1e-12);
+    assert_rel(b.eff_gemm_fp8, 0.984, 1e-12);
+    assert_rel(b.eff_attn_bwd, 0.380, 1e-12);
 }
