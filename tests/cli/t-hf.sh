@@ -21,3 +21,13 @@ run_tp export --model llama3-8b --gpus 64
 sed 1d "$T_OUT" >"$T_TMP/preset"
 run_tp export --model "$H_CFG" --gpus 64
 expect hf-export-is-preset exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"'
+# the Llama 2 presets are the released config.json files (meta-llama/
+# Llama-2-7b-hf, Llama-2-70b-hf; copies of their fields written for the
+# tests, no rope_theta: transformers' default 10000): the same launch
+for h_m in 7b 70b; do
+    run_tp export --model "llama2-$h_m" --seq 4096 --gpus 64
+    sed 1d "$T_OUT" >"$T_TMP/preset"
+    run_tp export --model "tests/data/hf/llama-2-$h_m/config.json" --seq 4096 --gpus 64
+    expect "hf-llama2-$h_m-is-preset" exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"' \
+        'stdout~^--rotary-base 10000 '
+done
