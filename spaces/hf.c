@@ -27,6 +27,7 @@ struct hf_family {
     const char *note;                   /* what the model file cannot say */
     /* mixture of experts (spaces/arch.c): NULL for a dense family */
     const char *experts, *topk, *moe_ffn;
+    bool qkv_bias;                      /* Q, K, V biases only (Qwen2) */
 };
 
 static const char *const llama_drop[] = { "attention_dropout", NULL };
@@ -38,21 +39,25 @@ static const char *const neox_drop[] = { "attention_dropout", "hidden_dropout",
 #define LLAMA(a, note) { a, "num_hidden_layers", "hidden_size",               \
     "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
     "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
-    "rmsnorm", note, NULL, NULL, NULL }
+    "rmsnorm", note, NULL, NULL, NULL, false }
 /* Mixtral and Qwen3-MoE: every layer MoE, softmax router with an auxiliary
  * balancing loss (transformers' MixtralSparseMoeBlock, Qwen3MoeSparseMoeBlock
  * with decoder_sparse_step 1) */
 #define LLAMA_MOE(a, note, e, k, f) { a, "num_hidden_layers", "hidden_size",  \
     "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
     "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
-    "rmsnorm", note, e, k, f }
+    "rmsnorm", note, e, k, f, false }
 
 static const struct hf_family families[] = {
     LLAMA("LlamaForCausalLM", NULL),
     LLAMA("MistralForCausalLM", "sliding-window attention is timed as full "
           "causal attention"),
-    LLAMA("Qwen2ForCausalLM", "the q/k/v biases (h + 2 kv per layer) are "
-          "not counted: 'bias' is one switch for all projections"),
+    /* Qwen2Attention: q/k/v_proj with bias=True, o_proj and the MLP without
+     * (transformers models/qwen2/modeling_qwen2.py) */
+    { "Qwen2ForCausalLM", "num_hidden_layers", "hidden_size",
+      "num_attention_heads", "num_key_value_heads", "intermediate_size",
+      "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,
+      "rmsnorm", NULL, NULL, NULL, NULL, true },
     LLAMA("Qwen3ForCausalLM", "the per-head q/k RMSNorm weights (2 x head_dim "
           "per layer) are not counted"),
     LLAMA_MOE("MixtralForCausalLM", "sliding-window attention is timed as "
@@ -63,12 +68,12 @@ static const struct hf_family families[] = {
               "moe_intermediate_size"),
     { "GPT2LMHeadModel", "n_layer", "n_embd", "n_head", NULL, "n_inner",
       "vocab_size", "n_positions", NULL, gpt2_drop, 0.1, 4, false, true, true,
-      "layernorm", NULL, NULL, NULL, NULL },
+      "layernorm", NULL, NULL, NULL, NULL, false },
     { "GPTNeoXForCausalLM", "num_hidden_layers", "hidden_size",
       "num_attention_heads", NULL, "intermediate_size", "vocab_size", NULL,
       "rotary_emb_base", neox_drop, 0, 0, false, false, true, "layernorm",
       "partial rotary (rotary_pct) and the parallel residual are not "
-      "modelled; neither changes the counts", NULL, NULL, NULL },
+      "modelled; neither changes the counts", NULL, NULL, NULL, false },
 };
 
 /* Mixture-of-experts architectures not mapped yet (MLA, shared experts,
@@ -225,6 +230,9 @@ static void put_kinds(struct hf_out *o, struct hf_read *r,
         f->norm,
         f->bias || get_bool(r, "attention_bias", false) ? "true" : "false",
         dropout ? "true" : "false");
+    if (f->qkv_bias)
+        put(o, "  qkv_bias = true;  # %s: biases on q/k/v_proj only\n",
+            f->arch);
 }
 
 /* The optional fields: a head width other than hidden / heads (Qwen3's

@@ -30,8 +30,9 @@ static const char *const model_fields[] = {
     "head_dim", "sliding_window", "sliding_every", "mtp_layers", "experts",
     "moe_topk", "moe_ffn_hidden", "moe_shared_ffn_hidden", "moe_dense_first",
     "moe_layer_freq", "moe_router", "moe_balance", "moe_capacity_factor",
-    "moe_groups", "moe_group_topk", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-    "v_head_dim", "rope_base", NULL,
+    "moe_groups", "moe_group_topk", "q_lora_rank", "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_base",
+    "qkv_bias", NULL,
 };
 static const char *const root_groups[] = { "model", NULL };
 

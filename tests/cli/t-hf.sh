@@ -31,3 +31,12 @@ for h_m in 7b 70b; do
     expect "hf-llama2-$h_m-is-preset" exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"' \
         'stdout~^--rotary-base 10000 '
 done
+# per-projection biases: Qwen2's on Q, K, V only reach Megatron-LM as
+# --add-qkv-bias beside --disable-bias-linear; the model file says qkv_bias
+run_tp export --model tests/data/hf/qwen2-7b/config.json --gpus 64
+expect hf-qwen2-qkv-bias exit=0 'stdout~^--disable-bias-linear ' 'stdout~^--add-qkv-bias '
+run_tp show model tests/data/hf/qwen2-7b/config.json
+expect hf-qwen2-show exit=0 'stdout~^  qkv_bias = true;' 'stdout~^# parameters +7615616512 total'
+run_tp export --model llama3-8b --gpus 64
+expect qkv-bias-absent exit=0 'stdout!~add-qkv-bias'
+check qkv-bias-type 3 "trainplan: error: --set model.qkv_bias: 'qkv_bias' must be true or false, not an integer" -- predict --model llama3-8b --set model.qkv_bias=3

@@ -51,13 +51,25 @@ Test(hf, pythia_1b)
     cr_assert(!m.tied_embeddings && m.bias && !m.dropout);
 }
 
-/* Qwen2: rope_theta 1e6; its q/k/v-only biases are not counted. */
+/* Qwen2: rope_theta 1e6; biases on Q, K and V only (Qwen2Attention).
+ * By hand, h 3584, q 3584, kv 4 x 128 = 512, f 18944, 28 layers, vocab
+ * 152064, untied: per layer 2h q + 2h kv + (q + 2 kv) + 3 h f + 2 h =
+ * 29,364,736 + 203,685,888 + 7,168 = 233,057,792; x 28 + 2 x 152064 x 3584
+ * + 3584 = 7,615,616,512 (the model card of the same shape, Qwen2.5-7B:
+ * 7.61 B, 6.53 B without embeddings). Without the q/k/v biases: 4,608 per
+ * layer fewer; with biases everywhere (bias = true): o and MLP biases too. */
 Test(hf, qwen2_7b)
 {
     struct model m = load_hf("tests/data/hf/qwen2-7b/config.json");
     cr_assert_eq(m.rope_base, 1e6);
     cr_assert_eq(m.kv_heads, 4);
-    cr_assert(!m.bias);
+    cr_assert(!m.bias && m.qkv_bias);
+    cr_assert_eq(model_attn_params(&m), 29364736LL);
+    cr_assert_eq(model_params(&m), 7615616512LL);
+    m.qkv_bias = false;
+    cr_assert_eq(model_params(&m), 7615616512LL - 28 * 4608LL);
+    m.bias = true;
+    cr_assert_eq(model_attn_params(&m), 29364736LL + 3584);
 }
 
 static void refused(const char *path, const char *want)
