@@ -230,7 +230,7 @@ static void summary_row(FILE *fp, const struct pred_ctx *c,
     const struct pred_result *r = &g->results[0];
     char key[96];
     plan_key(&g->hits[0].plan, key, sizeof key);
-    fprintf(fp, "%13lld  %-44s %6lld %9.3f %11.0f %5.1f%% %8.2f %7.2f\n",
+    fprintf(fp, "%13lld  %-46s %6lld %9.3f %11.0f %5.1f%% %8.2f %7.2f\n",
             (long long)g->gpus, key, (long long)c->job.gbs, r->iteration_s,
             r->tokens_per_s, 100 * r->mfu, r->mem.total_bytes / RES_GIB,
             r->mem.margin_bytes / RES_GIB);
@@ -246,7 +246,7 @@ static void summary_write(FILE *fp, const struct pred_ctx *c,
     table_header(fp, c, rep);
     spare_line(fp, c);
     res_uncalibrated_note(fp, &c->hw);
-    fprintf(fp, "\n%13s  %-44s %6s %9s %11s %6s %8s %7s\n", "GPUs",
+    fprintf(fp, "\n%13s  %-46s %6s %9s %11s %6s %8s %7s\n", "GPUs",
             "best plan", "gbs", "iter s", "tokens/s", "MFU", "mem GiB", "spare");
     for (size_t i = 0, end; i < s->n; i = end) {
         end = res_none_run_end(s, i);
