@@ -21,6 +21,12 @@ run_tp export --model llama3-8b --gpus 64
 sed 1d "$T_OUT" >"$T_TMP/preset"
 run_tp export --model "$H_CFG" --gpus 64
 expect hf-export-is-preset exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"'
+# DeepSeek-V3's config.json gives the deepseek-v3 preset's launch
+run_tp export --model deepseek-v3 --seq 4096 --gbs 15360 --gpus 1024
+sed 1d "$T_OUT" >"$T_TMP/preset"
+run_tp export --model tests/data/hf/deepseek-v3/config.json --seq 4096 --gbs 15360 --gpus 1024
+expect hf-deepseek-v3-is-preset exit=0 'sed 1d "$T_OUT" | cmp -s - "$T_TMP/preset"' \
+    'stdout~^--q-lora-rank 1536 ' 'stdout~^--num-experts 256 '
 # the Llama 2 presets are the released config.json files (meta-llama/
 # Llama-2-7b-hf, Llama-2-70b-hf; copies of their fields written for the
 # tests, no rope_theta: transformers' default 10000): the same launch
