@@ -134,6 +134,7 @@ check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'"
 interrupt search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
     --gpus 8..262144:8 --top 1
 expect sigint-partial exit=130 'stdout~^partial: interrupted' \
+    'sed -n 1p "$T_OUT" | grep -q "^partial: interrupted"' \
     'stdout~^searched part of ' 'stderr~^trainplan: interrupted'
 
 # limits: the largest legal values give an answer or a clear refusal, never
@@ -266,6 +267,22 @@ expect search-summary-lines exit=0 '[ "$s_rows" = 29 ]' \
 # shellcheck disable=SC2086
 same_output search-summary-csv search $S_SWEEP --summary --format csv vs \
     search $S_SWEEP --top 1 --format csv
+# JSON: every count kept (with its reason when it has no plan), at most
+# one plan each
+# shellcheck disable=SC2086
+run_tp search $S_SWEEP --summary --format json
+s_json=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["results"]
+print(d["job"]["top"], len(r), max(len(x["plans"]) for x in r),
+      sum(1 for x in r if not x["plans"] and x["reason"]))' <"$T_OUT" 2>/dev/null)
+T_CMD="search --summary --format json: top, counts, most plans, reasons: $s_json"
+if command -v python3 >/dev/null 2>&1; then
+    expect search-summary-json exit=0 '[ "$s_json" = "1 32 1 8" ]'
+else
+    skip search-summary-json "python3 not installed"
+fi
 check search-summary-top 2 "trainplan: error: --summary shows the best plan of each GPU count: drop '--top'" -- search --summary --top 3
 # the table folds the same run into one block, its counts summed
 # shellcheck disable=SC2086
