@@ -253,7 +253,8 @@ static void put_kinds(struct hf_out *o, struct hf_read *r,
 /* The optional fields: a head width other than hidden / heads (Qwen3's
  * head_dim) and the experts. */
 /* DeepSeek-V3's MLA ranks and head widths, shared experts (each of
- * moe_intermediate_size), dense-first layers, router and MTP. */
+ * moe_intermediate_size), dense-first layers, group-limited routing
+ * (n_group, topk_group), router and MTP. */
 static void put_deepseek(struct hf_out *o, struct hf_read *r, int64_t moe_ffn)
 {
     static const char *const mla[] = { "q_lora_rank", "kv_lora_rank",
@@ -272,6 +273,9 @@ static void put_deepseek(struct hf_out *o, struct hf_read *r, int64_t moe_ffn)
         (long long)get_num(r, "first_k_dense_replace", 0));
     put(o, "  moe_layer_freq = %lld;  # moe_layer_freq\n",
         (long long)get_int(r, "moe_layer_freq", 1));
+    put(o, "  moe_groups = %lld;  # n_group\n  moe_group_topk = %lld;  # "
+        "topk_group\n", (long long)get_int(r, "n_group", 1),
+        (long long)get_int(r, "topk_group", get_int(r, "n_group", 1)));
     put(o, "  moe_router = \"%s\";  # scoring_func\n  moe_balance = \"%s\";  "
         "# topk_method\n", scoring && !strcmp(scoring, "softmax") ? "softmax"
         : "sigmoid", topk && !strcmp(topk, "noaux_tc") ? "aux_free" : "aux_loss");

@@ -106,6 +106,9 @@ Test(hf, deepseek_v3_is_the_preset)
     cr_assert_eq(a.moe.balance, MODEL_BALANCE_AUX_FREE);
     cr_assert_eq(a.moe.router, b.moe.router);
     cr_assert_eq(a.mtp_layers, 1);
+    cr_assert_eq(a.moe.groups, 8);          /* n_group, topk_group */
+    cr_assert_eq(a.moe.group_topk, 4);
+    cr_assert_eq(a.moe.group_topk, b.moe.group_topk);
 }
 
 static void refused(const char *path, const char *want)
