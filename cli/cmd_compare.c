@@ -16,7 +16,7 @@ static const char usage[] =
 "                         [--gbs N|LIST] [--seq N]\n"
 "                         [--precision P] [--gpus LIST] [--tokens N]\n"
 "                         [--headroom GiB|%] [--set K=V]...\n"
-"                         [--format {formats}] [-o FILE]\n"
+"                         [--format {formats}] [--progress] [-o FILE]\n"
 "                         [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "The same job on each system (presets or files), and on variants of one\n"
@@ -29,7 +29,8 @@ static const char usage[] =
 "training software every system runs (trainplan list stacks). --gbs takes a\n"
 "list or range (512,1024 or 512..4096): per count and system, the plan that\n"
 "trains the tokens soonest over those batches. A count with no plan shows\n"
-"n/a and the batch sizes near --gbs that have one.\n"
+"n/a and the batch sizes near --gbs that have one. --progress: the\n"
+"progress line also when stderr is not a terminal.\n"
 "\n"
 "{headroom}";
 
@@ -37,7 +38,7 @@ static const enum opt_id ids[] = {
     OPT_SYSTEMS, OPT_VARIANT, OPT_SCENARIO, OPT_MODEL, OPT_STACK, OPT_GBS,
     OPT_SEQ,
     OPT_PRECISION, OPT_GPUS, OPT_TOKENS, OPT_SET, OPT_FORMAT, OPT_OUT,
-    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
+    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_PROGRESS, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_NONE, true };
@@ -89,7 +90,7 @@ static int job_of(struct compare_job *job, const struct cmd_opts *o,
         .headroom = o->headroom,
         .gbs = cmd_opts_given(o, OPT_GBS) ? o->gbs_v : NULL,
         .n_gbs = cmd_opts_given(o, OPT_GBS) ? o->n_gbs : 0,
-        .progress = tpl_progress_shown() ? tpl_progress : NULL,
+        .progress = tpl_progress_shown() ? tpl_progress_eta : NULL,
         .progress_arg = (void *)(uintptr_t)"search" };
     if (job->tokens <= 0)
         return tpl_errorf(err, TPL_EUSAGE, "no tokens to train: give --tokens "

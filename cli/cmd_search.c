@@ -21,7 +21,8 @@ static const char usage[] =
 "                        [--recompute-modules L]\n"
 "                        [--tp-cross-node] [--budget N] [--seed N]\n"
 "                        [--headroom GiB|%] [--set K=V]...\n"
-"                        [--format {formats}] [--stats] [-o FILE]\n"
+"                        [--format {formats}] [--stats] [--summary]\n"
+"                        [--progress] [-o FILE]\n"
 "                        [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
 "\n"
 "Rank the fastest plans that fit in memory for each GPU count. Every value\n"
@@ -45,6 +46,11 @@ static const char usage[] =
 "                   to the report, and its figures on stderr (as 'trainplan\n"
 "                   -v'; 'trainplan -q' keeps stderr for errors)\n"
 "  --set K=V        override any loaded field, e.g. --set network.nic_gbps=800\n"
+"  --summary        one line per GPU count: its best plan, time, MFU and\n"
+"                   spare memory; counts without a plan folded into ranges\n"
+"                   (CSV and JSON: the best plan of each count, as --top 1)\n"
+"  --progress       the progress line with its ETA on stderr also when it\n"
+"                   is not a terminal (one line per 10 %)\n"
 "{headroom}"
 "\n"
 "space options: the values a search may give a dimension, 'auto' (the\n"
@@ -56,9 +62,10 @@ static const char usage[] =
 
 static const enum opt_id ids[] = {
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
-    OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
-    OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_FORMAT, OPT_OUT,
-    OPT_CHART, OPT_CHART_SIZE, OPT_HELP, OPT_HEADROOM, OPT_COUNT
+    OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS,
+    OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_SUMMARY,
+    OPT_PROGRESS, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
+    OPT_HEADROOM, OPT_COUNT
 };
 
 static const struct cmd_spec spec = { usage, ids, OPT_DIMS_SPACE, true };
@@ -102,8 +109,9 @@ static int search_gpus(const struct cmd_opts *o, const struct cmd_inputs *in,
         .gpus = gpus->v, .n_gpus = gpus->n, .top_k = (int)o->top,
         .exhaustive = o->exhaustive, .budget = (uint64_t)o->budget,
         .seed = (uint64_t)o->seed, .stop = &cmd_interrupted,
-        .progress = tpl_progress_shown() ? tpl_progress : NULL,
+        .progress = tpl_progress_shown() ? tpl_progress_eta : NULL,
         .progress_arg = (void *)(uintptr_t)"search" };
+    tpl_progress_start();
     return search_run(&cfg, res, err);
 }
 
@@ -213,10 +221,10 @@ static int write_search(const struct cmd_opts *o, const struct cmd_inputs *in,
                         const int64_t *gbs_of, struct tpl_err *err)
 {
     struct res_report rep = { .kind = RES_REPORT_SEARCH, .fmt = o->fmt,
-        .ctx = ctx, .u.search = { res, o->stats, NULL, 0, gbs_of } };
+        .ctx = ctx, .u.search = { res, o->stats, NULL, 0, gbs_of, o->summary } };
     struct res_nearby *nearby = NULL;
     int rc = 0;
-    if (!res->stats.partial) {          /* where a count has no plan */
+    if (!res->stats.partial && !o->summary) {   /* where a count has no plan */
         nearby = xcalloc(res->n + 1, sizeof *nearby);
         rc = res_search_nearby(ctx, &in->scen.space, res, RES_SUGGEST_MAX,
                                nearby, &rep.u.search.skipped, err);
@@ -241,6 +249,11 @@ int cmd_search(int argc, char **argv, struct tpl_err *err)
     o.top = 5;
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
         return rc;
+    if (o.summary && cmd_opts_given(&o, OPT_TOP))
+        return tpl_errorf(err, TPL_EUSAGE, "--summary shows the best plan of "
+                          "each GPU count: drop '--top'");
+    if (o.summary)
+        o.top = 1;
     if (o.n_gbs > 1) {                  /* a list: the best batch per count */
         if ((rc = search_batches(&o, &in, &ctx, &b, err)) == 0)
             rc = write_search(&o, &in, &ctx, &b.merged, b.gbs_of, err);

@@ -32,14 +32,16 @@ static const char usage[] =
 "those batches (the model has no convergence cost of a larger batch: list\n"
 "only what the recipe allows). A count with no plan names the batch sizes\n"
 "near --gbs that have one. The search options are those of 'trainplan\n"
-"search', --headroom too:\n"
+"search' (--progress too; --summary is search's own: a tradeoff has one\n"
+"line per count already), --headroom too:\n"
 "\n"
 "{headroom}";
 
 static const enum opt_id ids[] = {      /* search's, and what training takes */
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
-    OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS, OPT_TOP,
-    OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_TOKENS, OPT_PRICE,
+    OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS,
+    OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_PROGRESS,
+    OPT_TOKENS, OPT_PRICE,
     OPT_KNEE, OPT_REFERENCE, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
     OPT_HEADROOM, OPT_COUNT
 };

@@ -4,6 +4,7 @@
  * of options made from the rows of plan_dims (spaces/dims.h). */
 #include "cli/options.h"
 
+#include "common/log.h"
 #include "common/names.h"
 
 #include <assert.h>
@@ -424,6 +425,10 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_EXHAUSTIVE] = { "exhaustive", no_argument, parse_flag, OFF(exhaustive),
                          0, 0, 0, 0 },
     [OPT_STATS]     = { "stats", no_argument, parse_flag, OFF(stats), 0, 0, 0, 0 },
+    [OPT_SUMMARY]   = { "summary", no_argument, parse_flag, OFF(summary), 0, 0,
+                        0, 0 },
+    [OPT_PROGRESS]  = { "progress", no_argument, parse_flag, OFF(progress), 0,
+                        0, 0, 0 },
     [OPT_TOKENS]    = { "tokens", REQ, parse_num, OFF(tokens), 0, 0, 1, 1e18 },
     [OPT_PRICE]     = { "price", REQ, parse_num, OFF(price), 0, 0, 0, 1e6 },
     [OPT_KNEE]      = { "knee", REQ, parse_num, OFF(knee), 0, 0, 0.01, 1 },
@@ -759,6 +764,8 @@ int cmd_opts_parse(struct cmd_opts *o, const struct cmd_spec *spec, int argc,
         return tpl_errorf(err, TPL_EUSAGE, "unexpected argument '%s'",
                           argv[optind]);
     format_from_out(o);
+    if (o->progress)                    /* else: on a terminal (main.c) */
+        tpl_progress_enable(true);
     if (o->n_gbs > 1 && !spec->gbs_lists)
         return tpl_errorf(err, TPL_EUSAGE, "'--gbs' takes one batch size here "
                           "(lists and ranges: search, tradeoff and compare)");

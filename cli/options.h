@@ -31,6 +31,8 @@ enum opt_id {
     OPT_DIM_FIRST, OPT_DIM_LAST = OPT_DIM_FIRST + PLAN_DIM_COUNT - 1,
     /* the search */
     OPT_GPUS, OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS,
+    OPT_SUMMARY,                /* search: one line per GPU count */
+    OPT_PROGRESS,               /* the progress line also off a terminal */
     /* what training takes */
     OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE,
     /* export: the framework, and the GPU count whose best plan it writes;
@@ -66,6 +68,7 @@ struct cmd_opts {
     enum job_attention attention;
     unsigned rc_modules;        /* --recompute-modules (spaces/job.h) */
     bool tp_cross_node, exhaustive, stats;
+    bool summary, progress;     /* --summary, --progress */
     bool nearest, force;        /* export --nearest, --force */
     struct plan plan;           /* the dimensions in a plan (predict) */
     struct space space;         /* the dimensions in a space (search) */

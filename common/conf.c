@@ -196,6 +196,26 @@ bool conf_has(const struct conf_group *g, const char *key)
     return config_setting_get_member(g->s, key) != NULL;
 }
 
+int conf_require(const struct conf_group *g, const char *const keys[],
+                 struct tpl_err *err)
+{
+    char names[sizeof err->msg];
+    size_t len = 0;
+    int n = 0;
+    names[0] = '\0';
+    for (int k = 0; keys[k]; k++)
+        if (!conf_has(g, keys[k]) && len < sizeof names) {
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
+                                    n ? ", " : "", keys[k]);
+            n++;
+        }
+    if (n == 0)
+        return 0;
+    return tpl_errorf(err, TPL_ECONFIG, "%s:%d: missing field%s %s in '%s'",
+                      g->c->name, config_setting_source_line(g->s),
+                      n > 1 ? "s" : "", names, g->name);
+}
+
 int conf_int(const struct conf_group *g, const char *key, int64_t min,
              int64_t max, int64_t *out, struct tpl_err *err)
 {

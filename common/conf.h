@@ -69,6 +69,12 @@ int conf_enum(const struct conf_group *g, const char *key,
               struct tpl_err *err);
 /* Optional: returns 0 and leaves *out alone when the member is absent. */
 bool conf_has(const struct conf_group *g, const char *key);
+/* Every one of the required 'keys' (NULL-terminated) present, or one error
+ * naming all that are missing, so a new file is fixed in one pass:
+ * "m.cfg:3: missing fields 'bias', 'dropout' in 'model'" ("missing field
+ * 'x'" for one). */
+int conf_require(const struct conf_group *g, const char *const keys[],
+                 struct tpl_err *err);
 
 /* "file:line" of a setting, or "--set section.field" when overridden. */
 void conf_where(const struct conf *c, const config_setting_t *s, char *buf,

@@ -56,6 +56,9 @@ static const char *const node_fields[] = {
     NULL,
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
+static const char *const node_required[] = {
+    "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_latency_us", NULL,
+};
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network", "calibrated",
@@ -133,6 +136,7 @@ static int read_gpu(struct hw_system *hw, const struct conf *c,
     double gib, tbps;
     int64_t sms;
     if (group(c, "gpu", gpu_fields, &g, err) ||
+        conf_require(&g, gpu_fields, err) ||    /* every field: all at once */
         conf_str(&g, "name", hw->gpu_name, sizeof hw->gpu_name, err) ||
         conf_num(&g, "bf16_tflops", 0, true, 1e6, &hw->bf16_flops, err) ||
         conf_num(&g, "fp16_tflops", 0, true, 1e6, &hw->fp16_flops, err) ||
@@ -157,12 +161,14 @@ static int read_links(struct hw_system *hw, const struct conf *c,
     struct conf_group g, n;
     double gbs, gbps;
     if (group(c, "node", node_fields, &g, err) ||
+        conf_require(&g, node_required, err) ||
         conf_int(&g, "gpus", 1, 1 << 20, &hw->gpus_per_node, err) ||
         conf_int(&g, "nvlink_domain", 1, 1 << 20, &hw->nvlink_domain, err) ||
         conf_num(&g, "nvlink_gbs", 0, true, 1e6, &gbs, err) ||
         conf_num(&g, "nvlink_latency_us", 0, false, 1e6, &hw->nvlink_latency_s,
                  err) ||
         group(c, "network", network_fields, &n, err) ||
+        conf_require(&n, network_fields, err) ||
         conf_num(&n, "nic_gbps", 0, true, 1e7, &gbps, err) ||
         conf_num(&n, "latency_us", 0, false, 1e6, &hw->net_latency_s, err))
         return TPL_ECONFIG;

@@ -187,6 +187,9 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs("--untie-embeddings-and-output-weights \\\n", fp);
     if (!m->bias)
         fputs("--disable-bias-linear \\\n", fp);
+    if (!m->bias && m->qkv_bias)    /* arguments.py: "Enable bias only in the
+                                       QKV linear layers" (add_qkv_bias) */
+        fputs("--add-qkv-bias \\\n", fp);
     if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
         fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
     res_moe_megatron(fp, c);    /* experts, MLA, windows, MTP: results/export_moe.c */

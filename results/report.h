@@ -41,7 +41,7 @@ struct res_report {
          * 'nearby': per GPU count, batch sizes that have a plan where the
          * count has none (NULL: not searched; batches.h); 'skipped': how
          * many counts were left unsearched (too many); 'gbs': the batch of
-         * each count's plans */
+         * each count's plans; 'summary': one line per count */
         struct {
             const struct search_result *s;
             bool work;
@@ -49,6 +49,8 @@ struct res_report {
             size_t skipped;
             const int64_t *gbs;         /* per count (--gbs lists: batches.h);
                                            NULL: ctx's */
+            bool summary;               /* --summary: the table has one line
+                                           per count (the search kept 1) */
         } search;
         const struct tradeoff *tradeoff;
         const struct compare *compare;

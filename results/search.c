@@ -3,11 +3,11 @@
  * the breakdown, what was rejected and why; table, CSV or JSON. */
 #include "results/report.h"
 
+#include "results/nofeasible.h"
+
 #include <math.h>
 #include <string.h>
 
-/* Why a GPU count has no feasible plan: the nearest memory miss, or the rule
- * that rejected most plans. */
 /* The context of count i: the report's, at that count's batch when a list
  * of batches was searched. Valid until the next call. */
 static const struct pred_ctx *ctx_at(const struct res_report *rep, size_t i)
@@ -18,42 +18,6 @@ static const struct pred_ctx *ctx_at(const struct res_report *rep, size_t i)
         return rep->ctx;
     res_ctx_with_gbs(rep->ctx, gbs[i], &cb);
     return &cb;
-}
-
-static void why_none(const struct search_gpu *g,
-                     char *buf, size_t n)
-{
-    char key[96];
-    int worst = 1;
-    if (g->valid > 0 && g->nearest_result) {
-        const struct pred_mem *mem = &g->nearest_result->mem;
-        char usable[96];
-        int len;
-        plan_key(&g->nearest, key, sizeof key);
-        len = snprintf(buf, n, "nothing fits in memory; nearest: %s needs "
-                       "%.2f GiB per GPU, %s (short by %.2f GiB)", key,
-                       mem->total_bytes / RES_GIB,
-                       res_usable_text(mem, usable, sizeof usable),
-                       g->nearest_short_bytes / RES_GIB);
-        /* the deeper pipelines that would fit may be the split rule's */
-        if (g->rule[PLAN_RULE_LAYERS_PP] && len > 0 && (size_t)len < n)
-            snprintf(buf + len, n - (size_t)len, "; %llu plans of other "
-                     "pipeline depths break layers-pp (the stack's layer "
-                     "split cannot lay them out)",
-                     (unsigned long long)g->rule[PLAN_RULE_LAYERS_PP]);
-        return;
-    }
-    for (int r = 1; r < PLAN_RULE_COUNT; r++)
-        if (g->rule[r] > g->rule[worst])
-            worst = r;
-    if (g->enumerated == 0)
-        snprintf(buf, n, "no layout: %lld GPUs is not tp x pp x dp for any "
-                 "allowed tp and pp", (long long)g->gpus);
-    else
-        snprintf(buf, n, "no valid plan; most rejected by rule %s (%llu of %llu)",
-                 plan_rule_name((enum plan_rule)worst),
-                 (unsigned long long)g->rule[worst],
-                 (unsigned long long)g->enumerated);
 }
 
 /* "compute 71%, tp_comm 22%, pp_bubble 4%": the three largest parts. */
@@ -88,31 +52,49 @@ static void rejected_line(FILE *fp, const struct search_gpu *g)
     fprintf(fp, " memory %llu\n", (unsigned long long)g->memory);
 }
 
-/* Where a count has no plan: the batch sizes that would have one. */
-static void table_nearby(FILE *fp, const struct res_nearby *nb)
+/* Where a count has no plan: the batch sizes that would have one (in a
+ * run of counts, each count's with its count). */
+static void table_nearby(FILE *fp, const struct res_nearby *nb, int64_t gpus)
 {
-    for (int k = 0; nb && k < nb->n; k++)
-        fprintf(fp, "%s%lld%s", k ? ", " : "  batch sizes with a plan: ",
-                (long long)nb->v[k], k + 1 == nb->n ? "\n" : "");
+    for (int k = 0; nb && k < nb->n; k++) {
+        if (k == 0 && gpus)
+            fprintf(fp, "  batch sizes with a plan on %lld GPUs: ",
+                    (long long)gpus);
+        else if (k == 0)
+            fputs("  batch sizes with a plan: ", fp);
+        fprintf(fp, "%s%lld%s", k ? ", " : "", (long long)nb->v[k],
+                k + 1 == nb->n ? "\n" : "");
+    }
 }
 
+/* A run of counts without a plan, [i, end): one block. */
+static void table_none(FILE *fp, const struct search_result *s, size_t i,
+                       size_t end, const struct res_nearby *nb)
+{
+    const struct search_gpu *g = &s->per_gpu[i];
+    struct search_gpu sum;
+    char span[80], why[320];
+    res_none_span(g, end - i, span, sizeof span);
+    res_none_why(g, end - i, why, sizeof why);
+    fprintf(fp, "\n%s\n  no feasible plan: %s\n", span, why);
+    for (size_t k = i; nb && k < end; k++)
+        table_nearby(fp, &nb[k], end - i > 1 ? s->per_gpu[k].gpus : 0);
+    res_none_sum(g, end - i, &sum);
+    rejected_line(fp, &sum);
+}
+
+/* A count with plans. */
 static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
-                      const struct search_gpu *g, const struct res_nearby *nb,
-                      bool list)
+                      const struct search_gpu *g, bool list)
 {
     char key[96], parts[128], why[320];
-    if (list && g->n_hits)
+    if (list)
         fprintf(fp, "\n%lld GPUs, gbs %lld\n", (long long)g->gpus,
                 (long long)ctx->job.gbs);
     else
         fprintf(fp, "\n%lld GPUs\n", (long long)g->gpus);
-    if (g->n_hits == 0) {
-        why_none(g, why, sizeof why);
-        fprintf(fp, "  no feasible plan: %s\n", why);
-        table_nearby(fp, nb);
-    } else
-        fprintf(fp, "  %3s   %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
-                "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
+    fprintf(fp, "  %3s   %-34s %9s %11s %6s %8s %7s  %s\n", "#", "plan",
+            "iter s", "tokens/s", "MFU", "mem GiB", "spare", "largest parts");
     for (int i = 0; i < g->n_hits; i++) {
         const struct pred_result *r = &g->results[i];
         plan_key(&g->hits[i].plan, key, sizeof key);
@@ -164,32 +146,19 @@ static void table_header(FILE *fp, const struct pred_ctx *c,
                  "the most tokens/s)");
     else
         snprintf(gbs, sizeof gbs, "gbs %lld", (long long)c->job.gbs);
+    char top[32] = "the best plan";
+    if (!rep->u.search.summary)
+        snprintf(top, sizeof top, "top %d", rep->u.search.s->top_k);
     fprintf(fp, "%s on %s (stack %s): seq %lld, %s, %s, %s attention; "
-            "top %d per GPU count\n", c->model.name, c->hw.name, c->stack,
+            "%s per GPU count\n", c->model.name, c->hw.name, c->stack,
             (long long)c->job.seq, gbs, job_precision_name(c->job.precision),
-            job_attention_name(c->job.attention), rep->u.search.s->top_k);
+            job_attention_name(c->job.attention), top);
 }
 
-static void table_write(FILE *fp, const struct pred_ctx *c,
-                        const struct res_report *rep)
+/* The closing lines: what was searched, and with --stats the work. */
+static void table_totals(FILE *fp, const struct res_report *rep)
 {
-    const struct search_result *s = rep->u.search.s;
-    const struct res_nearby *nb = rep->u.search.nearby;
-    const struct search_stats *st = &s->stats;
-    if (st->partial)
-        fputs("partial: interrupted; these are the best plans found before "
-              "the stop\n", fp);
-    table_header(fp, c, rep);
-    spare_line(fp, c);
-    band_line(fp, c);
-    res_uncalibrated_note(fp, &c->hw);
-    for (size_t i = 0; i < s->n; i++)
-        table_gpu(fp, ctx_at(rep, i), &s->per_gpu[i], nb ? &nb[i] : NULL,
-                  rep->u.search.gbs != NULL);
-    if (rep->u.search.skipped)
-        fprintf(fp, "\n%zu GPU counts have no plan: too many to search nearby "
-                "batch sizes for (at most %d)\n", rep->u.search.skipped,
-                RES_SUGGEST_MAX);
+    const struct search_stats *st = &rep->u.search.s->stats;
     if (st->partial)
         fprintf(fp, "\npartial: interrupted; these are the best plans found "
                 "before the stop\n");
@@ -211,6 +180,82 @@ static void table_write(FILE *fp, const struct pred_ctx *c,
                 "%.2f M plans/s\n", (unsigned long long)st->evaluated,
                 (unsigned long long)st->bound, st->seconds,
                 st->seconds > 0 ? (double)st->enumerated / st->seconds / 1e6 : 0);
+}
+
+static void table_write(FILE *fp, const struct pred_ctx *c,
+                        const struct res_report *rep)
+{
+    const struct search_result *s = rep->u.search.s;
+    const struct res_nearby *nb = rep->u.search.nearby;
+    if (s->stats.partial)
+        fputs("partial: interrupted; these are the best plans found before "
+              "the stop\n", fp);
+    table_header(fp, c, rep);
+    spare_line(fp, c);
+    band_line(fp, c);
+    res_uncalibrated_note(fp, &c->hw);
+    for (size_t i = 0, end; i < s->n; i = end) {
+        end = res_none_run_end(s, i);
+        if (end > i)
+            table_none(fp, s, i, end, nb);
+        else
+            table_gpu(fp, ctx_at(rep, i), &s->per_gpu[end++],
+                      rep->u.search.gbs != NULL);
+    }
+    if (rep->u.search.skipped)
+        fprintf(fp, "\n%zu GPU counts have no plan: too many to search nearby "
+                "batch sizes for (at most %d)\n", rep->u.search.skipped,
+                RES_SUGGEST_MAX);
+    table_totals(fp, rep);
+}
+
+/* ---- --summary: one line per GPU count, runs without a plan folded ---- */
+
+static void summary_none(FILE *fp, const struct search_gpu *g, size_t k)
+{
+    char span[48], why[320];
+    if (k == 1)
+        snprintf(span, sizeof span, "%lld", (long long)g[0].gpus);
+    else
+        snprintf(span, sizeof span, "%lld..%lld", (long long)g[0].gpus,
+                 (long long)g[k - 1].gpus);
+    res_none_why(g, k, why, sizeof why);
+    fprintf(fp, "%13s  no feasible plan%s: %s\n", span,
+            k > 1 ? " at any of these counts" : "", why);
+}
+
+static void summary_row(FILE *fp, const struct pred_ctx *c,
+                        const struct search_gpu *g)
+{
+    const struct pred_result *r = &g->results[0];
+    char key[96];
+    plan_key(&g->hits[0].plan, key, sizeof key);
+    fprintf(fp, "%13lld  %-46s %6lld %9.3f %11.0f %5.1f%% %8.2f %7.2f\n",
+            (long long)g->gpus, key, (long long)c->job.gbs, r->iteration_s,
+            r->tokens_per_s, 100 * r->mfu, r->mem.total_bytes / RES_GIB,
+            r->mem.margin_bytes / RES_GIB);
+}
+
+static void summary_write(FILE *fp, const struct pred_ctx *c,
+                          const struct res_report *rep)
+{
+    const struct search_result *s = rep->u.search.s;
+    if (s->stats.partial)
+        fputs("partial: interrupted; these are the best plans found before "
+              "the stop\n", fp);
+    table_header(fp, c, rep);
+    spare_line(fp, c);
+    res_uncalibrated_note(fp, &c->hw);
+    fprintf(fp, "\n%13s  %-46s %6s %9s %11s %6s %8s %7s\n", "GPUs",
+            "best plan", "gbs", "iter s", "tokens/s", "MFU", "mem GiB", "spare");
+    for (size_t i = 0, end; i < s->n; i = end) {
+        end = res_none_run_end(s, i);
+        if (end > i)
+            summary_none(fp, &s->per_gpu[i], end - i);
+        else
+            summary_row(fp, ctx_at(rep, i), &s->per_gpu[end++]);
+    }
+    table_totals(fp, rep);
 }
 
 /* ---- CSV ---- */
@@ -258,7 +303,7 @@ static json_t *gpu_obj(const struct pred_ctx *c, const struct search_gpu *g,
     }
     json_t *o;
     if (g->n_hits == 0)
-        why_none(g, why, sizeof why);
+        res_none_why(g, 1, why, sizeof why);
     o = json_pack("{s:I, s:I, s:o, s:f, s:I, s:I, s:I, s:o, s:s}",
                      "gpus", (json_int_t)g->gpus, "gbs", (json_int_t)c->job.gbs,
                      "plans", plans,
@@ -310,7 +355,10 @@ static json_t *search_json(const struct pred_ctx *c, const struct res_report *re
 int res_search_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
 {
     (void)err;
-    table_write(fp, rep->ctx, rep);
+    if (rep->u.search.summary)
+        summary_write(fp, rep->ctx, rep);
+    else
+        table_write(fp, rep->ctx, rep);
     return 0;
 }
 

@@ -248,13 +248,13 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
     const struct tradeoff_row *w = &t->rows[i];
     char key[96];
     if (w->stalled) {
-        fprintf(fp, "%7lld  %-32s interrupted every %.0f s on average, restart "
+        fprintf(fp, "%7lld  %-46s interrupted every %.0f s on average, restart "
                 "%.0f s: no progress\n", (long long)w->gpus, "(never finishes)",
                 w->g.mtbf_s, w->g.restart_s);
         return;
     }
     if (!w->feasible) {
-        fprintf(fp, "%7lld  %-32s", (long long)w->gpus, "(no feasible plan)");
+        fprintf(fp, "%7lld  %-46s", (long long)w->gpus, "(no feasible plan)");
         for (int k = 0; k < w->n_nearby; k++)
             fprintf(fp, "%s%lld", k ? ", " : "  batch sizes with a plan: ",
                     (long long)w->nearby[k]);
@@ -262,13 +262,36 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
         return;
     }
     plan_key(&w->plan, key, sizeof key);
-    fprintf(fp, "%7lld  %-32s %6lld %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f "
+    fprintf(fp, "%7lld  %-46s %6lld %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f "
             "%14.0f %10.1f %6.0f %6.1f%%  %s\n", (long long)w->gpus, key,
             (long long)w->gbs, w->r.iteration_s, 100 * w->r.mfu,
             100 * w->g.fraction,
             w->days_ideal, w->days, w->gpu_hours, w->cost_usd,
             w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
             frontier_mark(t, i));
+}
+
+/* Consecutive counts without a plan and without nearby batch sizes to
+ * name fold into one line ("8..56"), as in search's table (nofeasible.h). */
+static bool bare_none(const struct tradeoff_row *w)
+{
+    return !w->feasible && !w->stalled && w->n_nearby == 0;
+}
+
+static size_t none_run_end(const struct tradeoff *t, size_t i)
+{
+    size_t end = i;
+    while (end < t->n && bare_none(&t->rows[end]))
+        end++;
+    return end;
+}
+
+static const char *none_span(const struct tradeoff *t, size_t i, size_t end)
+{
+    static char buf[48];
+    snprintf(buf, sizeof buf, "%lld..%lld", (long long)t->rows[i].gpus,
+             (long long)t->rows[end - 1].gpus);
+    return buf;
 }
 
 /* What goodput assumed, once: the system's fields and the state written. */
@@ -402,11 +425,15 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
             "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
             res_tokens_text(t->tokens, tok, sizeof tok), (long long)c->job.seq, gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
-    fprintf(fp, "%7s  %-32s %6s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
+    fprintf(fp, "%7s  %-46s %6s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
             "GPUs", "plan", "gbs", "iter s", "MFU", "goodput", "ideal d", "days",
             "GPU-hours", "cost USD", "MWh", "W/GPU", "scaling", "frontier");
-    for (size_t i = 0; i < t->n; i++)
-        table_row(fp, t, i);
+    for (size_t i = 0, end; i < t->n; i = end)
+        if ((end = none_run_end(t, i)) - i > 1)
+            fprintf(fp, "%7s  (no feasible plan at these %zu counts)\n",
+                    none_span(t, i, end), end - i);
+        else
+            table_row(fp, t, end++);
     fputc('\n', fp);
     table_warnings(fp, t);
     if (t->unsuggested)

@@ -138,6 +138,7 @@ int model_read_arch(struct model *m, const struct conf_group *g,
         mbr_int(g, "sliding_every", 0, MODEL_MAX_LAYERS, 0, &m->sliding_every,
                 err) ||
         mbr_int(g, "mtp_layers", 0, 64, 0, &m->mtp_layers, err) ||
+        (conf_has(g, "qkv_bias") && conf_bool(g, "qkv_bias", &m->qkv_bias, err)) ||
         read_moe(&m->moe, g, err) || read_mla(&m->mla, g, err))
         return TPL_ECONFIG;
     if (!(key = stray_moe_field(m, g)) && !(key = arch_fault(m, &must)))

@@ -27,6 +27,9 @@ struct hf_family {
     const char *note;                   /* what the model file cannot say */
     /* mixture of experts (spaces/arch.c): NULL for a dense family */
     const char *experts, *topk, *moe_ffn;
+    bool qkv_bias;                      /* Q, K, V biases only (Qwen2) */
+    bool deepseek;                      /* MLA, shared experts, dense-first
+                                           layers, MTP (put_deepseek) */
 };
 
 static const char *const llama_drop[] = { "attention_dropout", NULL };
@@ -38,21 +41,25 @@ static const char *const neox_drop[] = { "attention_dropout", "hidden_dropout",
 #define LLAMA(a, note) { a, "num_hidden_layers", "hidden_size",               \
     "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
     "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
-    "rmsnorm", note, NULL, NULL, NULL }
+    "rmsnorm", note, NULL, NULL, NULL, false, false }
 /* Mixtral and Qwen3-MoE: every layer MoE, softmax router with an auxiliary
  * balancing loss (transformers' MixtralSparseMoeBlock, Qwen3MoeSparseMoeBlock
  * with decoder_sparse_step 1) */
 #define LLAMA_MOE(a, note, e, k, f) { a, "num_hidden_layers", "hidden_size",  \
     "num_attention_heads", "num_key_value_heads", "intermediate_size",       \
     "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,  \
-    "rmsnorm", note, e, k, f }
+    "rmsnorm", note, e, k, f, false, false }
 
 static const struct hf_family families[] = {
     LLAMA("LlamaForCausalLM", NULL),
     LLAMA("MistralForCausalLM", "sliding-window attention is timed as full "
           "causal attention"),
-    LLAMA("Qwen2ForCausalLM", "the q/k/v biases (h + 2 kv per layer) are "
-          "not counted: 'bias' is one switch for all projections"),
+    /* Qwen2Attention: q/k/v_proj with bias=True, o_proj and the MLP without
+     * (transformers models/qwen2/modeling_qwen2.py) */
+    { "Qwen2ForCausalLM", "num_hidden_layers", "hidden_size",
+      "num_attention_heads", "num_key_value_heads", "intermediate_size",
+      "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,
+      "rmsnorm", NULL, NULL, NULL, NULL, true, false },
     LLAMA("Qwen3ForCausalLM", "the per-head q/k RMSNorm weights (2 x head_dim "
           "per layer) are not counted"),
     LLAMA_MOE("MixtralForCausalLM", "sliding-window attention is timed as "
@@ -63,18 +70,29 @@ static const struct hf_family families[] = {
               "moe_intermediate_size"),
     { "GPT2LMHeadModel", "n_layer", "n_embd", "n_head", NULL, "n_inner",
       "vocab_size", "n_positions", NULL, gpt2_drop, 0.1, 4, false, true, true,
-      "layernorm", NULL, NULL, NULL, NULL },
+      "layernorm", NULL, NULL, NULL, NULL, false, false },
     { "GPTNeoXForCausalLM", "num_hidden_layers", "hidden_size",
       "num_attention_heads", NULL, "intermediate_size", "vocab_size", NULL,
       "rotary_emb_base", neox_drop, 0, 0, false, false, true, "layernorm",
       "partial rotary (rotary_pct) and the parallel residual are not "
-      "modelled; neither changes the counts", NULL, NULL, NULL },
+      "modelled; neither changes the counts", NULL, NULL, NULL, false, false },
+    /* DeepSeek-V3 (configuration_deepseek.py of deepseek-ai/DeepSeek-V3):
+     * MLA, n_routed_experts top num_experts_per_tok, n_shared_experts of
+     * moe_intermediate_size, first_k_dense_replace dense layers of
+     * intermediate_size, sigmoid scores with the aux-free bias (noaux_tc),
+     * num_nextn_predict_layers MTP layers */
+    { "DeepseekV3ForCausalLM", "num_hidden_layers", "hidden_size",
+      "num_attention_heads", "num_key_value_heads", "intermediate_size",
+      "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,
+      "rmsnorm", "YaRN rope_scaling (context extension) is not read",
+      "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
+      false, true },
 };
 
-/* Mixture-of-experts architectures not mapped yet (MLA, shared experts,
- * dense-first layers, MTP: use the deepseek-v3 / kimi-k2 presets). */
+/* Mixture-of-experts architectures not mapped yet (Qwen2-MoE's shared
+ * expert gate: use a preset). */
 static const char *const moe_archs[] = {
-    "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM", NULL,
+    "Qwen2MoeForCausalLM", NULL,
 };
 
 struct hf_out {                 /* the model file's text being written */
@@ -130,8 +148,8 @@ static int family_of(const json_t *root, const char *path,
     return tpl_errorf(err, TPL_ECONFIG, "%s: unsupported 'architectures' %s "
                       "(supported: LlamaForCausalLM, MistralForCausalLM, "
                       "Qwen2ForCausalLM, Qwen3ForCausalLM, MixtralForCausalLM, "
-                      "Qwen3MoeForCausalLM, GPT2LMHeadModel, "
-                      "GPTNeoXForCausalLM)", path, a);
+                      "Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
+                      "GPT2LMHeadModel, GPTNeoXForCausalLM)", path, a);
 }
 
 struct hf_read {                /* one config being read */
@@ -146,10 +164,12 @@ static int64_t get_int(struct hf_read *r, const char *key, int64_t dflt)
 {
     const json_t *v = key ? json_object_get(r->root, key) : NULL;
     size_t len = strlen(r->missing);
+    char quoted[72];
+    snprintf(quoted, sizeof quoted, "'%s'", key ? key : "");
     if (!v || json_is_null(v)) {
-        if (dflt <= 0)
-            snprintf(r->missing + len, sizeof r->missing - len, "%s'%s'",
-                     len ? ", " : "", key);
+        if (dflt <= 0 && !strstr(r->missing, quoted))   /* each name once */
+            snprintf(r->missing + len, sizeof r->missing - len, "%s%s",
+                     len ? ", " : "", quoted);
         return dflt > 0 ? dflt : 1;
     }
     if (json_is_integer(v) && json_integer_value(v) >= 1 &&
@@ -225,10 +245,44 @@ static void put_kinds(struct hf_out *o, struct hf_read *r,
         f->norm,
         f->bias || get_bool(r, "attention_bias", false) ? "true" : "false",
         dropout ? "true" : "false");
+    if (f->qkv_bias)
+        put(o, "  qkv_bias = true;  # %s: biases on q/k/v_proj only\n",
+            f->arch);
 }
 
 /* The optional fields: a head width other than hidden / heads (Qwen3's
  * head_dim) and the experts. */
+/* DeepSeek-V3's MLA ranks and head widths, shared experts (each of
+ * moe_intermediate_size), dense-first layers, group-limited routing
+ * (n_group, topk_group), router and MTP. */
+static void put_deepseek(struct hf_out *o, struct hf_read *r, int64_t moe_ffn)
+{
+    static const char *const mla[] = { "q_lora_rank", "kv_lora_rank",
+        "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL };
+    const char *scoring = json_string_value(json_object_get(r->root,
+                                                            "scoring_func"));
+    const char *topk = json_string_value(json_object_get(r->root,
+                                                         "topk_method"));
+    for (int i = 0; mla[i]; i++)
+        put(o, "  %s = %lld;  # %s\n", mla[i], (long long)get_int(r, mla[i], 0),
+            mla[i]);
+    put(o, "  moe_shared_ffn_hidden = %lld;  # n_shared_experts x "
+        "moe_intermediate_size\n", (long long)(get_int(r, "n_shared_experts", 1)
+        * moe_ffn));
+    put(o, "  moe_dense_first = %lld;  # first_k_dense_replace\n",
+        (long long)get_num(r, "first_k_dense_replace", 0));
+    put(o, "  moe_layer_freq = %lld;  # moe_layer_freq\n",
+        (long long)get_int(r, "moe_layer_freq", 1));
+    put(o, "  moe_groups = %lld;  # n_group\n  moe_group_topk = %lld;  # "
+        "topk_group\n", (long long)get_int(r, "n_group", 1),
+        (long long)get_int(r, "topk_group", get_int(r, "n_group", 1)));
+    put(o, "  moe_router = \"%s\";  # scoring_func\n  moe_balance = \"%s\";  "
+        "# topk_method\n", scoring && !strcmp(scoring, "softmax") ? "softmax"
+        : "sigmoid", topk && !strcmp(topk, "noaux_tc") ? "aux_free" : "aux_loss");
+    put(o, "  mtp_layers = %lld;  # num_nextn_predict_layers\n",
+        (long long)get_num(r, "num_nextn_predict_layers", 0));
+}
+
 static void put_arch(struct hf_out *o, struct hf_read *r,
                      const struct hf_family *f)
 {
@@ -245,7 +299,10 @@ static void put_arch(struct hf_out *o, struct hf_read *r,
         f->topk);
     put(o, "  moe_ffn_hidden = %lld;  # %s\n", (long long)get_int(r, f->moe_ffn,
         0), f->moe_ffn);
-    put(o, "  moe_router = \"softmax\";\n  moe_balance = \"aux_loss\";\n");
+    if (f->deepseek)
+        put_deepseek(o, r, get_int(r, f->moe_ffn, 0));
+    else
+        put(o, "  moe_router = \"softmax\";\n  moe_balance = \"aux_loss\";\n");
 }
 
 int model_hf_text(const char *json, const char *path, const char *name,

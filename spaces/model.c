@@ -19,16 +19,20 @@ static_assert(MODEL_NORM_COUNT == 2 && MODEL_POS_COUNT == 3,
 const char *model_norm_name(enum model_norm n) { return norm_names[n]; }
 const char *model_pos_name(enum model_pos p) { return pos_names[p]; }
 
+#define MODEL_REQUIRED                                                        \
+    "name", "description", "layers", "hidden", "heads", "kv_heads",           \
+    "ffn_hidden", "vocab", "glu", "tied_embeddings", "norm", "position",      \
+    "position_table", "bias", "dropout"
+static const char *const required_fields[] = { MODEL_REQUIRED, NULL };
 static const char *const model_fields[] = {
-    "name", "description", "layers", "hidden", "heads", "kv_heads",
-    "ffn_hidden", "vocab", "glu", "tied_embeddings", "norm", "position",
-    "position_table", "bias", "dropout",
+    MODEL_REQUIRED,
     /* optional (spaces/arch.c) */
     "head_dim", "sliding_window", "sliding_every", "mtp_layers", "experts",
     "moe_topk", "moe_ffn_hidden", "moe_shared_ffn_hidden", "moe_dense_first",
     "moe_layer_freq", "moe_router", "moe_balance", "moe_capacity_factor",
-    "moe_groups", "moe_group_topk", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-    "v_head_dim", "rope_base", NULL,
+    "moe_groups", "moe_group_topk", "q_lora_rank", "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_base",
+    "qkv_bias", NULL,
 };
 static const char *const root_groups[] = { "model", NULL };
 
@@ -110,6 +114,7 @@ int model_read(struct model *m, const struct conf *c, struct tpl_err *err)
                          root_groups, err) ||
         conf_group(c, "model", &g, err) ||
         conf_check_group_known(&g, model_fields, err) ||
+        conf_require(&g, required_fields, err) ||
         read_kinds(m, &g, err) || read_sizes(m, &g, err) ||
         model_read_arch(m, &g, err) || check_shape(m, &g, err) ||
         read_rope(m, &g, err))

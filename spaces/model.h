@@ -52,6 +52,10 @@ struct model {                  /* a plain value: nothing to free */
     int64_t layers, hidden, heads, kv_heads, ffn_hidden, vocab;
     int64_t position_table;     /* rows of a learned position table, else 0 */
     bool glu, tied_embeddings, bias, dropout;
+    /* optional: biases on the Q, K and V projections only (Qwen2:
+     * transformers' Qwen2Attention q/k/v_proj bias=True, o_proj False;
+     * Megatron-LM --add-qkv-bias); 'bias' puts them on every projection */
+    bool qkv_bias;
     enum model_norm norm;
     enum model_pos position;
     /* optional in a file (spaces/arch.c): 0 where absent */

@@ -88,7 +88,8 @@ if command -v python3 >/dev/null 2>&1; then
     # markers mean; the knee or its absence; GPU counts as numbers
     expect chart-text-readable 'grep -qx "llama3-8b on dgx-h100: 1T tokens, with interruptions" "$T_TMP/t.txt"' \
         'grep -q "^filled marker: no other GPU count trains both sooner" "$T_TMP/t.txt"' \
-        'grep -qx 128 "$T_TMP/t.txt"' '! grep -q "e+" "$T_TMP/t.txt"'
+        'grep -qx 128 "$T_TMP/t.txt"' '! grep -q "e+" "$T_TMP/t.txt"' \
+        'grep -qx "cost (USD)" "$T_TMP/t.txt"' 'grep -q "^cost at \$[0-9.]*/GPU-hour$" "$T_TMP/t.txt"'
     # GPU-hours between the decades can be read: 2 and 5 times a power of ten
     "$TRAINPLAN" tradeoff --model llama3-70b --gpus 64..16384 --gbs 512 --tokens 15e12 \
         --chart "$T_TMP/t70.svg" >/dev/null
@@ -127,6 +128,18 @@ row = sorted(x for x, y, s in xs if y > 280)      # the x tick labels
 sys.exit(0 if len(row) >= 3 and all(b - a > 30 for a, b in zip(row, row[1:])) and max(row) < 480 else 1)
 PY
     then pass chart-small-ticks-apart; else fail chart-small-ticks-apart "$T_TMP/small.svg: x tick labels overlap or leave the chart"; fi
+    # the knee's label clear of every other text (the legend inside the
+    # plot): boxes from the SVG's positions, 6 px a character, 12 px high
+    if python3 - "$T_TMP/small.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+box = lambda t: (float(t.get("x")), float(t.get("y")) - 11, float(t.get("x")) + 6 * len(t.text), float(t.get("y")) + 2)
+ts = [t for t in E.parse(sys.argv[1]).getroot().iter(ns + "text") if t.text]
+knee = [box(t) for t in ts if t.text.startswith("knee:")]
+hit = lambda a, b: a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+sys.exit(0 if len(knee) == 1 and not any(hit(knee[0], box(t)) for t in ts if not t.text.startswith("knee:")) else 1)
+PY
+    then pass chart-small-knee-clear; else fail chart-small-knee-clear "$T_TMP/small.svg: the knee label overlaps another text"; fi
 else
     skip chart-text-readable "no python3 to parse the SVG"
 fi

@@ -26,3 +26,13 @@ d_got=$(bash -c '. "$1"; t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _train
     t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7; t trainplan search --recompute-m' _ "$T_TMP/c.bash" | tr '\n' '|')
 T_CMD="completion: got '$d_got'"
 expect completion-words '[ "$d_got" = "export|--nearest|llama3-70b|--recompute-modules|" ]'
+# make install puts the page where man finds it (and the completion): the
+# rule as make would run it (-n: nothing built or copied)
+if command -v make >/dev/null 2>&1 && [ -f Makefile ]; then
+    d_inst=$(make -n install DESTDIR="$T_TMP/inst" PREFIX=/usr 2>/dev/null)
+    T_CMD="make -n install: $(printf '%s' "$d_inst" | grep 'install -m' | tr '\n' '|')"
+    expect man-installed 'printf "%s\n" "$d_inst" | grep -q "doc/trainplan.1 .*/usr/share/man/man1/trainplan.1$"' \
+        'printf "%s\n" "$d_inst" | grep -q "/usr/share/bash-completion/completions/trainplan$"'
+else
+    skip man-installed "no make here"
+fi

@@ -153,7 +153,7 @@ expect export-refuse exit=1 stdout= \
     "stderr1=trainplan: error: --framework torchtitan cannot run tp8.pp4.dp8.mb1.pf20.pl19.sp.rc-sel.z1: stack-zero: the stack cannot run zero 1 (no ZeRO-1 / distributed optimizer) (--nearest exports the nearest plan it runs)"
 # shellcheck disable=SC2086
 run_tp export --framework torchtitan $E_Z1 --nearest
-expect export-nearest exit=0 'stdout~^# trainplan: .*256 GPUs: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel(\.z3)?$' \
+expect export-nearest exit=0 'stdout~^# trainplan: .* \(stack torchtitan\), 256 GPUs: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel(\.z3)?$' \
     'stderr~^trainplan: warning: --nearest: tp8\.pp4\.dp8\.mb1(\.pf[0-9]+\.pl[0-9]+)?\.sp\.rc-sel(\.z3)?, predicted [0-9.]+ s per iteration$'
 run_tp export --model bloom-176b --tp 8 --pp 14 --dp 2 --nearest
 expect export-alibi exit=1 stdout= \

@@ -134,6 +134,7 @@ check rc-trailing 2 "trainplan: error: '--recompute': trailing comma in 'none,'"
 interrupt search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 \
     --gpus 8..262144:8 --top 1
 expect sigint-partial exit=130 'stdout~^partial: interrupted' \
+    'sed -n 1p "$T_OUT" | grep -q "^partial: interrupted"' \
     'stdout~^searched part of ' 'stderr~^trainplan: interrupted'
 
 # limits: the largest legal values give an answer or a clear refusal, never
@@ -248,3 +249,66 @@ run_tp predict --model llama3-8b --ep 2 --dp 64 --format csv
 expect moe-rule-ep-dense exit=1 "stdout~ep-dense: model 'llama3-8b' has no experts to split over ep \\(2\\) and etp \\(1\\)"
 run_tp predict --model qwen3-30b-a3b --ep 8 --dp 8 --epo --stack megatron-lm-2021 --format csv
 expect moe-rule-stack-ep exit=1 'stdout~stack-ep: the stack has no expert parallelism'
+
+# ---- long sweeps (README "Long sweeps") ----
+# --summary: one line per GPU count, runs of counts without a plan folded
+S_SWEEP='--model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 8..256:8'
+# shellcheck disable=SC2086
+golden golden-search-summary search-summary.expected -- search $S_SWEEP --summary
+# shellcheck disable=SC2086
+run_tp search $S_SWEEP --summary
+s_rows=$(sed -n '/^ *GPUs  best plan/,/^$/p' "$T_OUT" | grep -c '^ *[0-9]')
+T_CMD="search $S_SWEEP --summary: $s_rows count lines"
+# 32 counts: 8..32 folded into one line (every valid plan misses memory),
+# the other 28 a line each
+expect search-summary-lines exit=0 '[ "$s_rows" = 29 ]' \
+    'stdout~^ +8\.\.32  no feasible plan at any of these counts: nothing fits in memory; nearest: .* on 32 GPUs needs '
+# the same best plans as the full table's rank 1, and CSV as --top 1
+# shellcheck disable=SC2086
+same_output search-summary-csv search $S_SWEEP --summary --format csv vs \
+    search $S_SWEEP --top 1 --format csv
+# JSON: every count kept (with its reason when it has no plan), at most
+# one plan each
+# shellcheck disable=SC2086
+run_tp search $S_SWEEP --summary --format json
+s_json=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["results"]
+print(d["job"]["top"], len(r), max(len(x["plans"]) for x in r),
+      sum(1 for x in r if not x["plans"] and x["reason"]))' <"$T_OUT" 2>/dev/null)
+T_CMD="search --summary --format json: top, counts, most plans, reasons: $s_json"
+if command -v python3 >/dev/null 2>&1; then
+    expect search-summary-json exit=0 '[ "$s_json" = "1 32 1 8" ]'
+else
+    skip search-summary-json "python3 not installed"
+fi
+check search-summary-top 2 "trainplan: error: --summary shows the best plan of each GPU count: drop '--top'" -- search --summary --top 3
+# the table folds the same run into one block, its counts summed
+# shellcheck disable=SC2086
+run_tp search $S_SWEEP --top 1
+expect search-fold-table exit=0 'stdout~^8\.\.32 GPUs \(4 counts\)$' 'stdout!~^(8|16|24) GPUs$' \
+    'stdout~^  no feasible plan: nothing fits in memory; nearest: tp[^ ]+ on 32 GPUs needs ' \
+    'stdout~^40 GPUs$'
+# one count alone keeps its own block and words
+run_tp search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 32,40 --top 1
+expect search-fold-single exit=0 'stdout~^32 GPUs$' \
+    'stdout~^  no feasible plan: nothing fits in memory; nearest: tp[^ ]+ needs '
+# rule runs: counts whose plans all break rules fold, naming the rule that
+# rejected most over the run
+run_tp search --model llama3-8b --gbs 512 --gpus 25..28:1 --summary
+expect search-fold-rule exit=0 'stdout~^ +25\.\.27  no feasible plan at any of these counts: no valid plan; most rejected by rule [a-z-]+ \([0-9]+ of [0-9]+\)$'
+
+# progress: nothing on stderr off a terminal (tests' stderr is a file) for
+# a sweep long enough to draw (over a second on one thread); --progress
+# asks for it there: every line it writes is "search: P%, T so far[, about
+# T left]" (how many depends on the machine's speed, not checked)
+# shellcheck disable=SC2086
+run_tp OMP_NUM_THREADS=1 search $S_SWEEP --summary -o /dev/null
+expect progress-not-tty exit=0 stderr=
+run_tp OMP_NUM_THREADS=1 search --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 8..4096:8 --summary --progress -o /dev/null
+expect progress-asked exit=0 \
+    '[ "$(grep -cvE "^search: +[0-9]+\.[0-9]%, [0-9]+( min [0-9]+)? s so far(, about [0-9 a-z]+ left)?$" "$T_ERR")" = 0 ]'
+run_tp OMP_NUM_THREADS=1 tradeoff --model llama3-8b --gpus 8 --progress -o /dev/null
+expect progress-tradeoff exit=0
+check progress-predict 2 "trainplan: error: unknown option '--progress'" -- predict --progress

@@ -81,3 +81,10 @@ run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096
 expect tradeoff-knee-default exit=0 'stdout~^no knee in this range \(256\.\.4096 GPUs\)'
 run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 256..4096 --set reliability.restart_min=600
 expect tradeoff-knee-moves exit=0 'stdout~^knee: 2048 GPUs'
+
+# counts without a plan and without nearby batch sizes fold into one line
+# (as search's table); a count with batch sizes to name keeps its own
+run_tp tradeoff --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 8..160:8
+expect tradeoff-fold exit=0 'stdout~^  8\.\.32  \(no feasible plan at these 4 counts\)$' \
+    'stdout!~^ +(8|16|24|32)  \(no feasible plan\)' \
+    'stdout~^ +152  \(no feasible plan\) +batch sizes with a plan: [0-9]'

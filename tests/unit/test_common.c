@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/outfile.h"
 #include "common/rng.h"
 #include "spaces/scenario.h"
@@ -197,4 +198,26 @@ Test(names, presets_in_any_case)
                                         "Llama3-70B"));
     cr_assert_null(conf_preset_find(model_presets, model_presets_count,
                                     "llama3-70"));
+}
+
+/* The progress line's text (common/log.c): share done, time so far, and
+ * time left = elapsed x (1 - f) / f, said once 1 % is done. By hand:
+ * 25 % after 30 s leaves 90 s = "1 min 30 s"; 50 % after 2 h leaves 2 h. */
+Test(progress, format_eta)
+{
+    char buf[160];
+    tpl_progress_format(buf, sizeof buf, "search", 0.25, 30);
+    cr_assert_str_eq(buf, "search:  25.0%, 30 s so far, about 1 min 30 s left");
+    tpl_progress_format(buf, sizeof buf, "search", 0.5, 7200);
+    cr_assert_str_eq(buf, "search:  50.0%, 2 h 00 min so far, about 2 h 00 min left");
+    tpl_progress_format(buf, sizeof buf, "search", 0.9, 9);
+    cr_assert_str_eq(buf, "search:  90.0%, 9 s so far, about 1 s left");
+    /* too early to say, and done: no time left given */
+    tpl_progress_format(buf, sizeof buf, "search", 0.005, 2);
+    cr_assert_str_eq(buf, "search:   0.5%, 2 s so far");
+    tpl_progress_format(buf, sizeof buf, "search", 1, 61);
+    cr_assert_str_eq(buf, "search: 100.0%, 1 min 01 s so far");
+    /* a short buffer stays a terminated prefix */
+    tpl_progress_format(buf, 10, "search", 0.25, 30);
+    cr_assert_str_eq(buf, "search:  ");
 }

@@ -51,13 +51,64 @@ Test(hf, pythia_1b)
     cr_assert(!m.tied_embeddings && m.bias && !m.dropout);
 }
 
-/* Qwen2: rope_theta 1e6; its q/k/v-only biases are not counted. */
+/* Qwen2: rope_theta 1e6; biases on Q, K and V only (Qwen2Attention).
+ * By hand, h 3584, q 3584, kv 4 x 128 = 512, f 18944, 28 layers, vocab
+ * 152064, untied: per layer 2h q + 2h kv + (q + 2 kv) + 3 h f + 2 h =
+ * 29,364,736 + 203,685,888 + 7,168 = 233,057,792; x 28 + 2 x 152064 x 3584
+ * + 3584 = 7,615,616,512 (the model card of the same shape, Qwen2.5-7B:
+ * 7.61 B, 6.53 B without embeddings). Without the q/k/v biases: 4,608 per
+ * layer fewer; with biases everywhere (bias = true): o and MLP biases too. */
 Test(hf, qwen2_7b)
 {
     struct model m = load_hf("tests/data/hf/qwen2-7b/config.json");
     cr_assert_eq(m.rope_base, 1e6);
     cr_assert_eq(m.kv_heads, 4);
-    cr_assert(!m.bias);
+    cr_assert(!m.bias && m.qkv_bias);
+    cr_assert_eq(model_attn_params(&m), 29364736LL);
+    cr_assert_eq(model_params(&m), 7615616512LL);
+    m.qkv_bias = false;
+    cr_assert_eq(model_params(&m), 7615616512LL - 28 * 4608LL);
+    m.bias = true;
+    cr_assert_eq(model_attn_params(&m), 29364736LL + 3584);
+}
+
+/* Mistral-7B-v0.1 (MistralForCausalLM): 7,241,732,096 parameters, by
+ * hand: per layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x
+ * 4096 = 218,112,000; x 32 + 2 x 32000 x 4096 + 4096 (the "7.24 B" of its
+ * model card); GQA 8, RoPE theta 10000; its 4096-token sliding window is
+ * named as not expressed (timed as full causal attention). */
+Test(hf, mistral_7b)
+{
+    struct model m = load_hf("tests/data/hf/mistral-7b/config.json");
+    cr_assert_eq(model_params(&m), 7241732096LL);
+    cr_assert_eq(m.kv_heads, 8);
+    cr_assert_eq(m.rope_base, 10000.0);
+    cr_assert(m.glu && !m.tied_embeddings && !m.bias && !m.qkv_bias);
+}
+
+/* DeepSeek-V3's config.json (deepseek-ai/DeepSeek-V3, fields copied for the
+ * tests) is the deepseek-v3 preset: MLA ranks, 256 routed experts top-8 and
+ * one shared of 2048, 3 dense-first layers of 18432, sigmoid scores with
+ * the aux-free bias (noaux_tc), one MTP layer: the same 671,026,419,200
+ * parameters (the preset's count; published 671 B + the MTP module). */
+Test(hf, deepseek_v3_is_the_preset)
+{
+    struct model a = load_hf("tests/data/hf/deepseek-v3/config.json");
+    struct model b = load_model("deepseek-v3");
+    cr_assert_eq(model_params(&a), 671026419200LL);
+    cr_assert_eq(model_params(&a), model_params(&b));
+    cr_assert_eq(a.mla.kv_lora_rank, 512);
+    cr_assert_eq(a.mla.q_lora_rank, 1536);
+    cr_assert_eq(a.moe.experts, 256);
+    cr_assert_eq(a.moe.topk, 8);
+    cr_assert_eq(a.moe.shared_ffn_hidden, 2048);
+    cr_assert_eq(a.moe.dense_first, 3);
+    cr_assert_eq(a.moe.balance, MODEL_BALANCE_AUX_FREE);
+    cr_assert_eq(a.moe.router, b.moe.router);
+    cr_assert_eq(a.mtp_layers, 1);
+    cr_assert_eq(a.moe.groups, 8);          /* n_group, topk_group */
+    cr_assert_eq(a.moe.group_topk, 4);
+    cr_assert_eq(a.moe.group_topk, b.moe.group_topk);
 }
 
 static void refused(const char *path, const char *want)

@@ -223,3 +223,22 @@ Test(hw, grandteton_is_h100_at_500_watts)
     cr_assert_eq(g.nvlink_domain, h.nvlink_domain);
     assert_rel(g.nic_bytes_per_s, h.nic_bytes_per_s, 1e-15);
 }
+
+/* HBM as the device reports it (nvidia-smi's total MiB / 1024, one
+ * decimal), as dgx-h100's 81559 MiB = 79.6 GiB: GB200 189471 MiB = 185.03
+ * GiB, GH200 96 GB 97871 MiB = 95.58 GiB; GB200's SM count from its
+ * device queries (152), not B200's 148. Hand values; presets' comments
+ * cite the outputs. */
+Test(hw, presets_as_the_device_reports)
+{
+    struct hw_system gb = load_system("gb200-nvl72");
+    struct hw_system gh = load_system("vista-gh200");
+    struct hw_system b = load_system("dgx-b200");
+    cr_assert_eq(gb.sms, 152);
+    cr_assert_eq(b.sms, 148);
+    assert_rel(gb.hbm_bytes, 185.0 * GIB, 1e-12);
+    assert_rel(gb.hbm_bytes / GIB, 189471.0 / 1024, 2e-4);
+    assert_rel(gh.hbm_bytes, 95.6 * GIB, 1e-12);
+    assert_rel(gh.hbm_bytes / GIB, 97871.0 / 1024, 3e-4);
+    cr_assert_eq(gh.sms, 132);
+}
