@@ -29,6 +29,7 @@ struct tradeoff_row {
     double days, gpu_hours, cost_usd, energy_kwh, power_w;
     double node_energy_kwh;     /* whole nodes (hosts, NICs, fans); 0: the
                                    system gives no node power */
+    double node_power_w;        /* the same per GPU slot, over an iteration */
     double scaling;             /* trained tokens/s per GPU (with goodput) over
                                    the reference count's */
     bool frontier;              /* on the time-vs-GPU-hours Pareto frontier */

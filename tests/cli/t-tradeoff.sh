@@ -17,7 +17,7 @@ golden golden-tradeoff-price tradeoff-price.expected -- tradeoff $T_JOB --price 
 
 # shellcheck disable=SC2086
 "$TRAINPLAN" tradeoff $T_JOB --format csv >"$T_TMP/t.csv" 2>/dev/null
-t_rows=$(awk -F, 'NR > 1 && NF != 26' "$T_TMP/t.csv" | wc -l)
+t_rows=$(awk -F, 'NR > 1 && NF != 27' "$T_TMP/t.csv" | wc -l)
 t_knees=$(awk -F, 'NR > 1 && $16 == "true"' "$T_TMP/t.csv" | wc -l)
 T_CMD="tradeoff --format csv: $t_rows malformed rows, $t_knees knees"
 expect tradeoff-csv-shape '[ "$t_rows" = 0 ]' '[ "$t_knees" -le 1 ]'
