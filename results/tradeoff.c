@@ -103,6 +103,14 @@ static void fill_row(const struct pred_ctx *c, const struct tradeoff *t,
 
 static void finish(struct tradeoff *t);
 
+double res_tradeoff_vs_published(const struct tradeoff *t, size_t i)
+{
+    const struct tradeoff_row *w = &t->rows[i];
+    if (t->published_gpu_hours <= 0 || !w->feasible)
+        return NAN;
+    return w->gpu_hours / t->published_gpu_hours - 1;
+}
+
 /* Trained tokens/s per GPU: what scaling compares. */
 static double per_gpu(const struct tradeoff_row *w)
 {
@@ -293,6 +301,27 @@ static void table_energy(FILE *fp, const struct pred_ctx *c)
             100 * c->hw.node_train_frac);
 }
 
+/* Each count's GPU-hours against a published figure, and the nearest. */
+static void table_published(FILE *fp, const struct tradeoff *t)
+{
+    long best = -1;
+    fprintf(fp, "published: %.2f M GPU-hours (--published-gpu-hours); "
+            "predicted against it:", t->published_gpu_hours / 1e6);
+    for (size_t i = 0; i < t->n; i++) {
+        double d = res_tradeoff_vs_published(t, i);
+        if (isnan(d))
+            continue;
+        fprintf(fp, "%s %lld GPUs %+.1f %%", best < 0 ? "" : ",",
+                (long long)t->rows[i].gpus, 100 * d);
+        if (best < 0 || fabs(d) < fabs(res_tradeoff_vs_published(t, (size_t)best)))
+            best = (long)i;
+    }
+    if (best >= 0)
+        fprintf(fp, "; nearest at %lld GPUs (%.2f M)",
+                (long long)t->rows[best].gpus, t->rows[best].gpu_hours / 1e6);
+    fputc('\n', fp);
+}
+
 static void table_goodput(FILE *fp, const struct pred_ctx *c,
                           const struct tradeoff *t)
 {
@@ -410,6 +439,8 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
     table_scaling(fp, t);
     table_goodput(fp, c, t);
     table_energy(fp, c);
+    if (t->published_gpu_hours > 0)
+        table_published(fp, t);
     res_uncalibrated_note(fp, &c->hw);
     if (t->partial)
         fputs("partial: interrupted; the plans are the best found before the "
@@ -420,8 +451,8 @@ static const char csv_head[] =
     "gpus,nodes,gpus_per_node,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,"
     "cost_usd,energy_kwh,power_w_per_gpu,node_energy_kwh,scaling,frontier,"
     "knee,goodput,days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
-    "checkpoint_interval_s,gbs,tokens_per_batch,node_power_w_per_gpu,calibrated,"
-    "schema_version\n";
+    "checkpoint_interval_s,gbs,tokens_per_batch,node_power_w_per_gpu,"
+    "gpu_hours_vs_published,calibrated,schema_version\n";
 
 /* A feasible row's figures, from iteration_s to checkpoint_interval_s. */
 static void csv_figures(FILE *fp, const struct tradeoff *t, size_t i)
@@ -452,7 +483,7 @@ static void csv(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
                 (long long)res_nodes(&c->hw, w->gpus),
                 (long long)c->hw.gpus_per_node);
         if (!w->feasible)
-            fputs(",,,,,,,,,,,,false,false,,,,,,,,,", fp);
+            fputs(",,,,,,,,,,,,false,false,,,,,,,,,,", fp);
         else {
             plan_key(&w->plan, key, sizeof key);
             fprintf(fp, ",%s", key);
@@ -460,6 +491,7 @@ static void csv(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
             fprintf(fp, ",%lld,%lld", (long long)w->gbs,
                     (long long)(w->gbs * c->job.seq));
             res_csv_num(fp, w->node_power_w > 0 ? w->node_power_w : (double)NAN);
+            res_csv_num(fp, res_tradeoff_vs_published(t, i));
         }
         res_csv_bool(fp, c->hw.calibrated);
         fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
@@ -505,6 +537,8 @@ static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
                         ? json_real(w->node_energy_kwh) : json_null());
     json_object_set_new(o, "node_power_w_per_gpu", w->node_power_w > 0
                         ? json_real(w->node_power_w) : json_null());
+    json_object_set_new(o, "gpu_hours_vs_published", t->published_gpu_hours > 0
+                        ? json_real(res_tradeoff_vs_published(t, i)) : json_null());
     json_object_set_new(o, "calibrated", json_boolean(c->hw.calibrated));
     return o;
 }
@@ -516,10 +550,10 @@ static json_t *row_gpus(const struct tradeoff *t, long i)
 
 static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
 {
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *o;
     for (size_t i = 0; i < t->n; i++)
         json_array_append_new(rows, json_row(c, t, i));
-    return json_pack("{s:s, s:s, s:s, s:b, s:f, s:f, s:f, s:o, s:o, "
+    o = json_pack("{s:s, s:s, s:s, s:b, s:f, s:f, s:f, s:o, s:o, "
                      "s:{s:f, s:f, s:f}, s:b, s:o}", "model",
                      c->model.name, "system", c->hw.name, "stack", c->stack,
                      "calibrated", c->hw.calibrated, "tokens", t->tokens,
@@ -531,6 +565,9 @@ static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
                      "storage_gbs", c->hw.storage_bytes_per_s / 1e9,
                      "restart_min", c->hw.restart_s / 60,
                      "partial", t->partial, "rows", rows);
+    json_object_set_new(o, "published_gpu_hours", t->published_gpu_hours > 0
+                        ? json_real(t->published_gpu_hours) : json_null());
+    return o;
 }
 
 /* ---- the writers of the report table (report.c) ---- */
