@@ -65,3 +65,11 @@ set -- $(figures --gpus 8192 --tokens 2.87e12 --gbs 1024 \
     --set reliability.gpu_mtbf_hours=45568 --set reliability.restart_min=15)
 line "4'. the same ramp on 8,192 GPUs (a count its batch fills)" \
     "$(awk -v a="$late" -v b="$1" 'BEGIN { print a + b }')" "$late_g" "$4 first"
+# the cross-check: Meta's 405B plan of Table 4 (16,384 GPUs, tp 8, pp 16,
+# dp 128, seq 8192, 16M-token batches: 400 TFLOP/s per GPU, 41 % MFU
+# measured; the interleaving depth is not given, 4 assumed)
+mfu=$("$TRAINPLAN" predict --model llama3-405b --system dgx-h100 --seq 8192 \
+    --gbs 2048 --tp 8 --pp 16 --dp 128 --mbs 1 --vpp 4 --sp --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             { print $(c["mfu"]) }')
+awk -v m="$mfu" 'BEGIN { printf "check: Meta'\''s 405B plan (Table 4, 16,384 GPUs, 41 %% MFU measured): predicted %.1f %% MFU\n", 100 * m }'

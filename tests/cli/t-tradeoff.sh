@@ -116,4 +116,6 @@ expect tradeoff-llama3-70b-gap \
     'echo "$t_gap" | awk '\''/^2\. / { exit !($(NF-6) > 4.1 && $(NF-6) < 5.0) }'\''' \
     'echo "$t_gap" | awk '\''/^3\. / { exit !($(NF-4) >= 89.5 && $(NF-4) <= 91.5) }'\''' \
     'echo "$t_gap" | awk '\''/^4\. / { exit !($(NF-7) > 5.0 && $(NF-7) < 6.1) }'\''' \
-    '[ "$(echo "$t_gap" | grep -c "^[1-4]'\''*\. ")" = 5 ]'
+    '[ "$(echo "$t_gap" | grep -c "^[1-4]'\''*\. ")" = 5 ]' \
+    'echo "$t_gap" | awk '\''/^check: / { exit !($(NF-2) > 38 && $(NF-2) < 48) }'\''' \
+    '[ "$(echo "$t_gap" | grep -c "^check: ")" = 1 ]'
