@@ -99,6 +99,7 @@ run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 64..16384 \
     --gbs 512..2048 --published-gpu-hours 6.4e6
 expect tradeoff-llama3-70b-table exit=0 'stdout~^no knee in this range \(64\.\.16384 GPUs\)' \
     'stdout~^scaling: trained tokens/s per GPU against 64 GPUs' \
+    'stdout~^  above 100 % at 128 GPUs \([0-9.]+ %\): its plan spends' \
     'stdout~^published: 6\.40 M GPU-hours \(--published-gpu-hours\); predicted against it: 64 GPUs -[0-9.]+ %,.* 16384 GPUs -[0-9.]+ %; nearest at 16384 GPUs'
 run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 16384 --gbs 2048 \
     --published-gpu-hours 6.4e6 --format json
@@ -107,6 +108,12 @@ expect tradeoff-published-json exit=0 'stdout~"published_gpu_hours": 6400000' \
 run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 16384 --gbs 2048 --format json
 expect tradeoff-published-none exit=0 'stdout~"published_gpu_hours": null' \
     'stdout~"gpu_hours_vs_published": null'
+# the batch-aware knee: with the batch fixed at 512, the knee is at 4096
+# GPUs and past it the table warns of the bubble and the batch's limit
+run_tp tradeoff --model llama3-70b --seq 8192 --tokens 15e12 --gpus 64..16384
+expect tradeoff-llama3-70b-gbs512 exit=0 'stdout~^knee: 4096 GPUs' \
+    'stdout~^warning: 16384 GPUs: 1 micro-batches for 4 pipeline stages' \
+    'stdout~^warning: 16384 GPUs: data parallelism at the batch'
 check tradeoff-published-range 2 "trainplan: error: '--published-gpu-hours' must be a number in [1, 1e+12], not '0'" -- tradeoff --published-gpu-hours 0
 # the gap analysis step by step (bench/llama3-70b-gap.sh): each assumption
 # moves the 16,384-GPU figure toward 6.4 M; goodput reaches Meta's 90 %
