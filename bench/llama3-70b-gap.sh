@@ -65,6 +65,25 @@ set -- $(figures --gpus 8192 --tokens 2.87e12 --gbs 1024 \
     --set reliability.gpu_mtbf_hours=45568 --set reliability.restart_min=15)
 line "4'. the same ramp on 8,192 GPUs (a count its batch fills)" \
     "$(awk -v a="$late" -v b="$1" 'BEGIN { print a + b }')" "$late_g" "$4 first"
+# the same assumptions on the model whose schedule and cluster the paper
+# gives, Llama 3.1 405B (model card: 30.84 M H100-hours; 15.6T tokens,
+# sec. 3.4; its long-context stage, about 800B tokens up to 128K, sec.
+# 3.4.2, taken at 128K; the 8M-token stage on 8,192 GPUs, since Table 4
+# lists 8,192 GPUs at 16M and the ramp's count is not given)
+REL="--set reliability.gpu_mtbf_hours=45568 --set reliability.restart_min=15"
+l405()
+{
+    # shellcheck disable=SC2086
+    "$TRAINPLAN" tradeoff --model llama3-405b --system dgx-h100 --format csv $REL "$@" |
+        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                 { print $(c["gpu_hours"]) }'
+}
+a=$(l405 --seq 8192 --gpus 16384 --tokens 12.73e12 --gbs 2048)
+b=$(l405 --seq 8192 --gpus 8192 --tokens 2.87e12 --gbs 1024)
+c=$(l405 --seq 131072 --gpus 16384 --tokens 0.8e12 --gbs 128)
+awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
+    printf "405B: steps 3-4 on 15.6T tokens, + 800B at 128K: %.2f + %.2f + %.2f = %.2f M H100-hours, %+.1f %% against 30.84 M\n",
+           a / 1e6, b / 1e6, c / 1e6, (a + b + c) / 1e6, 100 * ((a + b + c) / 30.84e6 - 1) }'
 # the cross-check: Meta's 405B plan of Table 4 (16,384 GPUs, tp 8, pp 16,
 # dp 128, seq 8192, 16M-token batches: 400 TFLOP/s per GPU, 41 % MFU
 # measured; the interleaving depth is not given, 4 assumed)

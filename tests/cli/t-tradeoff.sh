@@ -125,4 +125,6 @@ expect tradeoff-llama3-70b-gap \
     'echo "$t_gap" | awk '\''/^4\. / { exit !($(NF-7) > 5.0 && $(NF-7) < 6.1) }'\''' \
     '[ "$(echo "$t_gap" | grep -c "^[1-4]'\''*\. ")" = 5 ]' \
     'echo "$t_gap" | awk '\''/^check: / { exit !($(NF-2) > 38 && $(NF-2) < 48) }'\''' \
-    '[ "$(echo "$t_gap" | grep -c "^check: ")" = 1 ]'
+    '[ "$(echo "$t_gap" | grep -c "^check: ")" = 1 ]' \
+    'echo "$t_gap" | awk '\''/^405B: / { exit !($(NF-4) > -15 && $(NF-4) < 15) }'\''' \
+    '[ "$(echo "$t_gap" | grep -c "^405B: ")" = 1 ]'
