@@ -11,6 +11,7 @@ static const char usage[] =
 "                          [--stack K]\n"
 "                          [--gbs N|LIST] [--seq N] [--gpus LIST] [--tokens N]\n"
 "                          [--price USD] [--knee F] [--reference N]\n"
+"                          [--published-gpu-hours H]\n"
 "                          [search options]\n"
 "                          [--format {formats}] [-o FILE]\n"
 "                          [--chart FILE.svg|FILE.png] [--chart-size WxH]\n"
@@ -18,7 +19,8 @@ static const char usage[] =
 "For each GPU count, the fastest feasible plan and what training --tokens\n"
 "tokens (default: the scenario's job.tokens) with it takes: days, GPU-hours,\n"
 "cost at --price USD per GPU-hour (default: the system's price), energy and\n"
-"average power per GPU (GPU boards only), and scaling efficiency against\n"
+"average power per GPU (the GPU boards; the whole nodes too where the\n"
+"system gives power.node_kw), and scaling efficiency against\n"
 "--reference N GPUs (added to the counts; default: the smallest count with\n"
 "a plan). Days and GPU-hours include the expected interruptions: goodput\n"
 "from the system's reliability fields (checkpoints at Daly's optimum\n"
@@ -31,9 +33,11 @@ static const char usage[] =
 "512..4096:256): per count, the plan that trains the tokens soonest over\n"
 "those batches (the model has no convergence cost of a larger batch: list\n"
 "only what the recipe allows). A count with no plan names the batch sizes\n"
-"near --gbs that have one. The search options are those of 'trainplan\n"
-"search' (--progress too; --summary is search's own: a tradeoff has one\n"
-"line per count already), --headroom too:\n"
+"near --gbs that have one. --published-gpu-hours H: a job's published or\n"
+"measured GPU-hours (Llama 3 70B: 6.4e6, its model card) set beside each\n"
+"count's prediction, the distance in percent. The search options are those\n"
+"of 'trainplan search' (--progress too; --summary is search's own: a\n"
+"tradeoff has one line per count already), --headroom too:\n"
 "\n"
 "{headroom}";
 
@@ -41,8 +45,8 @@ static const enum opt_id ids[] = {      /* search's, and what training takes */
     OPT_SCENARIO, OPT_MODEL, OPT_SYSTEM, OPT_STACK, OPT_SET, OPT_GBS, OPT_SEQ,
     OPT_PRECISION, OPT_ATTENTION, OPT_RC_MODULES, OPT_TP_CROSS_NODE, OPT_GPUS,
     OPT_TOP, OPT_BUDGET, OPT_SEED, OPT_EXHAUSTIVE, OPT_STATS, OPT_PROGRESS,
-    OPT_TOKENS, OPT_PRICE,
-    OPT_KNEE, OPT_REFERENCE, OPT_FORMAT, OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
+    OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE, OPT_PUBLISHED, OPT_FORMAT,
+    OPT_OUT, OPT_CHART, OPT_CHART_SIZE, OPT_HELP,
     OPT_HEADROOM, OPT_COUNT
 };
 
@@ -130,8 +134,10 @@ int cmd_tradeoff(int argc, char **argv, struct tpl_err *err)
     o.top = 1;
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help)
         return rc;
-    if ((rc = build(&o, &in, &ctx, &t, err)) == 0)
+    if ((rc = build(&o, &in, &ctx, &t, err)) == 0) {
+        t.published_gpu_hours = o.published_gpu_hours;
         rc = report(&o, &ctx, &t, err);
+    }
     res_tradeoff_release(&t);
     return rc;
 }

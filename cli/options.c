@@ -434,6 +434,8 @@ static const struct opt_row rows[OPT_COUNT] = {
     [OPT_KNEE]      = { "knee", REQ, parse_num, OFF(knee), 0, 0, 0.01, 1 },
     [OPT_REFERENCE] = { "reference", REQ, parse_int, OFF(reference), 1,
                         SPACE_MAX_GPUS, 0, 0 },
+    [OPT_PUBLISHED] = { "published-gpu-hours", REQ, parse_num,
+                        OFF(published_gpu_hours), 0, 0, 1, 1e12 },
     [OPT_FRAMEWORK] = { "framework", REQ, parse_framework, 0, 0, 0, 0, 0 },
     [OPT_EXPORT_GPUS] = { "gpus", REQ, parse_int, OFF(export_gpus), 1, 1 << 20,
                           0, 0 },

@@ -34,7 +34,7 @@ enum opt_id {
     OPT_SUMMARY,                /* search: one line per GPU count */
     OPT_PROGRESS,               /* the progress line also off a terminal */
     /* what training takes */
-    OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE,
+    OPT_TOKENS, OPT_PRICE, OPT_KNEE, OPT_REFERENCE, OPT_PUBLISHED,
     /* export: the framework, and the GPU count whose best plan it writes;
      * the closest plan the framework runs, a plan that does not fit */
     OPT_FRAMEWORK, OPT_EXPORT_GPUS, OPT_NEAREST, OPT_FORCE,
@@ -73,6 +73,7 @@ struct cmd_opts {
     struct plan plan;           /* the dimensions in a plan (predict) */
     struct space space;         /* the dimensions in a space (search) */
     double tokens, price, knee;
+    double published_gpu_hours; /* tradeoff --published-gpu-hours (0: none) */
     struct pred_headroom headroom;      /* --headroom GiB|% (0 GiB) */
     enum res_framework framework;
     enum res_format fmt;

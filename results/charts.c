@@ -13,6 +13,7 @@
  * count has no plan. */
 struct tradeoff_points {
     double *x, *days, *gh, *days_ideal, *gh_ideal, *cost;
+    double *pub;                /* --published-gpu-hours, every count */
     bool *front;
 };
 
@@ -20,7 +21,7 @@ static void points_of(const struct tradeoff *t, struct tradeoff_points *p)
 {
     size_t n = t->n + 1;
     double **cols[] = { &p->x, &p->days, &p->gh, &p->days_ideal, &p->gh_ideal,
-                        &p->cost };
+                        &p->cost, &p->pub };
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
         *cols[k] = xcalloc(n, sizeof **cols[k]);
     p->front = xcalloc(n, sizeof *p->front);
@@ -33,6 +34,7 @@ static void points_of(const struct tradeoff *t, struct tradeoff_points *p)
         p->gh_ideal[i] = w->feasible ? w->gpu_hours_ideal : 0;
         p->cost[i] = w->feasible ? w->cost_usd : 0;
         p->front[i] = w->frontier;
+        p->pub[i] = t->published_gpu_hours;
     }
 }
 
@@ -44,6 +46,7 @@ static void points_free(struct tradeoff_points *p)
     free(p->days_ideal);
     free(p->gh_ideal);
     free(p->cost);
+    free(p->pub);
     free(p->front);
 }
 
@@ -62,13 +65,14 @@ int res_tradeoff_chart(const char *path, int w, int h, const struct pred_ctx *c,
         struct chart_series s1[2] = {
             { "days, with interruptions", p.x, p.days, n, p.front },
             { "days if every hour trained", p.x, p.days_ideal, n, NULL } };
-        struct chart_series s2[2] = {
+        struct chart_series s2[3] = {
             { "GPU-hours, with interruptions", p.x, p.gh, n, p.front },
-            { "GPU-hours if every hour trained", p.x, p.gh_ideal, n, NULL } };
+            { "GPU-hours if every hour trained", p.x, p.gh_ideal, n, NULL },
+            { "published (--published-gpu-hours)", p.x, p.pub, n, NULL } };
         struct chart_series s3[1] = { { price, p.x, p.cost, n, p.front } };
         struct chart_panel panels[3] = {
             { "time to train (days)", true, s1, 2 },
-            { "GPU-hours", true, s2, 2 },
+            { "GPU-hours", true, s2, t->published_gpu_hours > 0 ? 3 : 2 },
             { "cost (USD)", true, s3, 1 },
         };
         struct chart_lines lines = { title, "GPUs (log scale)", true, panels, 3,

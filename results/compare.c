@@ -92,7 +92,7 @@ static void table(FILE *fp, const struct compare *cmp)
     for (size_t i = 0; i < cmp->sys[0].t.n; i++) {
         fprintf(fp, "\n%lld GPUs\n  %-18s %-32s %6s %8s %8s %9s %12s %9s %8s "
                 "%6s %7s\n", (long long)cmp->sys[0].t.rows[i].gpus, "system",
-                "plan", "gbs", "iter s", "speed-up", "days", "cost USD", "MWh", "compute",
+                "plan", "gbs", "iter s", "speed-up", "days", "cost USD", "GPU MWh", "compute",
                 "comm", "bubble");
         for (int s = 0; s < cmp->n; s++)
             table_row(fp, cmp, s, i);

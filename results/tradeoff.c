@@ -97,11 +97,19 @@ static void fill_row(const struct pred_ctx *c, const struct tradeoff *t,
     row->cost_usd = row->gpu_hours * t->usd_per_gpu_hour;
     row->power_w = res_gpu_power_w(&c->hw, &row->r);
     row->energy_kwh = row->power_w * row->gpu_hours / 1000.0;
-    row->node_energy_kwh = res_node_power_w_per_gpu(&c->hw, &row->r) *
-                           row->gpu_hours / 1000.0;
+    row->node_power_w = res_node_power_w_per_gpu(&c->hw, &row->r);
+    row->node_energy_kwh = row->node_power_w * row->gpu_hours / 1000.0;
 }
 
 static void finish(struct tradeoff *t);
+
+double res_tradeoff_vs_published(const struct tradeoff *t, size_t i)
+{
+    const struct tradeoff_row *w = &t->rows[i];
+    if (t->published_gpu_hours <= 0 || !w->feasible)
+        return NAN;
+    return w->gpu_hours / t->published_gpu_hours - 1;
+}
 
 /* Trained tokens/s per GPU: what scaling compares. */
 static double per_gpu(const struct tradeoff_row *w)
@@ -263,12 +271,15 @@ static void table_row(FILE *fp, const struct tradeoff *t, size_t i)
     }
     plan_key(&w->plan, key, sizeof key);
     fprintf(fp, "%7lld  %-46s %6lld %8.3f %5.1f%% %6.1f%% %9.2f %9.2f %12.0f "
-            "%14.0f %10.1f %6.0f %6.1f%%  %s\n", (long long)w->gpus, key,
+            "%14.0f %8.1f %6.0f ", (long long)w->gpus, key,
             (long long)w->gbs, w->r.iteration_s, 100 * w->r.mfu,
-            100 * w->g.fraction,
-            w->days_ideal, w->days, w->gpu_hours, w->cost_usd,
-            w->energy_kwh / 1000.0, w->power_w, 100 * w->scaling,
-            frontier_mark(t, i));
+            100 * w->g.fraction, w->days_ideal, w->days, w->gpu_hours,
+            w->cost_usd, w->energy_kwh / 1000.0, w->power_w);
+    if (w->node_energy_kwh > 0)
+        fprintf(fp, "%8.1f", w->node_energy_kwh / 1000.0);
+    else
+        fprintf(fp, "%8s", "-");
+    fprintf(fp, " %6.1f%%  %s\n", 100 * w->scaling, frontier_mark(t, i));
 }
 
 /* Consecutive counts without a plan and without nearby batch sizes to
@@ -295,31 +306,42 @@ static const char *none_span(const struct tradeoff *t, size_t i, size_t end)
 }
 
 /* What goodput assumed, once: the system's fields and the state written. */
-/* What the energy columns count, and the whole nodes' energy where the
- * system gives a node power. */
-static void table_energy(FILE *fp, const struct pred_ctx *c,
-                         const struct tradeoff *t)
+/* What the energy columns count: the boards' (per-GPU sources) and the
+ * whole nodes' where the system gives a node power. */
+static void table_energy(FILE *fp, const struct pred_ctx *c)
 {
-    double lo = INFINITY, hi = 0;
-    fprintf(fp, "energy: GPU boards only, %.0f-%.0f %% of TDP by compute "
-            "share (power.gpu_idle_frac, gpu_busy_frac)", 100 * c->hw.gpu_idle_frac,
-            100 * c->hw.gpu_busy_frac);
+    fprintf(fp, "energy: GPU MWh and W/GPU are the GPU boards' (%.0f-%.0f %% "
+            "of TDP by compute share: power.gpu_idle_frac, gpu_busy_frac); ",
+            100 * c->hw.gpu_idle_frac, 100 * c->hw.gpu_busy_frac);
     if (c->hw.node_w <= 0) {
-        fputs("; no node power in the system file (power.node_kw), so hosts, "
-              "network and cooling are not counted\n", fp);
+        fputs("node MWh: no node power in the system file (power.node_kw), "
+              "so hosts and network are not counted; cooling never is\n", fp);
         return;
     }
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].feasible) {
-            lo = fmin(lo, t->rows[i].node_energy_kwh);
-            hi = fmax(hi, t->rows[i].node_energy_kwh);
-        }
-    fprintf(fp, "; whole nodes (%.1f kW rated, %.0f %% of it training: "
-            "power.node_kw, node_train_frac; cooling not included)",
-            c->hw.node_w / 1e3, 100 * c->hw.node_train_frac);
-    if (hi > 0)
-        fprintf(fp, " %.1f-%.1f MWh (node_energy_kwh per count in CSV and "
-                "JSON)", lo / 1e3, hi / 1e3);
+    fprintf(fp, "node MWh the whole nodes' (%.1f kW rated, %.0f %% of it "
+            "training: power.node_kw, node_train_frac: GPUs, hosts, NICs, "
+            "switches, fans; cooling not included)\n", c->hw.node_w / 1e3,
+            100 * c->hw.node_train_frac);
+}
+
+/* Each count's GPU-hours against a published figure, and the nearest. */
+static void table_published(FILE *fp, const struct tradeoff *t)
+{
+    long best = -1;
+    fprintf(fp, "published: %.2f M GPU-hours (--published-gpu-hours); "
+            "predicted against it:", t->published_gpu_hours / 1e6);
+    for (size_t i = 0; i < t->n; i++) {
+        double d = res_tradeoff_vs_published(t, i);
+        if (isnan(d))
+            continue;
+        fprintf(fp, "%s %lld GPUs %+.1f %%", best < 0 ? "" : ",",
+                (long long)t->rows[i].gpus, 100 * d);
+        if (best < 0 || fabs(d) < fabs(res_tradeoff_vs_published(t, (size_t)best)))
+            best = (long)i;
+    }
+    if (best >= 0)
+        fprintf(fp, "; nearest at %lld GPUs (%.2f M)",
+                (long long)t->rows[best].gpus, t->rows[best].gpu_hours / 1e6);
     fputc('\n', fp);
 }
 
@@ -425,9 +447,10 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
             "$%.2f per GPU-hour\n\n", c->model.name, c->hw.name, c->stack,
             res_tokens_text(t->tokens, tok, sizeof tok), (long long)c->job.seq, gbs,
             job_precision_name(c->job.precision), t->usd_per_gpu_hour);
-    fprintf(fp, "%7s  %-46s %6s %8s %6s %7s %9s %9s %12s %14s %10s %6s %7s  %s\n",
-            "GPUs", "plan", "gbs", "iter s", "MFU", "goodput", "ideal d", "days",
-            "GPU-hours", "cost USD", "MWh", "W/GPU", "scaling", "frontier");
+    fprintf(fp, "%7s  %-46s %6s %8s %6s %7s %9s %9s %12s %14s %8s %6s %8s %7s  "
+            "%s\n", "GPUs", "plan", "gbs", "iter s", "MFU", "goodput", "ideal d",
+            "days", "GPU-hours", "cost USD", "GPU MWh", "W/GPU", "node MWh",
+            "scaling", "frontier");
     for (size_t i = 0, end; i < t->n; i = end)
         if ((end = none_run_end(t, i)) - i > 1)
             fprintf(fp, "%7s  (no feasible plan at these %zu counts)\n",
@@ -442,7 +465,9 @@ static void table(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
     table_knee(fp, t);
     table_scaling(fp, t);
     table_goodput(fp, c, t);
-    table_energy(fp, c, t);
+    table_energy(fp, c);
+    if (t->published_gpu_hours > 0)
+        table_published(fp, t);
     res_uncalibrated_note(fp, &c->hw);
     if (t->partial)
         fputs("partial: interrupted; the plans are the best found before the "
@@ -453,7 +478,8 @@ static const char csv_head[] =
     "gpus,nodes,gpus_per_node,key,iteration_s,tokens_per_s,mfu,days,gpu_hours,"
     "cost_usd,energy_kwh,power_w_per_gpu,node_energy_kwh,scaling,frontier,"
     "knee,goodput,days_ideal,gpu_hours_ideal,job_mtbf_s,checkpoint_write_s,"
-    "checkpoint_interval_s,gbs,tokens_per_batch,calibrated,schema_version\n";
+    "checkpoint_interval_s,gbs,tokens_per_batch,node_power_w_per_gpu,"
+    "gpu_hours_vs_published,calibrated,schema_version\n";
 
 /* A feasible row's figures, from iteration_s to checkpoint_interval_s. */
 static void csv_figures(FILE *fp, const struct tradeoff *t, size_t i)
@@ -484,13 +510,15 @@ static void csv(FILE *fp, const struct pred_ctx *c, const struct tradeoff *t)
                 (long long)res_nodes(&c->hw, w->gpus),
                 (long long)c->hw.gpus_per_node);
         if (!w->feasible)
-            fputs(",,,,,,,,,,,,false,false,,,,,,,,", fp);
+            fputs(",,,,,,,,,,,,false,false,,,,,,,,,,", fp);
         else {
             plan_key(&w->plan, key, sizeof key);
             fprintf(fp, ",%s", key);
             csv_figures(fp, t, i);
             fprintf(fp, ",%lld,%lld", (long long)w->gbs,
                     (long long)(w->gbs * c->job.seq));
+            res_csv_num(fp, w->node_power_w > 0 ? w->node_power_w : (double)NAN);
+            res_csv_num(fp, res_tradeoff_vs_published(t, i));
         }
         res_csv_bool(fp, c->hw.calibrated);
         fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);
@@ -534,6 +562,10 @@ static json_t *json_row(const struct pred_ctx *c, const struct tradeoff *t,
         "frontier", w->frontier, "knee", (long)i == t->knee));
     json_object_set_new(o, "node_energy_kwh", w->node_energy_kwh > 0
                         ? json_real(w->node_energy_kwh) : json_null());
+    json_object_set_new(o, "node_power_w_per_gpu", w->node_power_w > 0
+                        ? json_real(w->node_power_w) : json_null());
+    json_object_set_new(o, "gpu_hours_vs_published", t->published_gpu_hours > 0
+                        ? json_real(res_tradeoff_vs_published(t, i)) : json_null());
     json_object_set_new(o, "calibrated", json_boolean(c->hw.calibrated));
     return o;
 }
@@ -545,10 +577,10 @@ static json_t *row_gpus(const struct tradeoff *t, long i)
 
 static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
 {
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *o;
     for (size_t i = 0; i < t->n; i++)
         json_array_append_new(rows, json_row(c, t, i));
-    return json_pack("{s:s, s:s, s:s, s:b, s:f, s:f, s:f, s:o, s:o, "
+    o = json_pack("{s:s, s:s, s:s, s:b, s:f, s:f, s:f, s:o, s:o, "
                      "s:{s:f, s:f, s:f}, s:b, s:o}", "model",
                      c->model.name, "system", c->hw.name, "stack", c->stack,
                      "calibrated", c->hw.calibrated, "tokens", t->tokens,
@@ -560,6 +592,9 @@ static json_t *json_of(const struct pred_ctx *c, const struct tradeoff *t)
                      "storage_gbs", c->hw.storage_bytes_per_s / 1e9,
                      "restart_min", c->hw.restart_s / 60,
                      "partial", t->partial, "rows", rows);
+    json_object_set_new(o, "published_gpu_hours", t->published_gpu_hours > 0
+                        ? json_real(t->published_gpu_hours) : json_null());
+    return o;
 }
 
 /* ---- the writers of the report table (report.c) ---- */

@@ -29,6 +29,7 @@ struct tradeoff_row {
     double days, gpu_hours, cost_usd, energy_kwh, power_w;
     double node_energy_kwh;     /* whole nodes (hosts, NICs, fans); 0: the
                                    system gives no node power */
+    double node_power_w;        /* the same per GPU slot, over an iteration */
     double scaling;             /* trained tokens/s per GPU (with goodput) over
                                    the reference count's */
     bool frontier;              /* on the time-vs-GPU-hours Pareto frontier */
@@ -44,6 +45,8 @@ struct tradeoff {               /* caller-owned: res_tradeoff_release */
     size_t unsuggested;         /* counts without a plan left without batch
                                    suggestions (more than RES_SUGGEST_MAX) */
     bool partial;               /* the search was interrupted */
+    double published_gpu_hours; /* a published figure to set each count's
+                                   GPU-hours against; 0: none */
 };
 
 /* GPU power over an iteration (GPU board only; hosts, network and cooling
@@ -68,6 +71,9 @@ void res_tradeoff_build(const struct pred_ctx *c, const struct search_result *s,
                         double tokens, double usd_per_gpu_hour,
                         double knee_fraction, struct tradeoff *out);
 void res_tradeoff_release(struct tradeoff *t);
+/* Row i's GPU-hours against t->published_gpu_hours, as a fraction
+ * (-0.3: 30 % below); NaN without a published figure or a plan. */
+double res_tradeoff_vs_published(const struct tradeoff *t, size_t i);
 /* Fold in another batch's tradeoff over the same GPU counts: per count the
  * plan that trains the tokens in fewer days (the smaller batch on a tie,
  * when 'other' is the larger); then the frontier, knee and reference

@@ -105,7 +105,17 @@ expect node-energy-h100 exit=0 't_cols "$T_OUT" energy_kwh node_energy_kwh | awk
 run_tp tradeoff --system dgx-a100 --gpus 64 --format csv
 expect node-energy-none exit=0 '[ "$(t_cols "$T_OUT" node_energy_kwh)" = "" ]'
 run_tp tradeoff --system dgx-a100 --gpus 64 --format json
-expect node-energy-null exit=0 'stdout~"node_energy_kwh": null'
+expect node-energy-null exit=0 'stdout~"node_energy_kwh": null' 'stdout~"node_power_w_per_gpu": null'
+# per GPU: the board (<= 85 % of 700 W, Morrison et al.) and its node slot
+# (hosts, NICs, switches, fans on top: <= 10.2 kW x 0.76 / 8 = 969 W)
+run_tp tradeoff --system dgx-h100 --gpus 64 --format csv
+expect node-power-per-gpu exit=0 't_cols "$T_OUT" power_w_per_gpu node_power_w_per_gpu | awk -F, "{ exit !(\$1 > 300 && \$1 <= 595.01 && \$2 > \$1 + 370 && \$2 <= 969.01) }"'
+run_tp tradeoff --system dgx-h100 --gpus 64
+expect node-energy-table exit=0 'stdout~GPU MWh +W/GPU +node MWh' \
+    'stdout~^energy: GPU MWh and W/GPU are the GPU boards. \(43-85 %' 'stdout~node MWh the whole nodes'
+run_tp tradeoff --system dgx-a100 --gpus 64
+expect node-energy-table-none exit=0 'stdout~^ +64  tp[^ ]+ .* - +100\.0%' \
+    'stdout~node MWh: no node power in the system file'
 same_output power-set-node predict --system dgx-a100 --tp 8 --format csv vs \
     predict --system dgx-a100 --tp 8 --format csv --set power.node_kw=6.5
 other_output power-set-busy tradeoff --system dgx-h100 --gpus 64 --format csv vs \
