@@ -25,9 +25,15 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* their size correction (the norms' in row length):
                   * CAL_FIELD_LOG_ROW + 2 op + dir */
                  CAL_FIELD_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
+                 /* the row softmaxes' time per padded row element and
+                  * short-row share (kernel.h pred_memop_rows_s):
+                  * CAL_FIELD_ROW + 2 op + dir, CAL_FIELD_SHORT + 2 op + dir */
+                 CAL_FIELD_ROW = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_SHORT = CAL_FIELD_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_ROW0 = CAL_FIELD_SHORT + 2 * HW_MEMOP_COUNT,  /* per row */
                  /* flash attention: per direction softmax, head-dim slope,
                   * uneven head dim, floor; CAL_FIELD_FLASH + 4 dir + i */
-                 CAL_FIELD_FLASH = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_FLASH = CAL_FIELD_ROW0 + 2 * HW_MEMOP_COUNT,
                  /* point-to-point sends: NVLink and network shares */
                  CAL_FIELD_P2P_NVLINK = CAL_FIELD_FLASH + 8, CAL_FIELD_P2P_NETWORK,
                  CAL_FIELD_COUNT };
