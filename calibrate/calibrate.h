@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calibrate/samples.h"
 #include "hardware/hw.h"
 
 /* The fitted fields, in report order. */
@@ -86,8 +87,17 @@ struct cal_unused {             /* a sample file the calibration does not fit */
     const char *why;            /* a static string */
 };
 
+#define CAL_CHART_PTS 160       /* points per operator on the chart */
+
+struct cal_points {             /* one operator file, both directions */
+    int n;
+    double measured[CAL_CHART_PTS], predicted[CAL_CHART_PTS];  /* us */
+};
+
 struct cal_report {             /* a plain value (large: keep it static) */
     struct cal_param params[CAL_FIELD_COUNT];
+    struct cal_points points[CAL_OP_COUNT];     /* the fitted system's
+                                 * prediction of an even spread of samples */
     int n_rows;
     struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
@@ -110,6 +120,13 @@ void cal_list_unused(const char *dir, struct cal_report *rep);
 /* The report: every fitted field with its prior, then the errors per
  * operator, then the files not fitted. */
 void cal_report_write(FILE *fp, const struct cal_report *rep);
+
+/* Predicted against measured time per operator on log axes (calibrate
+ * --chart; calibrate/chart.c): one panel per kernel family, the line
+ * predicted = measured in each, so a model that bends away shows.
+ * TPL_EUSAGE for a name that is no .svg / .png, TPL_EIO. */
+int cal_chart_write(const char *path, const struct cal_report *rep,
+                    struct tpl_err *err);
 
 /* The system file of 'system' (a preset name or a file) with every fitted
  * field set to the report's value, under a comment naming the samples.

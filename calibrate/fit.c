@@ -746,6 +746,30 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
         }
 }
 
+/* ---- the chart's points ---- */
+
+/* An even spread of each operator file's samples, both directions, under
+ * the fitted system: at most CAL_CHART_PTS, every k-th. */
+static void chart_points(const struct hw_system *hw, const struct cal_samples *S,
+                         struct cal_report *rep)
+{
+    struct pred_kernels k;
+    pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
+    for (int o = 0; o < CAL_OP_COUNT; o++) {
+        enum cal_op op = (enum cal_op)o;
+        struct cal_points *c = &rep->points[o];
+        int n, step;
+        struct point *pts = gather(S, &op, 1, DIR_BOTH, F_ALL, &n);
+        step = n / CAL_CHART_PTS + 1;
+        c->n = 0;
+        for (int i = 0; i < n && c->n < CAL_CHART_PTS && !S->unusable[o]; i += step) {
+            c->measured[c->n] = 1e6 * pts[i].s->t[pts[i].dir];
+            c->predicted[c->n++] = 1e6 * model_s(&k, &pts[i]);
+        }
+        free(pts);
+    }
+}
+
 /* ---- the whole calibration ---- */
 
 int cal_run(const char *samples_dir, const struct hw_system *base,
@@ -764,6 +788,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
     fit_kernels(fitted, &S, F_ALL);
     report_kernels(rep, fitted, base, &S);
     fit_links(fitted, base, &S, F_ALL, rep);
+    chart_points(fitted, &S, rep);
     report_rows(base, &S, rep);
     cal_list_unused(samples_dir, rep);
     cal_samples_release(&S);
