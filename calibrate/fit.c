@@ -34,6 +34,7 @@ struct point {
     enum cal_op op;
     int dir;                    /* 0 forward, 1 backward */
     const struct cal_sample *s;
+    bool split_mean;            /* the file times one of the split kernels */
 };
 
 /* ---- the model of one sample ---- */
@@ -92,6 +93,33 @@ static double stage_params(const struct point *p)
     return P;
 }
 
+/* The kernels PyTorch runs an elementwise operation on a tensor of 'bytes'
+ * in: TensorIterator halves a tensor whose byte offsets pass INT32_MAX
+ * until each part can use 32-bit indexing (aten/src/ATen/TensorIterator.cpp
+ * can_use_32bit_indexing, with_32bit_indexing's SplitUntil32Bit). */
+static double split_pieces(double bytes)
+{
+    double n = 1;
+    while (bytes / n > 2147483647.0)
+        n *= 2;
+    return n;
+}
+
+/* The masked fill's forward file times one of those kernels, not the
+ * operation, where its largest samples would stream the scores (read and
+ * write, 4 B each) faster than peak HBM allows: the profiler's mean per
+ * kernel event (the GH200 set; the A100 set times the whole operation). */
+static void mark_split_means(struct cal_samples *S, const struct hw_system *hw)
+{
+    const struct cal_set *set = &S->op[CAL_OP_FILLMASK];
+    for (int i = 0; i < set->n; i++) {
+        const struct cal_sample *s = &set->s[i];
+        double sc = s->b * s->h / s->mp * s->l * s->l;
+        if (s->t[0] > 0 && 4.0 * sc / s->t[0] > hw->hbm_bytes_per_s)
+            S->split_mean[CAL_OP_FILLMASK] = true;
+    }
+}
+
 /* The memory-bound operators of the rest of the samples: traffic (2-byte
  * tensors) as their PyTorch code moves it, each over its own fit. */
 static double memop_sample_s(const struct pred_kernels *k, const struct point *p)
@@ -113,7 +141,8 @@ static double memop_sample_s(const struct pred_kernels *k, const struct point *p
         return pred_memop_rows_s(k, HW_MEMOP_MASKED_SOFTMAX, d, (d ? 6.0 : 4.0) * sc,
                                  sc / s->l, s->l, 1);
     case CAL_OP_FILLMASK:       /* read and write the scores */
-        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1);
+        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1) /
+               (p->split_mean ? split_pieces(2.0 * sc) : 1.0);
     case CAL_OP_EMBED:          /* gather rows; back scatter-add into the table */
         return pred_memop_size_s(k, HW_MEMOP_EMBED, d,
                                  4.0 * tok * s->dim + (d ? 2.0 * v * s->dim : 0), 1, 1);
@@ -307,7 +336,8 @@ static struct point *gather(const struct cal_samples *S, const enum cal_op *whic
             for (int j = 0; j < S->op[which[i]].n; j++) {
                 const struct cal_sample *s = &S->op[which[i]].s[j];
                 if (s->t[d] > 0 && keep(S, which[i], s, f))
-                    p[(*n)++] = (struct point){ which[i], d, s };
+                    p[(*n)++] = (struct point){ which[i], d, s,
+                                                !d && S->split_mean[which[i]] };
             }
     return p;
 }
@@ -785,6 +815,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
         return rc;
     snprintf(rep->gpu, sizeof rep->gpu, "%s", S.prefix);
     *fitted = *base;
+    mark_split_means(&S, base);
     fit_kernels(fitted, &S, F_ALL);
     report_kernels(rep, fitted, base, &S);
     fit_links(fitted, base, &S, F_ALL, rep);
