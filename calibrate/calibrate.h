@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calibrate/samples.h"
 #include "hardware/hw.h"
 
 /* The fitted fields, in report order. */
@@ -25,9 +26,15 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* their size correction (the norms' in row length):
                   * CAL_FIELD_LOG_ROW + 2 op + dir */
                  CAL_FIELD_LOG_ROW = CAL_FIELD_MEMOP + 4 * HW_MEMOP_COUNT,
+                 /* the row softmaxes' time per padded row element and
+                  * short-row share (kernel.h pred_memop_rows_s):
+                  * CAL_FIELD_ROW + 2 op + dir, CAL_FIELD_SHORT + 2 op + dir */
+                 CAL_FIELD_ROW = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_SHORT = CAL_FIELD_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_ROW0 = CAL_FIELD_SHORT + 2 * HW_MEMOP_COUNT,  /* per row */
                  /* flash attention: per direction softmax, head-dim slope,
                   * uneven head dim, floor; CAL_FIELD_FLASH + 4 dir + i */
-                 CAL_FIELD_FLASH = CAL_FIELD_LOG_ROW + 2 * HW_MEMOP_COUNT,
+                 CAL_FIELD_FLASH = CAL_FIELD_ROW0 + 2 * HW_MEMOP_COUNT,
                  /* point-to-point sends: NVLink and network shares */
                  CAL_FIELD_P2P_NVLINK = CAL_FIELD_FLASH + 8, CAL_FIELD_P2P_NETWORK,
                  CAL_FIELD_COUNT };
@@ -80,8 +87,17 @@ struct cal_unused {             /* a sample file the calibration does not fit */
     const char *why;            /* a static string */
 };
 
+#define CAL_CHART_PTS 160       /* points per operator on the chart */
+
+struct cal_points {             /* one operator file, both directions */
+    int n;
+    double measured[CAL_CHART_PTS], predicted[CAL_CHART_PTS];  /* us */
+};
+
 struct cal_report {             /* a plain value (large: keep it static) */
     struct cal_param params[CAL_FIELD_COUNT];
+    struct cal_points points[CAL_OP_COUNT];     /* the fitted system's
+                                 * prediction of an even spread of samples */
     int n_rows;
     struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
@@ -104,6 +120,13 @@ void cal_list_unused(const char *dir, struct cal_report *rep);
 /* The report: every fitted field with its prior, then the errors per
  * operator, then the files not fitted. */
 void cal_report_write(FILE *fp, const struct cal_report *rep);
+
+/* Predicted against measured time per operator on log axes (calibrate
+ * --chart; calibrate/chart.c): one panel per kernel family, the line
+ * predicted = measured in each, so a model that bends away shows.
+ * TPL_EUSAGE for a name that is no .svg / .png, TPL_EIO. */
+int cal_chart_write(const char *path, const struct cal_report *rep,
+                    struct tpl_err *err);
 
 /* The system file of 'system' (a preset name or a file) with every fitted
  * field set to the report's value, under a comment naming the samples.

@@ -47,9 +47,21 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     [CAL_FIELD_MEMOP + 4 * o + 3] = { "memory_ops." name "_bwd_floor_us",   \
         AT(memop[o].floor_s[1]), 1e-6, CAL_X_POS, 0, INFINITY, NULL, false },\
     [CAL_FIELD_LOG_ROW + 2 * o] = { "memory_ops." name "_fwd_log_row",      \
-        AT(memop[o].log_row[0]), 1, CAL_X_LIN, -1, 1, NULL, false },        \
+        AT(memop[o].log_row[0]), 1, CAL_X_LIN, -4, 4, NULL, false },        \
     [CAL_FIELD_LOG_ROW + 2 * o + 1] = { "memory_ops." name "_bwd_log_row",  \
-        AT(memop[o].log_row[1]), 1, CAL_X_LIN, -1, 1, NULL, false }
+        AT(memop[o].log_row[1]), 1, CAL_X_LIN, -4, 4, NULL, false },        \
+    [CAL_FIELD_ROW + 2 * o] = { "memory_ops." name "_fwd_row_ps",           \
+        AT(memop[o].row_s[0]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_ROW + 2 * o + 1] = { "memory_ops." name "_bwd_row_ps",       \
+        AT(memop[o].row_s[1]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_SHORT + 2 * o] = { "memory_ops." name "_fwd_short",          \
+        AT(memop[o].short_eff[0]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_SHORT + 2 * o + 1] = { "memory_ops." name "_bwd_short",      \
+        AT(memop[o].short_eff[1]), 1, CAL_X_EFF, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_ROW0 + 2 * o] = { "memory_ops." name "_fwd_row_ns",          \
+        AT(memop[o].row0_s[0]), 1e-9, CAL_X_POS, 0, INFINITY, NULL, false },\
+    [CAL_FIELD_ROW0 + 2 * o + 1] = { "memory_ops." name "_bwd_row_ns",      \
+        AT(memop[o].row0_s[1]), 1e-9, CAL_X_POS, 0, INFINITY, NULL, false }
     MEMOP(HW_MEMOP_GELU, "gelu"),
     MEMOP(HW_MEMOP_RESADD, "res_add"),
     MEMOP(HW_MEMOP_NORM, "layernorm"),
@@ -81,7 +93,7 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     [CAL_FIELD_P2P_NETWORK] = { "efficiency.p2p_network", AT(eff_p2p_net), 1,
                                 CAL_X_EFF, 0.2, 1, implausible },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 6 * HW_MEMOP_COUNT + 8 + 2 && HW_MEMOP_COUNT == 11,
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 && HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)

@@ -17,6 +17,7 @@
  * 6144, test on larger), beside the sample set's own tree-model error. */
 #include "calibrate/calibrate.h"
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
@@ -33,6 +34,7 @@ struct point {
     enum cal_op op;
     int dir;                    /* 0 forward, 1 backward */
     const struct cal_sample *s;
+    bool split_mean;            /* the file times one of the split kernels */
 };
 
 /* ---- the model of one sample ---- */
@@ -91,6 +93,33 @@ static double stage_params(const struct point *p)
     return P;
 }
 
+/* The kernels PyTorch runs an elementwise operation on a tensor of 'bytes'
+ * in: TensorIterator halves a tensor whose byte offsets pass INT32_MAX
+ * until each part can use 32-bit indexing (aten/src/ATen/TensorIterator.cpp
+ * can_use_32bit_indexing, with_32bit_indexing's SplitUntil32Bit). */
+static double split_pieces(double bytes)
+{
+    double n = 1;
+    while (bytes / n > 2147483647.0)
+        n *= 2;
+    return n;
+}
+
+/* The masked fill's forward file times one of those kernels, not the
+ * operation, where its largest samples would stream the scores (read and
+ * write, 4 B each) faster than peak HBM allows: the profiler's mean per
+ * kernel event (the GH200 set; the A100 set times the whole operation). */
+static void mark_split_means(struct cal_samples *S, const struct hw_system *hw)
+{
+    const struct cal_set *set = &S->op[CAL_OP_FILLMASK];
+    for (int i = 0; i < set->n; i++) {
+        const struct cal_sample *s = &set->s[i];
+        double sc = s->b * s->h / s->mp * s->l * s->l;
+        if (s->t[0] > 0 && 4.0 * sc / s->t[0] > hw->hbm_bytes_per_s)
+            S->split_mean[CAL_OP_FILLMASK] = true;
+    }
+}
+
 /* The memory-bound operators of the rest of the samples: traffic (2-byte
  * tensors) as their PyTorch code moves it, each over its own fit. */
 static double memop_sample_s(const struct pred_kernels *k, const struct point *p)
@@ -106,11 +135,14 @@ static double memop_sample_s(const struct pred_kernels *k, const struct point *p
         return pred_memop_size_s(k, HW_MEMOP_ROPE, d,
                                  8.0 * tok * s->dim / s->mp + 16.0 * s->l * dh, 1, 1);
     case CAL_OP_SOFTMAX:        /* read, write; back read y, dy, write dx */
-        return pred_memop_size_s(k, HW_MEMOP_SOFTMAX, d, (d ? 6.0 : 4.0) * sc, 1, 1);
-    case CAL_OP_SUTMS:
-        return pred_memop_size_s(k, HW_MEMOP_MASKED_SOFTMAX, d, (d ? 6.0 : 4.0) * sc, 1, 1);
+        return pred_memop_rows_s(k, HW_MEMOP_SOFTMAX, d, (d ? 6.0 : 4.0) * sc,
+                                 sc / s->l, s->l, 1);
+    case CAL_OP_SUTMS:          /* a warp per row (no short regime fitted) */
+        return pred_memop_rows_s(k, HW_MEMOP_MASKED_SOFTMAX, d, (d ? 6.0 : 4.0) * sc,
+                                 sc / s->l, s->l, 1);
     case CAL_OP_FILLMASK:       /* read and write the scores */
-        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1);
+        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1) /
+               (p->split_mean ? split_pieces(2.0 * sc) : 1.0);
     case CAL_OP_EMBED:          /* gather rows; back scatter-add into the table */
         return pred_memop_size_s(k, HW_MEMOP_EMBED, d,
                                  4.0 * tok * s->dim + (d ? 2.0 * v * s->dim : 0), 1, 1);
@@ -175,8 +207,21 @@ static double *field_of(struct hw_system *hw, enum cal_field f)
     return (double *)((char *)hw + cal_fields[f].off);
 }
 
+/* A memory-bound operator's share of peak HBM (its bandwidth or its
+ * short rows'). */
+static bool hbm_share(enum cal_field f)
+{
+    return (f >= CAL_FIELD_MEMOP && f < CAL_FIELD_LOG_ROW && (f - CAL_FIELD_MEMOP) % 2 == 0) ||
+           (f >= CAL_FIELD_SHORT && f < CAL_FIELD_ROW0);
+}
+
 /* The top of an efficiency field's range: the GPU's measured maximum for
- * compute efficiencies (hardware-facts.md sec. 6.1, MAMF), else 1. */
+ * compute efficiencies (hardware-facts.md sec. 6.1, MAMF), else 1. A
+ * memory-bound share is not held to the measured ~90 % of peak HBM
+ * (sec. 6.2): the bytes are counted as the operator's code moves them, and
+ * some of them hit L2 (the GH200 norm backward re-reads x and dy from the
+ * 50 MB L2: 7.9 -> 19.6 % MAPE when held to 0.9), or a row softmax's time
+ * is set by its row terms; the report flags a share above 0.9. */
 static double cap_of(const struct hw_system *hw, enum cal_field f)
 {
     return cal_fields[f].capped ? hw->eff_max : 1.0;
@@ -217,8 +262,9 @@ static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
     return GSL_SUCCESS;
 }
 
-/* Fit the fields c->f on c->pts, starting from their current values. */
-static void solve(struct fit *c)
+/* Fit the fields c->f on c->pts, starting from their current values;
+ * the sum of squared relative errors at the end (0: too few points). */
+static double solve(struct fit *c)
 {
     gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
     gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL,
@@ -226,9 +272,10 @@ static void solve(struct fit *c)
                                      .params = c };
     gsl_multifit_nlinear_workspace *w;
     gsl_vector *x;
+    double chi;
     int info;
     if (c->n < c->np + 2)
-        return;
+        return 0;
     w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par,
                                    (size_t)c->n, (size_t)c->np);
     x = gsl_vector_alloc((size_t)c->np);
@@ -241,8 +288,10 @@ static void solve(struct fit *c)
         *field_of(&c->hw, c->f[i]) =
             to_value(&c->hw, c->f[i],
                      gsl_vector_get(gsl_multifit_nlinear_position(w), (size_t)i));
+    chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
     gsl_vector_free(x);
     gsl_multifit_nlinear_free(w);
+    return chi * chi;
 }
 
 /* ---- which samples ---- */
@@ -287,13 +336,15 @@ static struct point *gather(const struct cal_samples *S, const enum cal_op *whic
             for (int j = 0; j < S->op[which[i]].n; j++) {
                 const struct cal_sample *s = &S->op[which[i]].s[j];
                 if (s->t[d] > 0 && keep(S, which[i], s, f))
-                    p[(*n)++] = (struct point){ which[i], d, s };
+                    p[(*n)++] = (struct point){ which[i], d, s,
+                                                !d && S->split_mean[which[i]] };
             }
     return p;
 }
 
-/* Fit 'fields' of hw to the points of 'which' in 'dir'. */
-static void fit_fields(struct hw_system *hw, const struct cal_samples *S,
+/* Fit 'fields' of hw to the points of 'which' in 'dir'; the fit's sum of
+ * squared relative errors. */
+static double fit_fields(struct hw_system *hw, const struct cal_samples *S,
                        const enum cal_op *which, int n_which, int dir,
                        enum filter f, const enum cal_field *fields, int np)
 {
@@ -304,11 +355,13 @@ static void fit_fields(struct hw_system *hw, const struct cal_samples *S,
     for (int i = 0; i < n_which && n_usable < 4; i++)   /* not the unusable */
         if (!S->unusable[which[i]])
             usable[n_usable++] = which[i];
+    double chi;
     pts = gather(S, usable, n_usable, dir, f, &c.n);
     c.pts = pts;
-    solve(&c);
+    chi = solve(&c);
     *hw = c.hw;
     free(pts);
+    return chi;
 }
 
 static double median_ratio(const struct cal_set *s)
@@ -389,19 +442,25 @@ static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
 
 /* The sampled operators of each memory-bound model, and which directions
  * fit the size correction (log_row): the norm backward's (its forward fits
- * to ~0 and only loosens extrapolation) and every eager operator's. */
+ * to ~0 and only loosens extrapolation) and every eager operator's; a row
+ * softmax's log_row is its occupancy exponent, fitted for the masked
+ * softmax (rows of 1024 and 2048), not for PyTorch's (its block rows of
+ * 1536-5120 all pad to 2048 or more, where the exponent is held: it would
+ * only trade with the slot time). */
 static const struct memop_src {
     enum cal_op ops[3];
     int n;
     bool log_row;               /* beyond the norm backward */
+    int rows;                   /* a row softmax (kernel.h pred_memop_rows_s):
+                                 * 1 its row terms, 2 and the short rows' share */
 } memop_src[HW_MEMOP_COUNT] = {
-    [HW_MEMOP_GELU] = { { CAL_OP_GELU }, 1, false },
-    [HW_MEMOP_RESADD] = { { CAL_OP_RESADD }, 1, false },
-    [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, false },
-    [HW_MEMOP_RMSNORM] = { { CAL_OP_RMSNORM }, 1, true },
-    [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, true },
-    [HW_MEMOP_SOFTMAX] = { { CAL_OP_SOFTMAX }, 1, true },
-    [HW_MEMOP_MASKED_SOFTMAX] = { { CAL_OP_SUTMS }, 1, true },
+    [HW_MEMOP_GELU] = { { CAL_OP_GELU }, 1, false, 0 },
+    [HW_MEMOP_RESADD] = { { CAL_OP_RESADD }, 1, false, 0 },
+    [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, false, 0 },
+    [HW_MEMOP_RMSNORM] = { { CAL_OP_RMSNORM }, 1, true, 0 },
+    [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, true, 0 },
+    [HW_MEMOP_SOFTMAX] = { { CAL_OP_SOFTMAX }, 1, false, 2 },
+    [HW_MEMOP_MASKED_SOFTMAX] = { { CAL_OP_SUTMS }, 1, true, 1 },
     [HW_MEMOP_FILLMASK] = { { CAL_OP_FILLMASK }, 1, true },
     [HW_MEMOP_EMBED] = { { CAL_OP_EMBED }, 1, true },
     [HW_MEMOP_XENT] = { { CAL_OP_XENT }, 1, true },
@@ -430,6 +489,52 @@ static void memop_start(struct hw_system *hw, int o, int d, bool had)
     if (!had && o == HW_MEMOP_OPTIM)    /* a step over every parameter
                                          * tensor: milliseconds, not a launch */
         hw->memop[o].floor_s[d] = 1e-3;
+    if (memop_src[o].rows && hw->memop[o].row_s[d] <= 0) {
+        hw->memop[o].row_s[d] = 0.5e-12;    /* half a ps per element slot, */
+        hw->memop[o].row0_s[d] = 0.5e-9;    /* half a ns per row */
+        hw->memop[o].eff[d] = 0.5;          /* started below the short rows */
+        hw->memop[o].log_row[d] = 0;
+    }
+    if (memop_src[o].rows == 2 && hw->memop[o].short_eff[d] <= 0)
+        hw->memop[o].short_eff[d] = 0.6;
+}
+
+/* The fields of memory-bound model o in direction d: efficiency and
+ * floor, the size correction, the row term, the short rows' share. */
+static int memop_fields(int o, int d, enum cal_field *fl)
+{
+    int n = 0;
+    fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;
+    fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d + 1;
+    if (memop_src[o].log_row || (o == HW_MEMOP_NORM && d))
+        fl[n++] = CAL_FIELD_LOG_ROW + 2 * o + d;
+    if (memop_src[o].rows)
+        fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
+    if (memop_src[o].rows == 2)
+        fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
+    return n;
+}
+
+/* A row softmax's fit from several starts (its row terms trade against
+ * each other and the bandwidth: local minima): the occupancy exponent at
+ * 0 and 1, the per-row latency at 0.5 and 5 ns; the best fit kept. */
+static void fit_rows(struct hw_system *hw, const struct cal_samples *S, int o,
+                     int d, enum filter f, const enum cal_field *fl, int nf)
+{
+    static const double g0[2] = { 0, 1 }, r0[2] = { 0.5e-9, 5e-9 };
+    struct hw_system best = *hw, trial;
+    double best_chi = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        trial = *hw;
+        trial.memop[o].log_row[d] = g0[i & 1];
+        trial.memop[o].row0_s[d] = r0[i >> 1];
+        double chi = fit_fields(&trial, S, memop_src[o].ops, memop_src[o].n, d, f,
+                                fl, nf);
+        if (chi < best_chi)
+            best_chi = chi, best = trial;
+    }
+    *hw = best;         /* the model clamps the exponent: the file too */
+    hw->memop[o].log_row[d] = fmin(1.0, fmax(-1.0, hw->memop[o].log_row[d]));
 }
 
 /* Each memory-bound operator and direction on its own samples: achieved
@@ -444,13 +549,14 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
         if (!memop_sampled(S, o))
             continue;
         for (int d = 0; d < (o == HW_MEMOP_OPTIM ? 1 : 2); d++) {
-            enum cal_field fl[3] = { CAL_FIELD_MEMOP + 4 * o + 2 * d,
-                                     CAL_FIELD_MEMOP + 4 * o + 2 * d + 1,
-                                     CAL_FIELD_LOG_ROW + 2 * o + d };
-            bool corr = memop_src[o].log_row || (o == HW_MEMOP_NORM && d);
+            enum cal_field fl[5];
+            int nf = memop_fields(o, d, fl);
             memop_start(hw, o, d, had_o);
             hw->memop[o].fitted = true;
-            fit_fields(hw, S, memop_src[o].ops, memop_src[o].n, d, f, fl, corr ? 3 : 2);
+            if (memop_src[o].rows)
+                fit_rows(hw, S, o, d, f, fl, nf);
+            else
+                fit_fields(hw, S, memop_src[o].ops, memop_src[o].n, d, f, fl, nf);
         }
         if (o == HW_MEMOP_OPTIM)        /* one step: the file's backward too */
             hw->memop[o].eff[1] = hw->memop[o].eff[0],
@@ -491,12 +597,12 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
         if (!memop_sampled(S, o))
             continue;
         for (int d = 0; d < 2; d++) {
-            enum cal_field lr = CAL_FIELD_LOG_ROW + 2 * o + d;
-            for (int i = 0; i < 2; i++)
-                report_field(rep, CAL_FIELD_MEMOP + 4 * o + 2 * d + i, hw,
-                             cal_field_get(base, CAL_FIELD_MEMOP + 4 * o + 2 * d + i));
-            if (memop_src[o].log_row || o == HW_MEMOP_NORM)
-                report_field(rep, lr, hw, cal_field_get(base, lr));
+            enum cal_field fl[6];
+            int nf = memop_fields(o, d, fl);
+            if (o == HW_MEMOP_NORM && !d)   /* its forward's correction: 0 */
+                fl[nf++] = CAL_FIELD_LOG_ROW + 2 * o;
+            for (int i = 0; i < nf; i++)
+                report_field(rep, fl[i], hw, cal_field_get(base, fl[i]));
         }
     }
 }
@@ -519,6 +625,11 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
             snprintf(rep->params[f].note, sizeof rep->params[0].note,
                      "at the GPU's measured maximum (efficiency.gemm_max %.3f)",
                      hw->eff_max);
+        else if (hbm_share((enum cal_field)f) && rep->params[f].fitted &&
+                 rep->params[f].value > HW_HBM_MAX_SHARE)
+            snprintf(rep->params[f].note, sizeof rep->params[0].note,
+                     "above the measured %.2f of peak HBM: L2 hits, or "
+                     "row terms set the time", HW_HBM_MAX_SHARE);
     if (!attn_bwd_captured(S))
         snprintf(rep->params[CAL_FIELD_ATTN_BWD].note, sizeof rep->params[0].note,
                  "backward samples shorter than forward (median ratio %.2f): "
@@ -665,6 +776,30 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
         }
 }
 
+/* ---- the chart's points ---- */
+
+/* An even spread of each operator file's samples, both directions, under
+ * the fitted system: at most CAL_CHART_PTS, every k-th. */
+static void chart_points(const struct hw_system *hw, const struct cal_samples *S,
+                         struct cal_report *rep)
+{
+    struct pred_kernels k;
+    pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
+    for (int o = 0; o < CAL_OP_COUNT; o++) {
+        enum cal_op op = (enum cal_op)o;
+        struct cal_points *c = &rep->points[o];
+        int n, step;
+        struct point *pts = gather(S, &op, 1, DIR_BOTH, F_ALL, &n);
+        step = n / CAL_CHART_PTS + 1;
+        c->n = 0;
+        for (int i = 0; i < n && c->n < CAL_CHART_PTS && !S->unusable[o]; i += step) {
+            c->measured[c->n] = 1e6 * pts[i].s->t[pts[i].dir];
+            c->predicted[c->n++] = 1e6 * model_s(&k, &pts[i]);
+        }
+        free(pts);
+    }
+}
+
 /* ---- the whole calibration ---- */
 
 int cal_run(const char *samples_dir, const struct hw_system *base,
@@ -680,9 +815,11 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
         return rc;
     snprintf(rep->gpu, sizeof rep->gpu, "%s", S.prefix);
     *fitted = *base;
+    mark_split_means(&S, base);
     fit_kernels(fitted, &S, F_ALL);
     report_kernels(rep, fitted, base, &S);
     fit_links(fitted, base, &S, F_ALL, rep);
+    chart_points(fitted, &S, rep);
     report_rows(base, &S, rep);
     cal_list_unused(samples_dir, rep);
     cal_samples_release(&S);

@@ -61,6 +61,9 @@ struct cal_samples {            /* caller-owned: cal_samples_release */
     bool unusable[CAL_OP_COUNT];    /* the authors' own error above 100 %:
                                      * the samples are read, not fitted */
     char prefix[64];            /* the GPU's file prefix: "NVIDIAA100-SXM4-80GB" */
+    bool split_mean[CAL_OP_COUNT];  /* the forward times are the mean of the
+                                 * kernels a tensor over 2^31 bytes is split
+                                 * into (calibrate/fit.c, set by cal_run) */
     double max_mp[CAL_OP_COUNT], max_l[CAL_OP_COUNT];   /* the largest mp
                                  * and sequence of each operator's samples,
                                  * 0 when they have one value only (no hold-out) */

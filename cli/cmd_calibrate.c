@@ -8,12 +8,13 @@
 
 #include "calibrate/calibrate.h"
 #include "fidelity/fidelity.h"
+#include "results/chart.h"
 #include "spaces/stack.h"
 
 static const char usage[] =
 "usage: trainplan calibrate SAMPLES_DIR --system NAME|FILE [-o FILE]\n"
 "                           [--report FILE] [--format table|csv|json]\n"
-"                           [--seed N]\n"
+"                           [--seed N] [--chart FILE.svg|FILE.png]\n"
 "       trainplan calibrate --runs RUNS.csv\n"
 "\n"
 "Fit the system's kernel model (launch overhead, HBM and norm efficiency,\n"
@@ -28,7 +29,10 @@ static const char usage[] =
 "the largest mp, the longest sequence) beside the sample set's own error\n"
 "(--report, default standard error; --format table, csv or json: one row\n"
 "per operator and direction with n, random-split MAPE and p90, the\n"
-"extrapolation MAPEs and the authors' figure).\n"
+"extrapolation MAPEs and the authors' figure). --chart draws the fitted\n"
+"system's predicted against measured time of an even spread of every\n"
+"file's samples on log axes, a panel per kernel family with the line\n"
+"predicted = measured, so a model that bends away shows.\n"
 "\n"
 "With --runs, fit the one constant taken from published runs rather than\n"
 "kernel samples: the host time per modelled kernel of the eager stacks\n"
@@ -45,7 +49,8 @@ static const char usage[] =
 "gemm_fp8_cs (FP8 GEMMs with current / MXFP8 scaling), with each source\n"
 "predicted with them fitted without it.\n";
 
-enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_HELP };
+enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_CHART,
+       OPT_HELP };
 
 static const struct option long_opts[] = {
     { "system", required_argument, NULL, OPT_SYSTEM },
@@ -53,6 +58,7 @@ static const struct option long_opts[] = {
     { "format", required_argument, NULL, OPT_FORMAT },
     { "seed", required_argument, NULL, OPT_SEED },
     { "runs", required_argument, NULL, OPT_RUNS },
+    { "chart", required_argument, NULL, OPT_CHART },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -175,14 +181,45 @@ static int write_outputs(struct res_report *r, const char *out,
     return 0;
 }
 
-int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
+/* --chart: a name calibrate can draw (.svg or .png). */
+static int chart_opt(const char **chart, const char *arg, struct tpl_err *err)
 {
-    const char *system = NULL, *out = NULL, *report = NULL;
-    int64_t seed = 42;
+    *chart = arg;
+    return res_chart_path_ok(arg) ? 0 : tpl_errorf(err, TPL_EUSAGE, "'--chart' must "
+                                                   "name a .svg or .png file, not '%s'", arg);
+}
+
+struct cal_opts {
+    const char *system, *out, *report, *chart;
+    int64_t seed;
+    enum res_format fmt;
+};
+
+/* Fit the samples in 'dir', then write the system file, the chart and
+ * the report. */
+static int calibrate_samples(const char *dir, const struct cal_opts *o,
+                             struct tpl_err *err)
+{
     static struct cal_report rep;
     struct hw_system base, fitted;
     struct res_report out_rep = { .kind = RES_REPORT_SYSTEM_FILE };
-    enum res_format fmt = RES_FMT_TABLE;
+    int rc;
+    if (!o->system)
+        return tpl_errorf(err, TPL_EUSAGE, "missing --system NAME|FILE");
+    if ((rc = hw_system_load(&base, o->system, NULL, 0, err)) ||
+        (rc = cal_run(dir, &base, (uint64_t)o->seed, &fitted, &rep, err)) ||
+        (o->chart && (rc = cal_chart_write(o->chart, &rep, err))))
+        return rc;
+    out_rep.u.calib.rep = &rep;
+    out_rep.u.calib.system = o->system;
+    out_rep.u.calib.samples = dir;
+    out_rep.u.calib.fitted = &fitted;
+    return write_outputs(&out_rep, o->out, o->report, o->fmt, err);
+}
+
+int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
+{
+    struct cal_opts o = { .seed = 42, .fmt = RES_FMT_TABLE };
     int c, rc;
     if (cmd_long_options_exact(argc, argv, long_opts, err))
         return TPL_EUSAGE;
@@ -191,16 +228,20 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     while ((c = getopt_long(argc, argv, ":o:", long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_HELP:   fputs(usage, stdout); return 0;
-        case OPT_SYSTEM: system = optarg; break;
-        case OPT_REPORT: report = optarg; break;
+        case OPT_SYSTEM: o.system = optarg; break;
+        case OPT_REPORT: o.report = optarg; break;
         case OPT_FORMAT:
-            if (opt_format(optarg, &fmt, err))
+            if (opt_format(optarg, &o.fmt, err))
                 return TPL_EUSAGE;
             break;
         case OPT_RUNS:   return calibrate_runs(optarg, err);
-        case 'o':        out = optarg; break;
+        case 'o':        o.out = optarg; break;
+        case OPT_CHART:
+            if (chart_opt(&o.chart, optarg, err))
+                return TPL_EUSAGE;
+            break;
         case OPT_SEED:
-            if (opt_int("--seed", optarg, 0, INT64_MAX, &seed, err))
+            if (opt_int("--seed", optarg, 0, INT64_MAX, &o.seed, err))
                 return TPL_EUSAGE;
             break;
         default:
@@ -209,14 +250,5 @@ int cmd_calibrate(int argc, char **argv, struct tpl_err *err)
     }
     if ((rc = cmd_one_operand("the samples directory", argc, argv, err)))
         return rc;
-    if (!system)
-        return tpl_errorf(err, TPL_EUSAGE, "missing --system NAME|FILE");
-    if ((rc = hw_system_load(&base, system, NULL, 0, err)) ||
-        (rc = cal_run(argv[optind], &base, (uint64_t)seed, &fitted, &rep, err)))
-        return rc;
-    out_rep.u.calib.rep = &rep;
-    out_rep.u.calib.system = system;
-    out_rep.u.calib.samples = argv[optind];
-    out_rep.u.calib.fitted = &fitted;
-    return write_outputs(&out_rep, out, report, fmt, err);
+    return calibrate_samples(argv[optind], &o, err);
 }

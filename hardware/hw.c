@@ -26,9 +26,12 @@ const char *const hw_memop_names[HW_MEMOP_COUNT] = {
     [HW_MEMOP_EMBED] = "embedding", [HW_MEMOP_XENT] = "cross_entropy",
     [HW_MEMOP_OPTIM] = "optimizer",
 };
-/* every operator's fields: <op>_<dir>, _floor_us, _log_row */
+/* every operator's fields: <op>_<dir>, _floor_us, _log_row, _row_ps,
+ * _row_ns, _short */
 #define MEMOP_FIELDS(n) n "_fwd", n "_fwd_floor_us", n "_fwd_log_row", \
-                        n "_bwd", n "_bwd_floor_us", n "_bwd_log_row"
+                        n "_fwd_row_ps", n "_fwd_row_ns", n "_fwd_short", \
+                        n "_bwd", n "_bwd_floor_us", n "_bwd_log_row", \
+                        n "_bwd_row_ps", n "_bwd_row_ns", n "_bwd_short"
 static const char *const memop_fields[] = {
     MEMOP_FIELDS("gelu"), MEMOP_FIELDS("res_add"), MEMOP_FIELDS("layernorm"),
     MEMOP_FIELDS("rmsnorm"), MEMOP_FIELDS("rope"), MEMOP_FIELDS("softmax"),
@@ -351,9 +354,32 @@ static int read_power(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional row-softmax fields of one direction: time per padded row
+ * element (ps, >= 0), per row (ns, >= 0) and the short rows' share of
+ * peak HBM (at most 1). */
+static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
+                           const struct conf_group *g, struct tpl_err *err)
+{
+    char key[56];
+    snprintf(key, sizeof key, "%s_row_ps", eff);
+    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->row_s[d], err))
+        return TPL_ECONFIG;
+    m->row_s[d] *= 1e-12;
+    snprintf(key, sizeof key, "%s_row_ns", eff);
+    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->row0_s[d], err))
+        return TPL_ECONFIG;
+    m->row0_s[d] *= 1e-9;
+    snprintf(key, sizeof key, "%s_short", eff);
+    if (conf_has(g, key) && conf_num(g, key, 0, false, 1, &m->short_eff[d], err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 /* One operator's fields of the memory_ops group: efficiency (at most 1)
  * and floor per direction, the size correction optional (default 0) in
- * [-1, 1]. */
+ * [-4, 4] (the GH200 eager rotary backward fits 2.1: its achieved
+ * bandwidth falls fast with size; a row softmax's exponent is clamped to
+ * [-1, 1] by the model), the row-softmax fields optional. */
 static int read_memop(struct hw_memop_fit *m, const char *name,
                       const struct conf_group *g, struct tpl_err *err)
 {
@@ -366,7 +392,9 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
             return TPL_ECONFIG;
         m->floor_s[d] *= US;
         snprintf(key, sizeof key, "%s_log_row", eff);
-        if (conf_has(g, key) && conf_num(g, key, -1, false, 1, &m->log_row[d], err))
+        if (conf_has(g, key) && conf_num(g, key, -4, false, 4, &m->log_row[d], err))
+            return TPL_ECONFIG;
+        if (read_memop_rows(m, eff, d, g, err))
             return TPL_ECONFIG;
     }
     m->fitted = true;

@@ -23,6 +23,11 @@ enum hw_memop { HW_MEMOP_GELU, HW_MEMOP_RESADD, HW_MEMOP_NORM,
                 HW_MEMOP_MASKED_SOFTMAX, HW_MEMOP_FILLMASK, HW_MEMOP_EMBED,
                 HW_MEMOP_XENT, HW_MEMOP_OPTIM, HW_MEMOP_COUNT };
 #define HW_MEMOP_REQUIRED 3     /* gelu, res_add, layernorm */
+/* The most of peak HBM bandwidth a kernel has been measured to stream:
+ * ~90 % on H100 and H200 (device-to-device copy, read and write counted)
+ * and FlashMLA's decode kernel on H800 (hardware-facts.md sec. 6.2);
+ * calibrate flags a fitted memory-bound share above it. */
+#define HW_HBM_MAX_SHARE 0.90
 
 struct hw_memop_fit {
     bool fitted;                /* given in the file (always for the first 3) */
@@ -31,6 +36,13 @@ struct hw_memop_fit {
     double log_row[2];          /* the bandwidth term grows by 1 + log_row x
                                  * ln(size), size the operator's row or
                                  * traffic over its reference (0: flat) */
+    double row_s[2];            /* a row softmax's time per padded row
+                                 * element, the whole GPU (rows x
+                                 * next_pow2(row) x row_s; 0: none) */
+    double row0_s[2];           /* and per row, whatever its length */
+    double short_eff[2];        /* achieved share of hbm_tbps when a row of
+                                 * <= 1024 elements runs one warp per row
+                                 * (PyTorch's persistent softmax; 0: none) */
 };
 
 /* FlashAttention-2 fitted on its samples (optional group attention of a

@@ -60,6 +60,10 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
             k->memop_log_row[o][d] = hw->memop[o].log_row[d];
+            k->memop_row_s[o][d] = hw->memop[o].row_s[d];
+            k->memop_row0_s[o][d] = hw->memop[o].row0_s[d];
+            k->memop_short_bytes_per_s[o][d] =
+                hw->hbm_bytes_per_s * hw->memop[o].short_eff[d];
             k->memop_fitted[o] = hw->memop[o].fitted;
         }
     k->has_flash = hw->has_flash;
@@ -164,6 +168,28 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
 {
     double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
     return memop_time(k, op, bwd, bytes, calls, launches, f);
+}
+
+static double next_pow2(double x)
+{
+    double p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
+double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double rows, double row, double launches)
+{
+    double w, f;
+    if (!k->has_memops || !k->memop_fitted[op])
+        return pred_mem_s(k, bytes, launches);
+    if (row <= 1024 && k->memop_short_bytes_per_s[op][bwd] > 0)
+        return k->memop_floor_s[op][bwd] + bytes / k->memop_short_bytes_per_s[op][bwd];
+    w = next_pow2(row);
+    f = pow(fmin(w, 2048.0) / 1024.0, fmin(1.0, fmax(-1.0, k->memop_log_row[op][bwd])));
+    return k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd] +
+           rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd]);
 }
 
 /* ---- collectives ---- */

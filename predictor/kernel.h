@@ -30,6 +30,9 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
     double memop_log_row[HW_MEMOP_COUNT][2];
+    double memop_row_s[HW_MEMOP_COUNT][2];      /* per padded row element */
+    double memop_row0_s[HW_MEMOP_COUNT][2];     /* per row */
+    double memop_short_bytes_per_s[HW_MEMOP_COUNT][2];  /* rows <= 1024; 0: none */
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
@@ -103,6 +106,34 @@ double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd
  * fit; 4096 the middle of the sampled hidden sizes). */
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row);
+
+/* A row softmax over 'rows' rows of 'row' elements moving 'bytes' in all:
+ * floor + bytes / achieved bandwidth + rows x (row0 + next_pow2(row) x
+ * row_s), row0 the fixed latency of a row's reductions. One
+ * thread block per row (PyTorch's cunn_SoftMaxForward / Backward: a block
+ * of the power of two >= row / 8 threads, 8 halves per thread, so one
+ * pass covers next_pow2(row) elements; Megatron's
+ * scaled_upper_triang_masked_softmax: a warp per row over next_pow2(row)
+ * elements, WARP_ITERATIONS = next_pow2 / 32) holds its threads for the
+ * row's reductions whatever the row's real length, so the SMs run
+ * rows x next_pow2(row) element slots at a fitted rate (Little's law: the
+ * threads resident per SM bound the rows in flight); PyTorch 2.1 and later
+ * launch min(row, 1024) threads instead, a fixed cost per row: the fit
+ * takes whichever the samples show. The slot term is multiplied by
+ * (next_pow2(row) / 1024)^g, g = log_row clamped to [-1, 1]: a longer
+ * padded row holds more registers per thread (Megatron keeps
+ * WARP_ITERATIONS = next_pow2 / 32 elements per thread in registers), so
+ * fewer rows are resident per SM and each slot costs more; g = 1 is the
+ * latency-bound limit (half the rows in flight per doubling), g = 0 a
+ * slot cost independent of occupancy (fitted, 0 without); held at its
+ * value for 2048, the longest row sampled (no extrapolated occupancy
+ * loss). A row of <= 1024
+ * elements where the fit has a short-row share runs PyTorch's persistent
+ * warp softmax (dispatch_softmax_forward: the row in registers, no block
+ * reduction): bytes at that share, no row term. Without a fit of the
+ * operator: pred_mem_s with 'launches'. */
+double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double rows, double row, double launches);
 
 /* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
  * heads, lq queries against lk keys of head dim d, causal or not. */

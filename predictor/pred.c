@@ -257,17 +257,20 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     struct pred_kparams bmm = c->k.gemm;
     double dh = (double)model_head_dim(m);          /* no padding here */
     double flops = 2.0 * b * at * s * s * dh, scores = b * at * s * s;
-    double sm_f = (m->dropout ? 9.0 : 4.0) * scores;   /* bytes */
-    double sm_b = (m->dropout ? 11.0 : 6.0) * scores;
+    /* bytes: the softmax's read and write (backward y, dy, dx); attention
+     * dropout is a kernel of its own (torch dropout on the probabilities:
+     * read, write them and a 1-byte mask; backward read dy, mask, write) */
+    double sm_f = 4.0 * scores, sm_b = 6.0 * scores;
+    double dr_f = m->dropout ? pred_mem_s(&c->k, 5.0 * scores, 1) : 0;
+    double dr_b = m->dropout ? pred_mem_s(&c->k, 5.0 * scores, 1) : 0;
     bmm.peak_flops = c->k.attn.peak_flops;
     /* the softmax at the system's fit of Megatron's fused masked softmax
-     * (ScaledUpperTriangMaskedSoftmax samples) where it has one */
-    *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, 1,
-                             m->dropout ? 2 : 1);
-    *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) +
-           pred_memop_size_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 1, sm_b, 1,
-                             m->dropout ? 2 : 1);
+     * (ScaledUpperTriangMaskedSoftmax samples: a warp per row of s scores,
+     * kernel.h pred_memop_rows_s) where it has one */
+    *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) + dr_f +
+           pred_memop_rows_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, scores / s, s, 1);
+    *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) + dr_b +
+           pred_memop_rows_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 1, sm_b, scores / s, s, 1);
 }
 
 static void attn_time(const struct pred_ctx *c, const struct plan *p,

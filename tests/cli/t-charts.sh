@@ -143,3 +143,17 @@ PY
 else
     skip chart-text-readable "no python3 to parse the SVG"
 fi
+
+# calibrate --chart: predicted against measured per operator family on the
+# published samples (skipped without ../shared), and a bad name
+if [ -d "$T_SHARED/data/kernel-samples/vista-gh200" ]; then
+    "$TRAINPLAN" calibrate "$T_SHARED/data/kernel-samples/vista-gh200" \
+        --system vista-gh200 -o /dev/null --report /dev/null --chart "$T_TMP/k.svg"
+    svg_has chart-calibrate-svg "$T_TMP/k.svg" "NVIDIAGH200120GB samples" \
+        "measured kernel time (us)" "GEMMs: predicted (us)" "linear1" "softmax" \
+        "predicted = measured"
+else
+    skip chart-calibrate-svg "$T_SHARED/data/kernel-samples absent"
+fi
+run_tp calibrate samples --system dgx-a100 --chart k.txt
+expect chart-calibrate-bad-name exit=2 "stderr~'--chart' must name a .svg or .png file"

@@ -224,3 +224,32 @@ Test(kernel, fp8_current_scaling_factor)
     assert_rel(b.eff_gemm_fp8, 0.984, 1e-12);
     assert_rel(b.eff_attn_bwd, 0.380, 1e-12);
 }
+
+/* A row softmax (kernel.h pred_memop_rows_s), by hand: 1000 rows of 1536
+ * scores pad to 2048 slots each; floor 5 us, bytes at 0.5 x 2 TB/s,
+ * 2 ns a row, 1 ps a slot times (2048 / 1024)^0.5; rows of <= 1024 at the
+ * short-row share and no row term; no fit: one launch and the generic
+ * bandwidth. */
+Test(kernel, row_softmax_pads_rows_to_a_power_of_two)
+{
+    struct pred_kernels k = kernels("dgx-a100");
+    enum hw_memop o = HW_MEMOP_SOFTMAX;
+    double bytes = 4.0 * 1000 * 1536;
+    k.memop_fitted[o] = true;
+    k.memop_floor_s[o][0] = 5e-6;
+    k.memop_bytes_per_s[o][0] = 1e12;
+    k.memop_row0_s[o][0] = 2e-9;
+    k.memop_row_s[o][0] = 1e-12;
+    k.memop_log_row[o][0] = 0.5;
+    k.memop_short_bytes_per_s[o][0] = 1.5e12;
+    assert_rel(pred_memop_rows_s(&k, o, 0, bytes, 1000, 1536, 1),
+               5e-6 + bytes / 1e12 + 1000 * (2e-9 + 2048 * 1e-12 * sqrt(2.0)), 1e-12);
+    /* 4096 pads to 4096 slots; the occupancy factor held at 2048's */
+    assert_rel(pred_memop_rows_s(&k, o, 0, 4.0 * 4096, 1, 4096, 1),
+               5e-6 + 4.0 * 4096 / 1e12 + 2e-9 + 4096 * 1e-12 * sqrt(2.0), 1e-12);
+    assert_rel(pred_memop_rows_s(&k, o, 0, 4.0 * 1024, 1, 1024, 1),
+               5e-6 + 4.0 * 1024 / 1.5e12, 1e-12);
+    k.memop_fitted[o] = false;
+    assert_rel(pred_memop_rows_s(&k, o, 0, bytes, 1000, 1536, 2),
+               pred_mem_s(&k, bytes, 2), 1e-12);
+}
