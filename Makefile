@@ -174,6 +174,7 @@ update-golden: $(UNIT) $(PROG)
 	    sh tests/cli/run.sh
 
 test: deps
+	@$(MAKE) --no-print-directory deps DEB_PKGS=zsh
 	@$(MAKE) --no-print-directory check
 	@echo '== again under AddressSanitizer and UndefinedBehaviorSanitizer =='
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

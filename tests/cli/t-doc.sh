@@ -26,6 +26,25 @@ d_got=$(bash -c '. "$1"; t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _train
     t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7; t trainplan search --recompute-m' _ "$T_TMP/c.bash" | tr '\n' '|')
 T_CMD="completion: got '$d_got'"
 expect completion-words '[ "$d_got" = "export|--nearest|llama3-70b|--recompute-modules|" ]'
+# zsh through bashcompinit: the file loads and registers _trainplan, and
+# called as compgen -F calls it (sh emulation, words 0-based) it dispatches
+# on the command and the previous word as under bash (zsh's own matching
+# then keeps the words that start with the typed prefix)
+if command -v zsh >/dev/null 2>&1; then
+    d_zsh=$(zsh -f -c 'autoload -U +X compinit && compinit -u -D
+        autoload -U +X bashcompinit && bashcompinit
+        source "$1"; print -r -- "reg=${_comps[trainplan]}"
+        emulate sh -c '\''t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _trainplan; echo "${COMPREPLY[*]}"; }
+            t trainplan exp; t trainplan export --nea; t trainplan predict --model llama3-7'\''' _ "$T_TMP/c.bash" 2>&1)
+    T_CMD="zsh completion: got '$d_zsh'"
+    expect completion-zsh 'echo "$d_zsh" | grep -qx "reg=_bash_complete -F _trainplan"' \
+        'echo "$d_zsh" | sed -n 2p | grep -qw export' \
+        'echo "$d_zsh" | sed -n 3p | grep -qw -- --nearest' \
+        '! echo "$d_zsh" | sed -n 3p | grep -qw -- --top' \
+        'echo "$d_zsh" | sed -n 4p | grep -qw llama3-70b'
+else
+    skip completion-zsh "zsh is not installed (make test installs it)"
+fi
 # make install puts the page where man finds it (and the completion): the
 # rule as make would run it (-n: nothing built or copied)
 if command -v make >/dev/null 2>&1 && [ -f Makefile ]; then
