@@ -429,7 +429,7 @@ static int load_operators(struct cal_samples *S, const char *dir,
  * has the same). */
 static void hold_out(struct cal_samples *S, enum cal_op o, uint64_t seed)
 {
-    double lo_mp = INFINITY, lo_l = INFINITY;
+    double lo_mp = HUGE_VAL, lo_l = HUGE_VAL;
     for (int j = 0; j < S->op[o].n; j++) {
         struct tpl_rng r;
         const struct cal_sample *x = &S->op[o].s[j];

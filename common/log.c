@@ -25,6 +25,8 @@ static double progress_t0;              /* the pass's start, monotonic s */
 static double progress_last;            /* the last fraction drawn */
 
 static void vline(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void vline(const char *prefix, const char *fmt, va_list ap)
 {
     fputs(prefix, stderr);
     vfprintf(stderr, fmt, ap);

@@ -65,7 +65,7 @@ static inline void fuzz_predict_stack(const struct model *m0,
     stack_limits(s, &lim);
     pred_ctx_init(&c, &m, h, &j, false);
     pred_ctx_set_stack(&c, s->name, &lim,
-                       (struct pred_band){ s->band_lo, s->band_hi });
+                       (struct pred_band){ s->band_lo, s->band_hi, s->region });
     fuzz_check(&c);
 }
 
