@@ -182,18 +182,27 @@ static void table_totals(FILE *fp, const struct res_report *rep)
                 st->seconds > 0 ? (double)st->enumerated / st->seconds / 1e6 : 0);
 }
 
+/* What heads the table and the summary: "partial" first when the search
+ * was stopped, then the job, the spare memory and (table) the band. */
+static void preamble(FILE *fp, const struct pred_ctx *c,
+                     const struct res_report *rep, bool band)
+{
+    if (rep->u.search.s->stats.partial)
+        fputs("partial: interrupted; these are the best plans found before "
+              "the stop\n", fp);
+    table_header(fp, c, rep);
+    spare_line(fp, c);
+    if (band)
+        band_line(fp, c);
+    res_uncalibrated_note(fp, &c->hw);
+}
+
 static void table_write(FILE *fp, const struct pred_ctx *c,
                         const struct res_report *rep)
 {
     const struct search_result *s = rep->u.search.s;
     const struct res_nearby *nb = rep->u.search.nearby;
-    if (s->stats.partial)
-        fputs("partial: interrupted; these are the best plans found before "
-              "the stop\n", fp);
-    table_header(fp, c, rep);
-    spare_line(fp, c);
-    band_line(fp, c);
-    res_uncalibrated_note(fp, &c->hw);
+    preamble(fp, c, rep, true);
     for (size_t i = 0, end; i < s->n; i = end) {
         end = res_none_run_end(s, i);
         if (end > i)
@@ -240,12 +249,7 @@ static void summary_write(FILE *fp, const struct pred_ctx *c,
                           const struct res_report *rep)
 {
     const struct search_result *s = rep->u.search.s;
-    if (s->stats.partial)
-        fputs("partial: interrupted; these are the best plans found before "
-              "the stop\n", fp);
-    table_header(fp, c, rep);
-    spare_line(fp, c);
-    res_uncalibrated_note(fp, &c->hw);
+    preamble(fp, c, rep, false);
     fprintf(fp, "\n%13s  %-46s %6s %9s %11s %6s %8s %7s\n", "GPUs",
             "best plan", "gbs", "iter s", "tokens/s", "MFU", "mem GiB", "spare");
     for (size_t i = 0, end; i < s->n; i = end) {
