@@ -201,7 +201,8 @@ validate: deps all
 	        echo "validate: $(RUNS) absent: CI=true needs the shared data"; exit 1; fi; \
 	    echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
 	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
-	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p'
+	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p' && \
+	./$(PROG) validate $(RUNS) --cv source
 
 # ---- mutation benchmark: how many deliberate slips the unit tests catch ----
 mutate: deps
@@ -212,7 +213,8 @@ mutate: deps
 readme-fidelity: all
 	@$(MAKE) --no-print-directory deps DEB_PKGS=jq
 	./$(PROG) validate $(RUNS) --format json -o build/validate-readme.json
-	sh bench/fidelity-table.sh build/validate-readme.json $(RUNS) README.md
+	./$(PROG) validate $(RUNS) --cv source --format json -o build/validate-cv.json
+	sh bench/fidelity-table.sh build/validate-readme.json build/validate-cv.json $(RUNS) README.md
 
 # The baseline holds the command below, so this target is what reruns it;
 # the runs file is named relative to here, so that command is the same in

@@ -41,7 +41,7 @@ static const char usage[] =
 "'trainplan validate RUNS.csv --cv source' cross-validates it. Then each\n"
 "stack preset's error band (band_low_pct, band_high_pct): the 10th and\n"
 "90th percentiles of the signed error predicted / measured - 1 of its\n"
-"timed rows, each source predicted with the host time fitted without it;\n"
+"timed rows, each source predicted with the constants fitted without it;\n"
 "a stack with fewer than 20 such rows gets the band of all rows, its\n"
 "width scaled by 1.5 about its centre. Then the two efficiencies of the\n"
 "systems without kernel samples (efficiency.calibrated = false) that no\n"

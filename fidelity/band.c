@@ -26,13 +26,10 @@ double fid_quantile(double *x, int n, double q)
     return x[i] + (h - i) * (x[i + 1] - x[i]);
 }
 
-/* Append the held-out errors of one source; returns the new count. */
-static int source_errors(const struct runs *runs, const char *source,
-                         struct fid_cv_err *out, int n, int cap)
+/* Append the held-out errors of one source's report; returns the new count. */
+static int source_errors(const struct fid_report *v, struct fid_cv_err *out,
+                         int n, int cap)
 {
-    int seen;
-    double host = fid_fit_host_us(runs, source, &seen);
-    struct fid_report *v = fid_report_new_host(runs, source, host);
     for (size_t i = 0; i < v->n && n < cap; i++) {
         const struct fid_row *r = &v->rows[i];
         if (!r->predicted || !r->timed)
@@ -40,18 +37,18 @@ static int source_errors(const struct runs *runs, const char *source,
         out[n++] = (struct fid_cv_err){ r->err_pct, r->stack,
                                         (double)r->run->num_gpus, r->params_b };
     }
-    fid_report_free(v);
     return n;
 }
 
 int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap)
 {
-    const char *sources[64];
-    struct fid_report *all = fid_report_new(runs, NULL);
-    int n_src = fid_distinct(all, false, sources, 64), n = 0;
-    for (int i = 0; i < n_src; i++)
-        n = source_errors(runs, sources[i], out, n, cap);
-    fid_report_free(all);
+    struct fid_cv_iter it = { .runs = runs };
+    struct fid_report *v;
+    int n = 0;
+    while ((v = fid_cv_next(&it))) {
+        n = source_errors(v, out, n, cap);
+        fid_report_free(v);
+    }
     return n;
 }
 

@@ -130,18 +130,16 @@ int fid_baseline_read(struct fid_gate *g, const char *path, struct tpl_err *err)
 
 /* ---- the check ---- */
 
-int fid_baseline_check(const struct fid_report *v, const char *path,
+int fid_baseline_check(const struct fid_gate *now, const char *path,
                        const struct fid_tolerance *tol, FILE *msg, bool *worse,
                        struct tpl_err *err)
 {
-    struct fid_gate base, now;
+    struct fid_gate base;
     *worse = false;
     if (fid_baseline_read(&base, path, err))
         return err->code;
     fprintf(msg, "validate: baseline %s, made by: %s\n", path, base.command);
-    fid_gate_of(v, &now);
-    *worse = fid_gate_compare(&base, &now, tol, msg) > 0;
-    fid_gate_free(&now);
+    *worse = fid_gate_compare(&base, now, tol, msg) > 0;
     fid_gate_free(&base);
     return 0;
 }

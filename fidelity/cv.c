@@ -15,9 +15,11 @@
  * on them, host_us runs to the bracket's end (200 us) and vTrain's held-out
  * MAPE to 122 %. The fit reads the asynchronous rows only; the blocking
  * rows are predicted with its value.
- * Cross-validation leaves one source out at a time, fits on the others and
- * predicts the source left out, so the figure quoted for a source is one
- * its own rows never tuned. */
+ * The other constants fitted on runs are the two efficiencies of the
+ * systems without kernel samples (fidelity/tune.c).
+ * Cross-validation leaves one source out at a time, refits every constant
+ * fitted on runs on the others and predicts the source left out, so the
+ * figure quoted for a source is one its own rows never tuned. */
 #include "fidelity/fidelity.h"
 
 #include <math.h>
@@ -67,32 +69,108 @@ double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows
     return (a + b) / 2;
 }
 
-/* Source i's statistics with the eager host time host_us (< 0: presets). */
-static struct fid_stats source_stats(const struct runs *runs, const char *source,
-                                     double host_us)
+/* What a source's rows feed: the host fit (asynchronous host-bound rows)
+ * and the efficiency fit (rows of uncalibrated systems). */
+static void source_feeds(const struct fid_report *all, const char *source,
+                         bool *host, bool *tune)
 {
-    struct fid_report *v = fid_report_new_host(runs, source, host_us);
-    struct fid_stats s = fid_stats_of(v, source, NULL);
-    fid_report_free(v);
-    return s;
+    *host = *tune = false;
+    for (size_t i = 0; i < all->n; i++) {
+        const struct fid_row *r = &all->rows[i];
+        if (!r->predicted || !r->timed || strcmp(r->run->source, source))
+            continue;
+        *host |= r->host_bound && !r->launch_blocking;
+        *tune |= r->uncalibrated;
+    }
+}
+
+void fid_fit_runs(const struct runs *runs, const char *exclude,
+                  struct fid_fit *f)
+{
+    f->host_us = fid_fit_host_us(runs, exclude, &f->host_rows);
+    if (fid_fit_tune(runs, exclude, &f->tune, &f->tune_rows))
+        f->tune.attn = f->tune.gemm_fp8_cs = -1;
+}
+
+/* The fit without 'source': the full fit where the source fed neither
+ * part (leaving it out changes no objective), else refitted. The two parts
+ * are fitted apart: no eager stack runs on an uncalibrated system, so no
+ * row feeds both. */
+static void fit_without(const struct runs *runs, const struct fid_report *all,
+                        const char *source, const struct fid_fit *full,
+                        struct fid_fit *f)
+{
+    bool host, tune;
+    source_feeds(all, source, &host, &tune);
+    *f = *full;
+    if (host)
+        f->host_us = fid_fit_host_us(runs, source, &f->host_rows);
+    if (tune && fid_fit_tune(runs, source, &f->tune, &f->tune_rows))
+        f->tune.attn = f->tune.gemm_fp8_cs = -1;
+}
+
+struct fid_report *fid_report_fitted(const struct runs *runs, const char *source,
+                                     const struct fid_fit *f)
+{
+    return fid_report_new_tuned(runs, source, f->host_us,
+                                f->tune.attn < 0 ? NULL : &f->tune);
+}
+
+struct fid_report *fid_cv_next(struct fid_cv_iter *it)
+{
+    if (!it->all) {
+        it->all = fid_report_new(it->runs, NULL);
+        it->n_src = fid_distinct(it->all, false, it->sources, FID_CV_SOURCES);
+        fid_fit_runs(it->runs, NULL, &it->full);
+        it->i = 0;
+    }
+    if (it->i >= it->n_src) {
+        fid_report_free(it->all);
+        it->all = NULL;
+        return NULL;
+    }
+    it->source = it->sources[it->i++];
+    fit_without(it->runs, it->all, it->source, &it->full, &it->fit);
+    return fid_report_fitted(it->runs, it->source, &it->fit);
 }
 
 int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap)
 {
-    const char *sources[64];
-    struct fid_report *all = fid_report_new(runs, NULL);
-    int n_src = fid_distinct(all, false, sources, 64), n = 0;
-    for (int i = 0; i < n_src && n < cap; i++) {
-        struct fid_cv_row *c = &out[n];
-        int seen;
-        c->source = sources[i];
-        c->in_sample = fid_stats_of(all, sources[i], NULL);
-        if (c->in_sample.n == 0)
-            continue;
-        c->host_us = fid_fit_host_us(runs, sources[i], &seen);
-        c->held_out = source_stats(runs, sources[i], c->host_us);
-        n++;
+    struct fid_cv_iter it = { .runs = runs };
+    struct fid_report *v;
+    int n = 0;
+    while ((v = fid_cv_next(&it))) {
+        struct fid_cv_row c = { .source = it.source, .fit = it.fit };
+        c.in_sample = fid_stats_of(it.all, it.source, NULL);
+        c.held_out = fid_stats_of(v, it.source, NULL);
+        fid_report_free(v);
+        if (c.in_sample.n > 0 && n < cap)
+            out[n++] = c;
     }
-    fid_report_free(all);
     return n;
+}
+
+/* Pooled over sources: a mean weighted by each source's rows is the mean
+ * over all their rows. Only n, mape and bias are filled. */
+static struct fid_stats pooled(const struct fid_cv_row *rows, int n, bool held)
+{
+    struct fid_stats s = { 0 };
+    for (int i = 0; i < n; i++) {
+        const struct fid_stats *x = held ? &rows[i].held_out : &rows[i].in_sample;
+        s.n += x->n;
+        s.mape += x->n * x->mape;
+        s.bias += x->n * x->bias;
+    }
+    if (s.n)
+        s.mape /= s.n, s.bias /= s.n;
+    return s;
+}
+
+void fid_cv_overall(const struct fid_cv_row *rows, int n, struct fid_cv_row *all)
+{
+    memset(all, 0, sizeof *all);
+    all->source = "all";
+    all->in_sample = pooled(rows, n, false);
+    all->held_out = pooled(rows, n, true);
+    all->fit.host_us = all->fit.tune.attn = all->fit.tune.gemm_fp8_cs = -1;
 }

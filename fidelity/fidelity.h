@@ -91,6 +91,11 @@ struct fid_report *fid_report_new_host(const struct runs *runs, const char *sour
 struct fid_tune;
 struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
                                         double host_us, const struct fid_tune *t);
+/* Only the rows of uncalibrated systems predicted (with 't'; NULL: the
+ * presets'), the others left unpredicted ("calibrated system: not
+ * tuned"): the uncalibrated fit's objective reads no other row. */
+struct fid_report *fid_report_new_uncal(const struct runs *runs, const char *source,
+                                        const struct fid_tune *t);
 void fid_report_free(struct fid_report *v);     /* NULL is fine */
 
 /* ---- statistics (fidelity/stats.c) ---- */
@@ -112,27 +117,16 @@ double fid_spearman(const double *a, const double *b, int n);
 /* The groups of comparable runs into v->groups (fid_report_new calls it). */
 void fid_groups_build(struct fid_report *v);
 
-/* ---- constants fitted on runs, and cross-validation (fidelity/cv.c) ---- */
+/* ---- the eager host time fitted on runs (fidelity/cv.c) ---- */
 
-/* The one constant fitted on published runs rather than on kernel samples:
- * the host time per modelled kernel of the eager stacks (megatron-lm-2021,
+/* A constant fitted on published runs rather than on kernel samples: the
+ * host time per modelled kernel of the eager stacks (megatron-lm-2021,
  * megatron-deepspeed), chosen to minimise the MAPE of the timed, predicted
  * rows of those stacks, leaving out the rows of 'exclude' (NULL: none).
  * Golden-section search over [0, FID_HOST_MAX_US] us. *n_rows gets how many
  * rows the fit saw (0: nothing to fit; the result is then -1). */
 #define FID_HOST_MAX_US 200.0
 double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows);
-
-struct fid_cv_row {             /* one source left out */
-    const char *source;         /* borrowed from the runs */
-    double host_us;             /* fitted without it (-1: nothing to fit) */
-    struct fid_stats in_sample; /* with the presets' constants */
-    struct fid_stats held_out;  /* with the constant fitted without it */
-};
-
-/* Leave-one-source-out: for each source with timed, predicted rows (at
- * most 'cap'), refit without it and predict it. Returns how many. */
-int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap);
 
 /* ---- the uncalibrated systems' efficiencies fitted on runs (fidelity/tune.c) ---- */
 
@@ -172,6 +166,51 @@ struct fid_tune_cv {            /* one source with uncalibrated rows left out */
  * most 'cap'); returns how many. */
 int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 
+/* ---- every constant fitted on runs, and cross-validation (fidelity/cv.c) ---- */
+
+struct fid_fit {                /* the constants fitted on runs */
+    double host_us;             /* eager host time (-1: nothing to fit) */
+    int host_rows;              /* rows the host fit saw */
+    struct fid_tune tune;       /* uncalibrated efficiencies (-1: none) */
+    int tune_rows;              /* rows the efficiency fit saw */
+};
+
+/* Fit both on the rows other than those of 'exclude' (NULL: none). */
+void fid_fit_runs(const struct runs *runs, const char *exclude,
+                  struct fid_fit *f);
+/* The rows of 'source' (NULL: all) predicted with the constants of f. */
+struct fid_report *fid_report_fitted(const struct runs *runs, const char *source,
+                                     const struct fid_fit *f);
+
+/* Leave-one-source-out, one source at a time: set .runs, zero the rest,
+ * and call fid_cv_next until it returns NULL (it frees what it holds then).
+ * Each call refits what the next source fed without it (the full fit
+ * where it fed nothing) and returns that source's rows predicted with
+ * that fit (free it); .source, .fit and .all (every row with the presets'
+ * constants: the in-sample report) describe it. */
+#define FID_CV_SOURCES 64
+struct fid_cv_iter {
+    const struct runs *runs;
+    struct fid_report *all;
+    const char *sources[FID_CV_SOURCES], *source;
+    int n_src, i;
+    struct fid_fit full, fit;
+};
+struct fid_report *fid_cv_next(struct fid_cv_iter *it);
+
+struct fid_cv_row {             /* one source left out */
+    const char *source;         /* borrowed from the runs */
+    struct fid_fit fit;         /* fitted without it */
+    struct fid_stats in_sample; /* with the presets' constants */
+    struct fid_stats held_out;  /* with the constants fitted without it */
+};
+
+/* For each source with timed, predicted rows (at most 'cap'), refit
+ * without it and predict it. Returns how many. */
+int fid_cv(const struct runs *runs, struct fid_cv_row *out, int cap);
+/* All sources pooled into *all (source "all"; n, mape and bias only). */
+void fid_cv_overall(const struct fid_cv_row *rows, int n, struct fid_cv_row *all);
+
 /* ---- the error band of each stack (fidelity/band.c) ---- */
 
 /* The q-quantile (0 <= q <= 1) of x[0..n-1], n >= 1, sorted in place:
@@ -180,8 +219,8 @@ int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 double fid_quantile(double *x, int n, double q);
 
 /* Leave-one-source-out signed errors (pred / measured - 1, in %): for each
- * source, its timed, predicted rows predicted with the host time fitted
- * without it (fid_fit_host_us), as fid_cv's held-out figures, with where
+ * source, its timed, predicted rows predicted with the constants fitted
+ * without it (fid_cv_next), as fid_cv's held-out figures, with where
  * each row sits (its stack, GPU count and model size). At most 'cap' into
  * out[]; returns how many. */
 struct fid_cv_err {
@@ -249,6 +288,7 @@ enum fid_fig {
     FIG_MEM_ROWS, FIG_MEM_MAPE, /* rows with a measured peak; its MAPE, % */
     FIG_GROUPS,                 /* ranking groups (fid_group) */
     FIG_SPEARMAN, FIG_REGRET,   /* their mean Spearman, top-1 regret % */
+    FIG_CV_MAPE, FIG_CV_BIAS,   /* held out (fid_cv): MAPE and bias, % */
     FIG_COUNT
 };
 
@@ -291,6 +331,9 @@ bool fid_fig_is_count(enum fid_fig f);      /* rows or groups: an integer */
  * multi-node rows among others, "SOURCE:multi-node" (time figures only).
  * g->command is left empty. */
 void fid_gate_of(const struct fid_report *v, struct fid_gate *g);
+/* The held-out figures of fid_cv's rows into g's sets of the same names
+ * and, pooled, into "overall". */
+void fid_gate_add_cv(struct fid_gate *g, const struct fid_cv_row *rows, int n);
 void fid_gate_free(struct fid_gate *g);     /* its sets; g stays usable */
 
 /* Compare 'now' with 'base' figure by figure, one line to 'msg' per set
@@ -312,9 +355,10 @@ int fid_baseline_write(FILE *fp, const struct fid_gate *g, struct tpl_err *err);
 /* Read one; TPL_EIO unreadable, TPL_ECONFIG malformed (FILE: what). */
 int fid_baseline_read(struct fid_gate *g, const char *path, struct tpl_err *err);
 
-/* Read the baseline at 'path', compare the report's figures with it
- * (fid_gate_compare) and set *worse when anything failed. */
-int fid_baseline_check(const struct fid_report *v, const char *path,
+/* Read the baseline at 'path', compare the figures of 'now' (fid_gate_of,
+ * and fid_gate_add_cv) with it (fid_gate_compare) and set *worse when
+ * anything failed. */
+int fid_baseline_check(const struct fid_gate *now, const char *path,
                        const struct fid_tolerance *tol, FILE *msg, bool *worse,
                        struct tpl_err *err);
 

@@ -28,11 +28,14 @@ static const struct {
     [FIG_GROUPS]         = { "groups", "ranking groups", HIGHER, true },
     [FIG_SPEARMAN]       = { "spearman", "Spearman", HIGHER, false },
     [FIG_REGRET]         = { "regret_pct", "top-1 regret", LOWER, false },
+    [FIG_CV_MAPE]        = { "cv_mape_pct", "held-out MAPE", LOWER, false },
+    [FIG_CV_BIAS]        = { "cv_bias_pct", "held-out bias", ABS_LOWER, false },
 };
 
 /* The values in fidelity.h's table; counts may not fall at all. */
 const struct fid_tolerance fid_tolerance_default = { .x = {
     [FIG_MAPE] = 0.5, [FIG_BIAS] = 1.0, [FIG_MEM_MAPE] = 0.5,
+    [FIG_CV_MAPE] = 0.5, [FIG_CV_BIAS] = 1.0,
     [FIG_SPEARMAN] = 0.02, [FIG_REGRET] = 0.5,
 } };
 
@@ -125,6 +128,32 @@ void fid_gate_of(const struct fid_report *v, struct fid_gate *g)
     free(names);
 }
 
+static int set_index(const struct fid_gate *g, const char *name)
+{
+    for (int i = 0; i < g->n; i++)
+        if (!strcmp(g->sets[i].name, name))
+            return i;
+    return -1;
+}
+
+static void cv_figures(struct fid_gate *g, const char *name, struct fid_stats s)
+{
+    int i = set_index(g, name);
+    if (i < 0)
+        return;
+    put(&g->sets[i], FIG_CV_MAPE, s.n > 0, s.mape);
+    put(&g->sets[i], FIG_CV_BIAS, s.n > 0, s.bias);
+}
+
+void fid_gate_add_cv(struct fid_gate *g, const struct fid_cv_row *rows, int n)
+{
+    struct fid_cv_row all;
+    fid_cv_overall(rows, n, &all);
+    cv_figures(g, "overall", all.held_out);
+    for (int i = 0; i < n; i++)
+        cv_figures(g, rows[i].source, rows[i].held_out);
+}
+
 void fid_gate_free(struct fid_gate *g)
 {
     free(g->sets);
@@ -207,10 +236,8 @@ static int compare_set(const struct fid_figures *b, const struct fid_figures *n,
 
 static const struct fid_figures *find_set(const struct fid_gate *g, const char *name)
 {
-    for (int i = 0; i < g->n; i++)
-        if (!strcmp(g->sets[i].name, name))
-            return &g->sets[i];
-    return NULL;
+    int i = set_index(g, name);
+    return i < 0 ? NULL : &g->sets[i];
 }
 
 int fid_gate_compare(const struct fid_gate *base, const struct fid_gate *now,

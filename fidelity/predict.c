@@ -290,7 +290,8 @@ static void predict_known(const struct run_row *r, struct model m,
 }
 
 static void predict_row(struct systems *sys, double host_us,
-                        const struct fid_tune *t, struct fid_row *o)
+                        const struct fid_tune *t, bool uncal_only,
+                        struct fid_row *o)
 {
     const struct hw_system *hw = NULL;
     const struct stack *st = NULL;
@@ -302,7 +303,7 @@ static void predict_row(struct systems *sys, double host_us,
     why = inputs_of(sys, o->run, &m, &hw, &st, buf, sizeof buf);
     if (why)
         snprintf(o->reason, sizeof o->reason, "%s", why);
-    else if (t && hw->calibrated)          /* the tune fit reads none of it */
+    else if (uncal_only && hw->calibrated)  /* the tune fit reads none of it */
         snprintf(o->reason, sizeof o->reason, "calibrated system: not tuned");
     else
         predict_known(o->run, m, hw, st, host_us, t, o);
@@ -322,8 +323,9 @@ struct fid_report *fid_report_new_host(const struct runs *runs, const char *sour
     return fid_report_new_tuned(runs, source, host_us, NULL);
 }
 
-struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
-                                        double host_us, const struct fid_tune *t)
+static struct fid_report *report_new(const struct runs *runs, const char *source,
+                                     double host_us, const struct fid_tune *t,
+                                     bool uncal_only)
 {
     struct fid_report *v = xcalloc(1, sizeof *v);
     struct systems *sys = xcalloc(1, sizeof *sys);
@@ -333,11 +335,23 @@ struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *sou
         if (source && strcmp(runs->rows[i].source, source))
             continue;
         v->rows[v->n].run = &runs->rows[i];
-        predict_row(sys, host_us, t, &v->rows[v->n++]);
+        predict_row(sys, host_us, t, uncal_only, &v->rows[v->n++]);
     }
     free(sys);
     fid_groups_build(v);
     return v;
+}
+
+struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
+                                        double host_us, const struct fid_tune *t)
+{
+    return report_new(runs, source, host_us, t, false);
+}
+
+struct fid_report *fid_report_new_uncal(const struct runs *runs, const char *source,
+                                        const struct fid_tune *t)
+{
+    return report_new(runs, source, -1, t, true);
 }
 
 void fid_report_free(struct fid_report *v)

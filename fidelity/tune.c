@@ -45,7 +45,7 @@ static int uncal_err(const struct runs *runs, const char *source,
                      const char *exclude, const struct fid_tune *t,
                      double *mape, double *bias)
 {
-    struct fid_report *v = fid_report_new_tuned(runs, source, -1, t);
+    struct fid_report *v = fid_report_new_uncal(runs, source, t);
     double sum = 0, sgn = 0;
     int n = 0;
     for (size_t i = 0; i < v->n; i++) {

@@ -7,10 +7,15 @@ run_tp calibrate --runs tests/data/runs/small.csv
 expect cv-calibrate-runs-small 'exit=3' 'stderr~no timed row of an eager stack'
 
 run_tp validate tests/data/runs/small.csv --cv source
-expect cv-small-table 'exit=0' 'stdout~^cross-validation' 'stdout~alpha'
+expect cv-small-table 'exit=0' 'stdout~^cross-validation' 'stdout~alpha' \
+    'stdout~^  all  .* 4  *- *- *- '
 
 run_tp validate tests/data/runs/small.csv --cv source --format json
-expect cv-small-json 'exit=0' 'stdout~"held_out"' 'stdout~"in_sample"'
+expect cv-small-json 'exit=0' 'stdout~"held_out"' 'stdout~"in_sample"' \
+    'stdout~"overall"'
+
+run_tp validate tests/data/runs/small.csv --cv source --format csv
+expect cv-small-csv 'exit=0' 'stdout~^all,4,,,,'
 
 run_tp validate tests/data/runs/small.csv --cv rows
 expect cv-bad-mode 'exit=2' "stderr~'--cv' must be 'source'"
@@ -65,5 +70,8 @@ if need_shared cv-shared runs-dev.csv; then
         fi
     done
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
-    expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,'
+    expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,'
+    # nemo_longseq's Blackwell rows fed the efficiency fit: without them
+    # it finds another attention share (not the presets' 0.523)
+    expect cv-dev-refit 'grep -q "^nemo_longseq,17,[0-9.]*,0\.[0-46-9]" "$T_OUT"'
 fi

@@ -5,7 +5,8 @@
  * baseline file round-trips and malformed ones are refused. The expected
  * outcomes follow from the tolerances the README documents, not from the
  * code: MAPE 0.5 points, |bias| 1 point, memory MAPE 0.5, OOM agreeing rows
- * 0, Spearman 0.02, top-1 regret 0.5, row and group counts 0. */
+ * 0, Spearman 0.02, top-1 regret 0.5, row and group counts 0, held-out
+ * MAPE 0.5 and |held-out bias| 1. */
 #include "helpers.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ static struct fid_figures sample(const char *name)
         [FIG_TIMED_ROWS] = 20, [FIG_MAPE] = 10, [FIG_BIAS] = -8,
         [FIG_PREDICTED_ROWS] = 24, [FIG_OOM_AGREE] = 22, [FIG_MEM_ROWS] = 6,
         [FIG_MEM_MAPE] = 12, [FIG_GROUPS] = 3, [FIG_SPEARMAN] = 0.8,
-        [FIG_REGRET] = 4 } };
+        [FIG_REGRET] = 4, [FIG_CV_MAPE] = 15, [FIG_CV_BIAS] = -12 } };
     for (int k = 0; k < FIG_COUNT; k++)
         f.have[k] = true;
     snprintf(f.name, sizeof f.name, "%s", name);
@@ -54,7 +55,7 @@ static int moved(enum fid_fig k, double d)
 Test(gate, same_figures_pass)
 {
     cr_assert_eq(moved(FIG_MAPE, 0), 0, "%s", text);
-    cr_assert(strstr(text, "src ") && strstr(text, "ok (10 figures)"), "%s", text);
+    cr_assert(strstr(text, "src ") && strstr(text, "ok (12 figures)"), "%s", text);
 }
 
 Test(gate, mape_beyond_tolerance_fails_within_passes)
@@ -73,6 +74,37 @@ Test(gate, bias_is_judged_by_its_size)
     cr_assert_eq(moved(FIG_BIAS, -0.9), 0, "%s", text);    /* -8 -> -8.9 */
     cr_assert_eq(moved(FIG_BIAS, 4), 0, "%s", text);       /* -8 -> -4 */
     cr_assert_eq(moved(FIG_BIAS, 17.5), 1, "%s", text);    /* -8 -> +9.5 */
+}
+
+Test(gate, held_out_figures_are_gated)
+{
+    cr_assert_eq(moved(FIG_CV_MAPE, 0.6), 1, "%s", text);
+    cr_assert(strstr(text, "src: held-out MAPE 15.60%, baseline 15.00% "
+                     "(tolerance 0.5): WORSE"), "%s", text);
+    cr_assert_eq(moved(FIG_CV_MAPE, 0.4), 0, "%s", text);
+    cr_assert_eq(moved(FIG_CV_BIAS, -1.5), 1, "%s", text);    /* -12 -> -13.5 */
+    cr_assert_eq(moved(FIG_CV_BIAS, 3), 0, "%s", text);       /* -12 -> -9 */
+}
+
+/* fid_gate_add_cv: each source's held-out figures into its set, the pooled
+ * ones into "overall": rows 10 at MAPE 4 / bias -2 and 30 at 8 / +2 pool
+ * to (10*4 + 30*8) / 40 = 7 and (10*-2 + 30*2) / 40 = +1; a source
+ * without a set is skipped, one without held-out rows gets none. */
+Test(gate, held_out_figures_pooled_by_rows)
+{
+    struct fid_figures sets[3] = { sample("overall"), sample("a"), sample("b") };
+    struct fid_gate g = { .sets = sets, .n = 3 };
+    struct fid_cv_row rows[3] = {
+        { .source = "a", .held_out = { .n = 10, .mape = 4, .bias = -2 } },
+        { .source = "b", .held_out = { .n = 0 } },
+        { .source = "c", .held_out = { .n = 30, .mape = 8, .bias = 2 } },
+    };
+    fid_gate_add_cv(&g, rows, 3);
+    cr_assert_float_eq(sets[0].x[FIG_CV_MAPE], 7.0, 1e-12);
+    cr_assert_float_eq(sets[0].x[FIG_CV_BIAS], 1.0, 1e-12);
+    cr_assert_float_eq(sets[1].x[FIG_CV_MAPE], 4.0, 1e-12);
+    cr_assert_float_eq(sets[1].x[FIG_CV_BIAS], -2.0, 1e-12);
+    cr_assert(!sets[2].have[FIG_CV_MAPE] && !sets[2].have[FIG_CV_BIAS]);
 }
 
 Test(gate, oom_agreement_may_not_drop_a_row)

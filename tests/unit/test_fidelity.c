@@ -377,7 +377,7 @@ Test(fidelity, reserve_by_hand)
 /* MAPE of the uncalibrated systems' timed rows with efficiencies t. */
 static double tune_mape(const struct runs *runs, const struct fid_tune *t, int *n)
 {
-    struct fid_report *v = fid_report_new_tuned(runs, NULL, -1, t);
+    struct fid_report *v = fid_report_new_uncal(runs, NULL, t);
     double sum = 0;
     *n = 0;
     for (size_t i = 0; i < v->n; i++)
@@ -432,5 +432,53 @@ Test(fidelity, tune_fit_is_a_minimum)
     cr_assert_lt(at, tune_mape(&runs, &d, &m));
     d = (struct fid_tune){ FID_TUNE_ATTN_HI, FID_TUNE_FP8_LO };
     cr_assert_lt(at, tune_mape(&runs, &d, &m));
+    runs_release(&runs);
+}
+
+/* Leave-one-source-out refits what the source left out fed, and only
+ * that: without vTrain the host fit loses its 1,549 rows; without
+ * nemo_longseq the efficiency fit loses its 8 Blackwell rows and finds
+ * another attention share; deepseekv3 (H800, megatron-core) fed neither,
+ * so its held-out figures are its in-sample ones; the pooled figures
+ * cover every source's rows. */
+Test(fidelity, cv_refits_what_each_source_fed, .timeout = 600)
+{
+    const char *shared = getenv("TRAINPLAN_SHARED");
+    char path[600];
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_cv_row rows[FID_CV_SOURCES], all;
+    struct fid_fit full;
+    int n, sum = 0, seen = 0;
+    snprintf(path, sizeof path, "%s/data/runs-dev.csv", shared ? shared : "../shared");
+    if (access(path, R_OK) != 0)
+        skip_without_shared("%s absent: cross-validation check skipped", path);
+    cr_assert_eq(runs_load(&runs, path, &err), 0, "%s", err.msg);
+    fid_fit_runs(&runs, NULL, &full);
+    n = fid_cv(&runs, rows, FID_CV_SOURCES);
+    for (int i = 0; i < n; i++) {
+        const struct fid_cv_row *c = &rows[i];
+        sum += c->held_out.n;
+        cr_assert_eq(c->held_out.n, c->in_sample.n, "%s", c->source);
+        if (!strcmp(c->source, "vtrain")) {
+            cr_assert_eq(c->fit.host_rows, full.host_rows - 1549);
+            cr_assert(fabs(c->fit.host_us - full.host_us) > 10, "%g", c->fit.host_us);
+            seen++;
+        } else if (!strcmp(c->source, "nemo_longseq")) {
+            cr_assert_eq(c->fit.tune_rows, full.tune_rows - 8);
+            cr_assert(fabs(c->fit.tune.attn - full.tune.attn) > 0.05, "%g",
+                      c->fit.tune.attn);
+            seen++;
+        } else if (!strcmp(c->source, "deepseekv3")) {
+            cr_assert_eq(c->fit.host_rows, full.host_rows);
+            cr_assert_eq(c->fit.tune_rows, full.tune_rows);
+            assert_rel(c->held_out.mape, c->in_sample.mape, 1e-9);
+            seen++;
+        }
+    }
+    cr_assert_eq(seen, 3);
+    fid_cv_overall(rows, n, &all);
+    cr_assert_eq(all.held_out.n, sum);
+    cr_assert_eq(all.in_sample.n, sum);
     runs_release(&runs);
 }
