@@ -372,29 +372,18 @@ const char *res_moe_model_refusal(enum res_framework fw,
                                    : megatron_model_refusal(c, buf, n);
 }
 
-/* torchtitan's expert mesh (torchtitan/distributed/parallel_dims.py):
- * etp is 1 or tp when ep > 1 ("Currently we only support ETP=TP or
- * ETP=1"); with ep 1 the experts are split over the tp mesh
- * (models/llama4/infra/parallelize.py apply_moe_ep_tp), so etp is tp; ep
- * is taken from the FSDP ranks and tp, efsdp = dp_shard * cp * tp /
- * (etp * ep), and the exporter's dp_shard is dp / replicas under FSDP, 1
- * under DDP. Its deepseek_v3 raises NotImplementedError for float8
- * tensorwise TP (deepseek_v3/infra/parallelize.py). */
+/* torchtitan's expert mesh: the plan rules of an FSDP expert mesh
+ * (spaces/plan.c, ep-mesh-etp and ep-mesh-fold), which the torchtitan
+ * stack's plans already passed; checked again for a stack file that
+ * launches torchtitan with another mesh. Its deepseek_v3 raises
+ * NotImplementedError for float8 tensorwise TP (deepseek_v3/infra/
+ * parallelize.py). */
 static const char *titan_plan_refusal(const struct pred_ctx *c,
                                       const struct plan *p, char *buf, size_t n)
 {
-    int64_t shard = p->zero == 3 ? p->dp / (p->replicas > 1 ? p->replicas : 1) : 1;
-    int64_t pool = shard * p->cp * p->tp;
-    if (p->ep == 1 && p->etp != p->tp)
-        snprintf(buf, n, "torchtitan splits experts over the tp ranks when ep "
-                 "is 1: etp (%d) must be tp (%d)", (int)p->etp, (int)p->tp);
-    else if (p->etp != 1 && p->etp != p->tp)
-        snprintf(buf, n, "torchtitan runs etp 1 or etp = tp (%d), not %d",
-                 (int)p->tp, (int)p->etp);
-    else if (pool % ((int64_t)p->etp * p->ep))
-        snprintf(buf, n, "torchtitan takes ep from the FSDP-sharded ranks: "
-                 "dp_shard x cp x tp / etp = %lld, which ep %d does not divide",
-                 (long long)(pool / p->etp), (int)p->ep);
+    enum plan_rule r = plan_check_ep_mesh(p);
+    if (r != PLAN_OK)
+        plan_rule_explain(r, p, &c->model, &c->job, &c->limits, buf, n);
     else if (c->job.precision == JOB_PREC_FP8 && p->tp > 1 &&
              !strcmp(titan_flavor(&c->model)->name, "deepseek_v3"))
         snprintf(buf, n, "torchtitan's deepseek_v3 has no float8 tensorwise "

@@ -199,7 +199,7 @@ static enum plan_rule check_block(const struct engine *e, struct block_rules *br
         br->seq[p->sp][p->tpo] = (uint8_t)(r = plan_check_seq(p, &c->model, &c->job));
     if (r != PLAN_OK)
         return r;
-    if (plan_is_moe_shaped(p) &&
+    if (plan_moe_checked(p, &c->model, &c->limits) &&
         (r = plan_check_moe(p, &c->model, &c->limits)) != PLAN_OK)
         return r;
     if (p->mbs != br->mbs || p->vpp != br->vpp) {

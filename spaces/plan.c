@@ -30,7 +30,14 @@
  * evenly over ep (ep-experts: megatron/core/transformer/moe/moe_layer.py
  * asserts num_experts % ep == 0) and each expert's FFN over etp
  * (etp-ffn); ep * etp divides the tp * cp * dp GPUs of a stage (ep-fold:
- * parallel_state.py builds the expert groups from them); with tp > 1 and
+ * parallel_state.py builds the expert groups from them); on torchtitan's
+ * expert mesh instead (torchtitan/distributed/parallel_dims.py, the mesh
+ * of the release the exporter writes for) etp is 1 or tp ("Currently we
+ * only support ETP=TP or ETP=1"), and tp with ep 1, the experts then split
+ * over the tp mesh (models/llama4/infra/parallelize.py apply_moe_ep_tp;
+ * ep-mesh-etp), and ep * etp divides dp_shard * cp * tp, the FSDP-sharded
+ * data-parallel ranks (dp / replicas under zero 3, none under DDP) times
+ * cp and tp (ep-mesh-fold: efsdp = dp_shard * cp * tp / (etp * ep)); with tp > 1 and
  * ep > 1 sequence parallelism is required (ep-sp: megatron/core/
  * model_parallel_config.py, "When using expert parallelism and tensor
  * parallelism, sequence parallelism must be used"); the stack must have a
@@ -67,12 +74,14 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_OVERLAP_DP] = "overlap-dp", [PLAN_RULE_REPLICAS] = "replicas-dp",
     [PLAN_RULE_EP_DENSE] = "ep-dense", [PLAN_RULE_EP_EXPERTS] = "ep-experts",
     [PLAN_RULE_ETP_FFN] = "etp-ffn", [PLAN_RULE_EP_FOLD] = "ep-fold",
+    [PLAN_RULE_EP_MESH_ETP] = "ep-mesh-etp",
+    [PLAN_RULE_EP_MESH_FOLD] = "ep-mesh-fold",
     [PLAN_RULE_EP_SP] = "ep-sp", [PLAN_RULE_STACK_EP] = "stack-ep",
     [PLAN_RULE_EPO_EP] = "epo-ep", [PLAN_RULE_EPO_RECOMPUTE] = "epo-recompute",
     [PLAN_RULE_EPO_SCHEDULE] = "epo-schedule",
     [PLAN_RULE_STACK_EPO] = "stack-epo",
 };
-static_assert(PLAN_RULE_COUNT == 33, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 35, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -186,7 +195,7 @@ enum plan_rule plan_check_shape(const struct plan *p, const struct model *m,
         r = plan_check_tp(p, m, lim);
     if (r == PLAN_OK)
         r = plan_check_seq(p, m, j);
-    if (r == PLAN_OK && plan_is_moe_shaped(p))
+    if (r == PLAN_OK && plan_moe_checked(p, m, lim))
         r = plan_check_moe(p, m, lim);
     if (r == PLAN_OK)
         r = plan_check_batch(p, m, j, lim);
@@ -267,7 +276,25 @@ static enum plan_rule plan_check_epo(const struct plan *p,
     return lim->stack_epo ? PLAN_OK : PLAN_RULE_STACK_EPO;
 }
 
-/* The MoE rules of a plan with ep or etp above 1, or epo (header). */
+/* The data-parallel ranks FSDP shards over: dp / replicas under zero 3,
+ * none (1) otherwise. */
+static int64_t fsdp_shard(const struct plan *p)
+{
+    return p->zero == 3 ? p->dp / (p->replicas > 1 ? p->replicas : 1) : 1;
+}
+
+enum plan_rule plan_check_ep_mesh(const struct plan *p)
+{
+    if (p->etp != 1 && p->etp != p->tp)
+        return PLAN_RULE_EP_MESH_ETP;
+    if (p->ep == 1 && p->etp != p->tp)
+        return PLAN_RULE_EP_MESH_ETP;
+    if (fsdp_shard(p) * p->cp * p->tp % ((int64_t)p->ep * p->etp))
+        return PLAN_RULE_EP_MESH_FOLD;
+    return PLAN_OK;
+}
+
+/* The MoE rules of a plan plan_moe_checked lets in (header). */
 enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
                               const struct plan_limits *lim)
 {
@@ -277,7 +304,11 @@ enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
         return PLAN_RULE_EP_EXPERTS;
     if (m->moe.ffn_hidden % p->etp)
         return PLAN_RULE_ETP_FFN;
-    if ((int64_t)p->tp * p->cp * p->dp % ((int64_t)p->ep * p->etp))
+    if (lim->ep_mesh == PLAN_EP_MESH_FSDP) {
+        enum plan_rule r = plan_check_ep_mesh(p);
+        if (r != PLAN_OK)
+            return r;
+    } else if ((int64_t)p->tp * p->cp * p->dp % ((int64_t)p->ep * p->etp))
         return PLAN_RULE_EP_FOLD;
     if (p->tp > 1 && !p->sp)
         return PLAN_RULE_EP_SP;
@@ -513,6 +544,22 @@ static void why_ep_fold(const struct why *w)
              (long long)w->p->tp * w->p->cp * w->p->dp);
 }
 
+static void why_ep_mesh_etp(const struct why *w)
+{
+    snprintf(w->buf, w->n, "ep-mesh-etp: the stack's expert mesh runs etp 1 "
+             "or etp = tp (%d), and tp when ep is 1 (ep %d, etp %d)",
+             (int)w->p->tp, (int)w->p->ep, (int)w->p->etp);
+}
+
+static void why_ep_mesh_fold(const struct why *w)
+{
+    const struct plan *p = w->p;
+    snprintf(w->buf, w->n, "ep-mesh-fold: ep*etp (%lld) does not divide the "
+             "FSDP-sharded ranks x cp x tp (%lld x %d x %d) the stack's "
+             "expert mesh is cut from", (long long)p->ep * p->etp,
+             (long long)fsdp_shard(p), (int)p->cp, (int)p->tp);
+}
+
 static void why_ep_sp(const struct why *w)
 {
     snprintf(w->buf, w->n, "ep-sp: expert parallelism with tp (%d) > 1 needs "
@@ -557,6 +604,8 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_OVERLAP_DP] = why_overlap_dp, [PLAN_RULE_REPLICAS] = why_replicas,
     [PLAN_RULE_EP_DENSE] = why_ep_dense, [PLAN_RULE_EP_EXPERTS] = why_ep_experts,
     [PLAN_RULE_ETP_FFN] = why_etp_ffn, [PLAN_RULE_EP_FOLD] = why_ep_fold,
+    [PLAN_RULE_EP_MESH_ETP] = why_ep_mesh_etp,
+    [PLAN_RULE_EP_MESH_FOLD] = why_ep_mesh_fold,
     [PLAN_RULE_EP_SP] = why_ep_sp, [PLAN_RULE_STACK_EP] = why_stack_ep,
     [PLAN_RULE_EPO_EP] = why_epo, [PLAN_RULE_EPO_RECOMPUTE] = why_epo,
     [PLAN_RULE_EPO_SCHEDULE] = why_epo, [PLAN_RULE_STACK_EPO] = why_epo,

@@ -103,6 +103,10 @@ enum plan_rule {
     PLAN_RULE_EP_EXPERTS,       /* experts divisible by ep */
     PLAN_RULE_ETP_FFN,          /* the expert FFN divisible by etp */
     PLAN_RULE_EP_FOLD,          /* ep * etp divides tp * cp * dp */
+    PLAN_RULE_EP_MESH_ETP,      /* FSDP expert mesh: etp is 1 or tp, and
+                                   tp when ep is 1 */
+    PLAN_RULE_EP_MESH_FOLD,     /* FSDP expert mesh: ep * etp divides the
+                                   FSDP-sharded ranks x cp x tp */
     PLAN_RULE_EP_SP,            /* MoE with tp > 1 needs sp */
     PLAN_RULE_STACK_EP,         /* the stack has no expert parallelism */
     PLAN_RULE_EPO_EP,           /* all-to-all overlap needs ep > 1 */
@@ -111,6 +115,12 @@ enum plan_rule {
     PLAN_RULE_STACK_EPO,        /* the stack cannot overlap them */
     PLAN_RULE_COUNT
 };
+
+/* How a stack lays out the expert-parallel ranks: Megatron-Core's folding
+ * over the tp * cp * dp GPUs of a stage (plan_edp), or torchtitan's expert
+ * mesh, cut from the FSDP-sharded ranks, cp and tp (plan_check_ep_mesh). */
+enum plan_ep_mesh { PLAN_EP_MESH_MEGATRON, PLAN_EP_MESH_FSDP,
+                    PLAN_EP_MESH_COUNT };
 
 struct plan_limits {            /* what the rules need to know of the system
                                    and the stack (spaces/stack.h) */
@@ -126,6 +136,7 @@ struct plan_limits {            /* what the rules need to know of the system
     bool stack_cp;              /* it has context parallelism (cp > 1) */
     bool stack_ep;              /* it has expert parallelism (ep > 1) */
     bool stack_epo;             /* it overlaps MoE all-to-alls (epo) */
+    enum plan_ep_mesh ep_mesh;  /* its expert layout (0: Megatron's) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
  * (struct plan_limits){ .tp_domain = 8, PLAN_ANY_STACK }. */
@@ -170,10 +181,22 @@ static inline bool plan_is_moe_shaped(const struct plan *p)
 {
     return p->ep > 1 || p->etp > 1 || p->epo;
 }
+/* Whether the moe group runs on a plan: when it is MoE-shaped, and on an
+ * FSDP expert mesh also for a model with experts and tp > 1 (ep-mesh-etp:
+ * there ep 1 and etp 1 is no plan the stack runs). */
+static inline bool plan_moe_checked(const struct plan *p, const struct model *m,
+                                    const struct plan_limits *lim)
+{
+    return plan_is_moe_shaped(p) || (lim->ep_mesh == PLAN_EP_MESH_FSDP &&
+                                     m->moe.experts > 0 && p->tp > 1);
+}
 /* moe: ep-dense ... stack-epo; reads tp, cp, dp, pp, vpp, sp, recompute,
- * ep, etp, epo. */
+ * zero, replicas, ep, etp, epo. */
 enum plan_rule plan_check_moe(const struct plan *p, const struct model *m,
                               const struct plan_limits *lim);
+/* The FSDP expert mesh's rules alone (ep-mesh-etp, ep-mesh-fold), as
+ * plan_check_moe runs them under PLAN_EP_MESH_FSDP. */
+enum plan_rule plan_check_ep_mesh(const struct plan *p);
 /* batch: gbs-dp, vpp-pp, vpp-microbatches, layers-pp, stack-schedule;
  * reads dp, mbs, pp, vpp, pp_first, pp_last. */
 enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,

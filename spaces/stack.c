@@ -83,7 +83,7 @@ static const char *const stack_fields[] = {
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
     "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
-    "moe_dispatcher", "moe_a2a_overlap",
+    "moe_dispatcher", "moe_a2a_overlap", "ep_mesh",
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
@@ -321,17 +321,25 @@ static int read_lists(struct stack *s, const struct conf_group *g,
          ? TPL_ECONFIG : 0;
 }
 
+static const char *const ep_mesh_names[PLAN_EP_MESH_COUNT] = {
+    [PLAN_EP_MESH_MEGATRON] = "megatron", [PLAN_EP_MESH_FSDP] = "fsdp",
+};
+
 /* Optional: a stack file that does not say dispatches by all-to-all, the
  * dispatcher of every stack with expert parallelism here (spaces/job.h),
- * and does not overlap it with computation (moe_a2a_overlap). */
+ * does not overlap it with computation (moe_a2a_overlap) and folds the
+ * expert ranks as Megatron-Core does (ep_mesh, spaces/plan.h). */
 static int read_moe(struct stack *s, const struct conf_group *g,
                     struct tpl_err *err)
 {
-    int d = JOB_MOE_ALLTOALL;
-    if (conf_has(g, "moe_dispatcher") &&
-        conf_enum(g, "moe_dispatcher", moe_names, JOB_MOE_COUNT, &d, err))
+    int d = JOB_MOE_ALLTOALL, mesh = PLAN_EP_MESH_MEGATRON;
+    if ((conf_has(g, "moe_dispatcher") &&
+         conf_enum(g, "moe_dispatcher", moe_names, JOB_MOE_COUNT, &d, err)) ||
+        (conf_has(g, "ep_mesh") &&
+         conf_enum(g, "ep_mesh", ep_mesh_names, PLAN_EP_MESH_COUNT, &mesh, err)))
         return TPL_ECONFIG;
     s->moe_dispatch = (enum job_moe_dispatch)d;
+    s->ep_mesh = (enum plan_ep_mesh)mesh;
     s->moe_a2a_overlap = false;
     return conf_has(g, "moe_a2a_overlap") &&
            conf_bool(g, "moe_a2a_overlap", &s->moe_a2a_overlap, err)
@@ -405,6 +413,7 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_cp = s->cp_comm != JOB_CP_NONE;
     lim->stack_ep = s->moe_dispatch != JOB_MOE_NONE;
     lim->stack_epo = lim->stack_ep && s->moe_a2a_overlap;
+    lim->ep_mesh = s->ep_mesh;
 }
 
 void stack_plan_defaults(const struct stack *s, struct plan *p)

@@ -66,6 +66,7 @@ struct stack {                  /* a plain value */
     enum job_moe_dispatch moe_dispatch; /* its MoE token dispatcher
                                            (none: no expert parallelism) */
     bool moe_a2a_overlap;       /* it can overlap the all-to-alls (epo) */
+    enum plan_ep_mesh ep_mesh;  /* how it lays out the expert ranks */
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
     double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
                                    as fractions (predictor/pred.h

@@ -291,7 +291,7 @@ expect export-moe-titan-mixtral exit=1 stdout= \
 run_tp export --framework torchtitan --model qwen3-30b-a3b --seq 4096 \
     --gbs 512 --tp 2 --pp 1 --dp 32 --ep 8 --etp 1 --sp --zero 0
 expect export-moe-titan-ep-ddp exit=1 stdout= \
-    'stderr~torchtitan takes ep from the FSDP-sharded ranks: dp_shard x cp x tp / etp = 2, which ep 8 does not divide'
+    'stderr~ep-mesh-fold: ep.etp .8. does not divide the FSDP-sharded ranks x cp x tp .1 x 1 x 2.'
 run_tp export --framework megatron --model gpt-oss-120b --seq 4096 --gbs 256 \
     --tp 2 --pp 1 --dp 32 --ep 8 --etp 2 --sp --zero 1
 expect export-moe-megatron-bias-etp exit=1 stdout= \

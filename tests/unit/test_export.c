@@ -257,12 +257,16 @@ Test(export, torchtitan_mesh)
     struct plan p = moe_plan(4, 1, 8, 1, 1);
     char why[256];
     struct pred_result r = { .rule = PLAN_OK };
-    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "etp (1) must be tp (4)");
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "ep-mesh-etp: the stack's "
+               "expert mesh runs etp 1 or etp = tp (4), and tp when ep is 1 "
+               "(ep 1, etp 1)");
     p.ep = 8;
     p.etp = 2;
-    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "etp 1 or etp = tp (4), not 2");
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "etp 1 or etp = tp (4), "
+               "and tp when ep is 1 (ep 8, etp 2)");
     p.etp = 1;                  /* DDP: dp_shard 1, tp 4: ep 8 has no room */
-    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "= 4, which ep 8 does not divide");
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "ep-mesh-fold: ep*etp (8) "
+               "does not divide the FSDP-sharded ranks x cp x tp (1 x 1 x 4)");
     p.zero = 3;                 /* FSDP over 8: 8 x 4 ranks */
     cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
                                      sizeof why), 0, "%s", why);

@@ -153,6 +153,46 @@ Test(moe, rules)
     cr_assert_str_eq(plan_rule_name(PLAN_RULE_STACK_EP), "stack-ep");
 }
 
+/* torchtitan's expert mesh (ep_mesh fsdp): with tp 4 on a MoE model, ep 1
+ * needs etp = tp (the experts split over the tp mesh), so plain tp4 is
+ * refused although no MoE dimension is set; etp 2 is neither 1 nor tp;
+ * ep 8 x etp 1 must divide dp_shard x cp x tp: under DDP 1 x 1 x 4 = 4
+ * (refused), under FSDP over dp 16: 16 x 4 = 64 (runs), HSDP with 4
+ * replicas: 4 x 4 = 16 (runs), with 8: 2 x 4 = 8 (runs), 16: 1 x 4 (no).
+ * Megatron's folding takes tp cp dp = 64 for all of these. */
+Test(moe, fsdp_expert_mesh_rules)
+{
+    struct model mx = load_model("qwen3-30b-a3b"), ll = load_model("llama3-8b");
+    struct job j = make_job(4096, 256);
+    struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK,
+                               .ep_mesh = PLAN_EP_MESH_FSDP };
+    struct plan p = make_plan(4, 1, 16, 1);
+    char why[256];
+    p.sp = true;
+    cr_assert_eq(plan_check(&p, &ll, &j, &lim), PLAN_OK);   /* dense: no rule */
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_MESH_ETP);
+    p.etp = 4;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_OK);
+    p.ep = 8;
+    p.etp = 2;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_MESH_ETP);
+    p.etp = 1;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_RULE_EP_MESH_FOLD);
+    plan_rule_explain(PLAN_RULE_EP_MESH_FOLD, &p, &mx, &j, &lim, why, sizeof why);
+    cr_assert(strstr(why, "ep*etp (8)") && strstr(why, "(1 x 1 x 4)"), "%s", why);
+    p.zero = 3;
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_OK);
+    for (int r = 4, want[] = { PLAN_OK, PLAN_OK, PLAN_RULE_EP_MESH_FOLD }, k = 0;
+         r <= 16; r *= 2, k++) {
+        p.replicas = r;
+        cr_assert_eq(plan_check(&p, &mx, &j, &lim), want[k], "replicas %d", r);
+    }
+    p.replicas = 16;
+    lim.ep_mesh = PLAN_EP_MESH_MEGATRON;        /* 4 x 16 = 64 ranks fold */
+    cr_assert_eq(plan_check(&p, &mx, &j, &lim), PLAN_OK);
+    cr_assert_str_eq(plan_rule_name(PLAN_RULE_EP_MESH_FOLD), "ep-mesh-fold");
+}
+
 /* Balanced routing: 1 + sqrt(2 ln ep) sqrt((1 - 1/ep) / T_e); none at ep 1;
  * capped by a capacity factor. */
 Test(moe, imbalance_law)

@@ -226,8 +226,10 @@ static uint64_t count_rules(const struct pred_ctx *c, const struct space *s,
 /* The search keeps the answers of rule groups per block and skips blocks
  * that break a block rule whole (search/search.c): every rule's count per
  * GPU count must still be the one plan_check gives plan by plan, for a
- * dense model and a MoE one, under limits that refuse some of everything. */
-static void rules_agree(const char *model, int64_t seq, int32_t moe)
+ * dense model and a MoE one (on either expert layout), under limits that
+ * refuse some of everything. */
+static void rules_agree(const char *model, int64_t seq, int32_t moe,
+                        enum plan_ep_mesh mesh)
 {
     static const int64_t gpus[] = { 16, 24, 64 };
     static const int32_t tp[] = { 1, 2, 3, 4, 8, 16 }, cp[] = { 1, 2, 4 },
@@ -242,6 +244,7 @@ static void rules_agree(const char *model, int64_t seq, int32_t moe)
     c.limits.stack_zero_pp = 2;
     c.limits.stack_interleaved = false;
     c.limits.stack_cp = seq > 4096;
+    c.limits.ep_mesh = mesh;
     list(&s, PLAN_DIM_TP, 6, tp);
     list(&s, PLAN_DIM_CP, 3, cp);
     list(&s, PLAN_DIM_PP, 6, pp);
@@ -273,12 +276,19 @@ static void rules_agree(const char *model, int64_t seq, int32_t moe)
 
 Test(search, rule_counts_agree_with_plan_check_dense)
 {
-    rules_agree("llama3-8b", 8192, 0);
+    rules_agree("llama3-8b", 8192, 0, PLAN_EP_MESH_MEGATRON);
 }
 
 Test(search, rule_counts_agree_with_plan_check_moe)
 {
-    rules_agree("mixtral-8x7b", 4096, 1);
+    rules_agree("mixtral-8x7b", 4096, 1, PLAN_EP_MESH_MEGATRON);
+}
+
+/* torchtitan's expert mesh: its rules also refuse plans with no MoE
+ * dimension set (tp > 1, ep 1, etp 1), which the block walk must count. */
+Test(search, rule_counts_agree_with_plan_check_fsdp_mesh)
+{
+    rules_agree("mixtral-8x7b", 4096, 1, PLAN_EP_MESH_FSDP);
 }
 
 static void assert_same(const struct search_result *a, const struct search_result *b,
