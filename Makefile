@@ -196,13 +196,16 @@ BASELINE ?= bench/validate-baseline.json
 # Every source's rows, MAPE, bias, memory MAPE, OOM agreement and ranking,
 # and the overall figures, each against its tolerance (fidelity/fidelity.h).
 validate: deps all
+	@$(MAKE) --no-print-directory deps DEB_PKGS=jq
 	@if [ ! -f "$(RUNS)" ]; then \
 	    if [ "$$CI" = true ]; then \
 	        echo "validate: $(RUNS) absent: CI=true needs the shared data"; exit 1; fi; \
 	    echo "validate: $(RUNS) absent, skipped"; exit 0; fi; \
 	./$(PROG) validate $(RUNS) --format json -o build/validate.json --baseline $(BASELINE) && \
 	./$(PROG) validate $(RUNS) | sed -n '/^iteration time/,$$p' && \
-	./$(PROG) validate $(RUNS) --cv source
+	./$(PROG) validate $(RUNS) --cv source && \
+	./$(PROG) validate $(RUNS) -o /dev/null --write-baseline build/validate-figures.json && \
+	sh bench/targets.sh build/validate-figures.json build/validate.json
 
 # ---- mutation benchmark: how many deliberate slips the unit tests catch ----
 mutate: deps

@@ -75,3 +75,34 @@ if need_shared cv-shared runs-dev.csv; then
     # it finds another attention share (not the presets' 0.523)
     expect cv-dev-refit 'grep -q "^nemo_longseq,17,[0-9.]*,0\.[0-46-9]" "$T_OUT"'
 fi
+
+# bench/targets.sh on hand-made figures: a bound met, one missed, a
+# source picked by a "*" rule (>= 4 timed rows, not named on its own), a
+# figure absent, and the rows that ran but are called out of memory
+if command -v jq >/dev/null; then
+    cat >"$T_TMP/figs.json" <<'JSON'
+{"command": "hand-made", "overall": {"cv_mape_pct": 7.9, "cv_bias_pct": -3.5,
+ "mem_mape_pct": 8.2},
+ "sources": {"narayanan21": {"timed_rows": 22, "cv_mape_pct": 4.99},
+             "x": {"timed_rows": 4, "cv_mape_pct": 12.5, "mape_pct": 1},
+             "y": {"timed_rows": 3, "cv_mape_pct": 50}}}
+JSON
+    cat >"$T_TMP/rows.json" <<'JSON'
+{"rows": [{"source": "x", "oom": false, "predicted_fits": false, "predicted_iter_s": 1},
+          {"source": "x", "oom": false, "predicted_fits": false, "predicted_iter_s": 2},
+          {"source": "y", "oom": true, "predicted_fits": false, "predicted_iter_s": 3}]}
+JSON
+    sh bench/targets.sh "$T_TMP/figs.json" "$T_TMP/rows.json" >"$T_OUT" 2>"$T_ERR"
+    T_RC=$? T_CMD="sh bench/targets.sh figs.json rows.json"
+    expect targets-report 'exit=0' \
+        'stdout~overall held-out MAPE <= 8: 7.9  met' \
+        'stdout~overall held-out bias .<=. 3: -3.5  NOT MET' \
+        'stdout~narayanan21 held-out MAPE <= 5: 4.99  met' \
+        'stdout~>= 4 timed rows: x <= 12: 12.5  NOT MET' \
+        '! grep -q ": y <= 12" "$T_OUT"' \
+        'stdout~vtrain held-out MAPE <= 8: -  NOT MET' \
+        'stdout~called out of memory <= 1: 2  NOT MET' \
+        'stdout~OOM agreement of every source with OOM rows: y >= 95: -  NOT MET'
+else
+    skip targets-report "jq absent (make validate installs it)"
+fi
