@@ -43,11 +43,10 @@ static const char usage[] =
 "90th percentiles of the signed error predicted / measured - 1 of its\n"
 "timed rows, each source predicted with the constants fitted without it;\n"
 "a stack with fewer than 20 such rows gets the band of all rows, its\n"
-"width scaled by 1.5 about its centre. Then the two efficiencies of the\n"
-"systems without kernel samples (efficiency.calibrated = false) that no\n"
-"source gives, fitted on their timed rows: attn (attn_bwd x 0.726) and\n"
-"gemm_fp8_cs (FP8 GEMMs with current / MXFP8 scaling), with each source\n"
-"predicted with them fitted without it.\n";
+"width scaled by 1.5 about its centre. Then the efficiency of the systems\n"
+"without kernel samples (efficiency.calibrated = false) that no source\n"
+"gives, fitted on their timed rows: gemm_fp8_cs (FP8 GEMMs with current /\n"
+"MXFP8 scaling), with each source predicted with it fitted without it.\n";
 
 enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_CHART,
        OPT_HELP };
@@ -116,9 +115,8 @@ static void calibrate_reserves(const struct runs *runs, const char *path)
     fid_report_free(v);
 }
 
-/* The uncalibrated systems' attention and FP8 GEMM efficiencies fitted on
- * all their rows, and each source's rows predicted with them fitted
- * without it (fidelity/tune.c). */
+/* The uncalibrated systems' FP8 GEMM factor fitted on all their rows, and
+ * each source's rows predicted with it fitted without it (fidelity/tune.c). */
 static void calibrate_tune(const struct runs *runs, const char *path)
 {
     struct fid_tune t;
@@ -126,14 +124,14 @@ static void calibrate_tune(const struct runs *runs, const char *path)
     int n, k;
     if (fid_fit_tune(runs, NULL, &t, &n))
         return;
-    printf("uncalibrated systems: attn = %.3f; attn_bwd = %.3f; gemm_fp8_cs = %.3f;"
+    printf("uncalibrated systems: gemm_fp8_cs = %.3f;"
            "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
-           t.attn, t.attn * FID_TUNE_ATTN_BWD, t.gemm_fp8_cs, n, path);
+           t.gemm_fp8_cs, n, path);
     k = fid_tune_cv(runs, cv, 64);
     for (int i = 0; i < k; i++)
-        printf("  held out %-18s %3d rows  attn %.3f gemm_fp8_cs %.3f  MAPE in-sample "
+        printf("  held out %-18s %3d rows  gemm_fp8_cs %.3f  MAPE in-sample "
                "%.1f -> held-out %.1f %%  bias %+.1f -> %+.1f %%\n", cv[i].source,
-               cv[i].n, cv[i].fit.attn, cv[i].fit.gemm_fp8_cs, cv[i].mape_before,
+               cv[i].n, cv[i].fit.gemm_fp8_cs, cv[i].mape_before,
                cv[i].mape_held, cv[i].bias_before, cv[i].bias_held);
 }
 

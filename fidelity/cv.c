@@ -15,8 +15,8 @@
  * on them, host_us runs to the bracket's end (200 us) and vTrain's held-out
  * MAPE to 122 %. The fit reads the asynchronous rows only; the blocking
  * rows are predicted with its value.
- * The other constants fitted on runs are the two efficiencies of the
- * systems without kernel samples (fidelity/tune.c).
+ * The other constant fitted on runs is the FP8 factor of the systems
+ * without kernel samples (fidelity/tune.c).
  * Cross-validation leaves one source out at a time, refits every constant
  * fitted on runs on the others and predicts the source left out, so the
  * figure quoted for a source is one its own rows never tuned. */
@@ -89,7 +89,7 @@ void fid_fit_runs(const struct runs *runs, const char *exclude,
 {
     f->host_us = fid_fit_host_us(runs, exclude, &f->host_rows);
     if (fid_fit_tune(runs, exclude, &f->tune, &f->tune_rows))
-        f->tune.attn = f->tune.gemm_fp8_cs = -1;
+        f->tune.gemm_fp8_cs = -1;
 }
 
 /* The fit without 'source': the full fit where the source fed neither
@@ -106,14 +106,14 @@ static void fit_without(const struct runs *runs, const struct fid_report *all,
     if (host)
         f->host_us = fid_fit_host_us(runs, source, &f->host_rows);
     if (tune && fid_fit_tune(runs, source, &f->tune, &f->tune_rows))
-        f->tune.attn = f->tune.gemm_fp8_cs = -1;
+        f->tune.gemm_fp8_cs = -1;
 }
 
 struct fid_report *fid_report_fitted(const struct runs *runs, const char *source,
                                      const struct fid_fit *f)
 {
     return fid_report_new_tuned(runs, source, f->host_us,
-                                f->tune.attn < 0 ? NULL : &f->tune);
+                                f->tune.gemm_fp8_cs < 0 ? NULL : &f->tune);
 }
 
 struct fid_report *fid_cv_next(struct fid_cv_iter *it)
@@ -172,5 +172,5 @@ void fid_cv_overall(const struct fid_cv_row *rows, int n, struct fid_cv_row *all
     all->source = "all";
     all->in_sample = pooled(rows, n, false);
     all->held_out = pooled(rows, n, true);
-    all->fit.host_us = all->fit.tune.attn = all->fit.tune.gemm_fp8_cs = -1;
+    all->fit.host_us = all->fit.tune.gemm_fp8_cs = -1;
 }

@@ -128,23 +128,18 @@ void fid_groups_build(struct fid_report *v);
 #define FID_HOST_MAX_US 200.0
 double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows);
 
-/* ---- the uncalibrated systems' efficiencies fitted on runs (fidelity/tune.c) ---- */
+/* ---- the uncalibrated systems' FP8 factor fitted on runs (fidelity/tune.c) ---- */
 
-/* The two kernel efficiencies of the systems without kernel samples
- * (dgx-b200, gb200-nvl72: efficiency.calibrated = false) that no source
- * gives: the flash-attention share of the 16-bit peak (forward; the
- * backward at FID_TUNE_ATTN_BWD of it) and the FP8 GEMM factor with
- * current or MXFP8 scaling (gemm_fp8_cs: the share relative to 16-bit
- * reached by Transformer Engine's FP8 GEMMs with their scaling passes). Fitted together on the timed rows of those systems. */
-#define FID_TUNE_ATTN_BWD 0.726 /* perlmutter-a100 fit's bwd / fwd (0.494 / 0.680),
-                                   as the H100 / H200 presets carry it */
-#define FID_TUNE_ATTN_LO 0.20
-#define FID_TUNE_ATTN_HI 0.90
+/* The kernel efficiency of the systems without kernel samples (dgx-b200,
+ * gb200-nvl72: efficiency.calibrated = false) that no source gives: the
+ * FP8 GEMM factor with current or MXFP8 scaling (gemm_fp8_cs: the share
+ * relative to 16-bit reached by Transformer Engine's FP8 GEMMs with their
+ * scaling passes), fitted on the timed rows of those systems. Their
+ * attention share is a published figure (the presets' attn). */
 #define FID_TUNE_FP8_LO 0.30
 #define FID_TUNE_FP8_HI 1.00
 
 struct fid_tune {
-    double attn;                /* efficiency.attn (attn_bwd follows) */
     double gemm_fp8_cs;         /* efficiency.gemm_fp8_cs */
 };
 
@@ -171,7 +166,7 @@ int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 struct fid_fit {                /* the constants fitted on runs */
     double host_us;             /* eager host time (-1: nothing to fit) */
     int host_rows;              /* rows the host fit saw */
-    struct fid_tune tune;       /* uncalibrated efficiencies (-1: none) */
+    struct fid_tune tune;       /* uncalibrated FP8 factor (-1: none) */
     int tune_rows;              /* rows the efficiency fit saw */
 };
 

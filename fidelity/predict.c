@@ -229,11 +229,9 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
     return NULL;
 }
 
-/* The uncalibrated fit's efficiencies into hw (fidelity/tune.c). */
+/* The uncalibrated fit's FP8 factor into hw (fidelity/tune.c). */
 static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
 {
-    hw->eff_attn = t->attn;
-    hw->eff_attn_bwd = t->attn * FID_TUNE_ATTN_BWD;
     hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
 }
 

@@ -1,18 +1,14 @@
-/* fidelity/tune.c: the efficiencies of the systems without kernel samples,
- * fitted on published runs, and their cross-validation by source (see
+/* fidelity/tune.c: the FP8 factor of the systems without kernel samples,
+ * fitted on published runs, and its cross-validation by source (see
  * fidelity.h).
  *
  * dgx-b200 and gb200-nvl72 have no kernel samples (shared/data/kernel-
  * samples has none for Blackwell), so calibrate cannot fit them as it fits
  * the H100's. Their GEMM share of peak is the measured MAMF (hardware-
  * facts.md sec. 6.1); their memory-bound shares, launch gap and GEMM size
- * at half efficiency are carried over from the H100 fit (the preset files
- * say how). Two numbers remain that no source gives:
- *  - attn: Blackwell runs cuDNN's fused attention (Transformer Engine's
- *    fused_attn backend; FlashAttention-3 is Hopper-only, Shah et al. 2024
- *    sec. 1), whose share of peak no source in hardware-facts.md states;
- *    the backward keeps the forward ratio the H100 presets carry
- *    (FID_TUNE_ATTN_BWD).
+ * at half efficiency are carried over from the H100 fit; their attention
+ * share is cuDNN's published rate (the preset files say how). One number
+ * remains that no source gives:
  *  - gemm_fp8_cs: the FP8 GEMM's share relative to BF16 with current or
  *    MXFP8 scaling, what the NeMo 25.x tables and Megatron's MoE recipes
  *    run on Blackwell (fidelity/predict.c row_fp8). The MAMF ratio
@@ -28,15 +24,13 @@
  *    gemm_fp8, the MAMF ratio: its scales come from the amax history, no
  *    pass before the cast.
  * The objective is the MAPE of the uncalibrated systems' timed, predicted
- * rows; coordinate descent, a golden-section search on each number in
- * turn (Press et al., Numerical Recipes, 3rd ed., sec. 10.2 and 10.7),
- * FID_TUNE_ROUNDS rounds from the presets' values. */
+ * rows; a golden-section search (Press et al., Numerical Recipes, 3rd ed.,
+ * sec. 10.2) over [FID_TUNE_FP8_LO, FID_TUNE_FP8_HI]. */
 #include "fidelity/fidelity.h"
 
 #include <math.h>
 #include <string.h>
 
-#define FID_TUNE_ROUNDS 4
 #define FID_TUNE_STEPS 30       /* each bracket shrinks to 0.618^30 */
 
 /* MAPE and bias of the uncalibrated, timed, predicted rows of 'source'
@@ -69,42 +63,30 @@ static double objective(const struct runs *runs, const char *exclude,
     return mape;
 }
 
-/* Golden-section search of *x in [a, b], the rest of t held. */
-static void golden(const struct runs *runs, const char *exclude,
-                   struct fid_tune *t, double *x, double a, double b)
+int fid_fit_tune(const struct runs *runs, const char *exclude,
+                 struct fid_tune *t, int *n_rows)
 {
     const double g = (sqrt(5.0) - 1) / 2;
-    double x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2;
-    *x = x1, f1 = objective(runs, exclude, t);
-    *x = x2, f2 = objective(runs, exclude, t);
+    double a = FID_TUNE_FP8_LO, b = FID_TUNE_FP8_HI, mape, bias, f1, f2;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    t->gemm_fp8_cs = -1;
+    *n_rows = uncal_err(runs, NULL, exclude, NULL, &mape, &bias);
+    if (*n_rows == 0)
+        return -1;
+    t->gemm_fp8_cs = x1, f1 = objective(runs, exclude, t);
+    t->gemm_fp8_cs = x2, f2 = objective(runs, exclude, t);
     for (int k = 0; k < FID_TUNE_STEPS; k++) {
         if (f1 <= f2) {                 /* the minimum is in [a, x2] */
             b = x2, x2 = x1, f2 = f1;
             x1 = b - g * (b - a);
-            *x = x1, f1 = objective(runs, exclude, t);
+            t->gemm_fp8_cs = x1, f1 = objective(runs, exclude, t);
         } else {                        /* in [x1, b] */
             a = x1, x1 = x2, f1 = f2;
             x2 = a + g * (b - a);
-            *x = x2, f2 = objective(runs, exclude, t);
+            t->gemm_fp8_cs = x2, f2 = objective(runs, exclude, t);
         }
     }
-    *x = (a + b) / 2;
-}
-
-int fid_fit_tune(const struct runs *runs, const char *exclude,
-                 struct fid_tune *t, int *n_rows)
-{
-    double mape, bias;
-    t->attn = -1, t->gemm_fp8_cs = -1;
-    *n_rows = uncal_err(runs, NULL, exclude, NULL, &mape, &bias);
-    if (*n_rows == 0)
-        return -1;
-    t->attn = (FID_TUNE_ATTN_LO + FID_TUNE_ATTN_HI) / 2;
-    t->gemm_fp8_cs = (FID_TUNE_FP8_LO + FID_TUNE_FP8_HI) / 2;
-    for (int r = 0; r < FID_TUNE_ROUNDS; r++) {
-        golden(runs, exclude, t, &t->gemm_fp8_cs, FID_TUNE_FP8_LO, FID_TUNE_FP8_HI);
-        golden(runs, exclude, t, &t->attn, FID_TUNE_ATTN_LO, FID_TUNE_ATTN_HI);
-    }
+    t->gemm_fp8_cs = (a + b) / 2;
     return 0;
 }
 
