@@ -76,6 +76,10 @@ struct fid_report {             /* fid_report_new / fid_report_free; read-only *
 
 /* The plan a run row names. */
 void fid_run_plan(const struct run_row *r, struct plan *p);
+/* The model a run row names: its shape columns with RUNS.md's family
+ * defaults (dense rows), or the preset of its mixture of experts. NULL, or
+ * why the row has no model. */
+const char *fid_run_model(const struct run_row *r, struct model *m);
 
 /* Predict every row (of 'source' only, when non-NULL). Rows that cannot be
  * predicted are kept with their reason. The runs must outlive the report. */

@@ -1,6 +1,6 @@
 /* fidelity/predict.c: each row of a runs file becomes a model (its shape
  * columns, with the family defaults of RUNS.md: GLU rows are Llama-style,
- * others GPT-style, BLOOM with ALiBi and no dropout), a plan and a job on
+ * others GPT-style, BLOOM with ALiBi; dropout as Megatron sets it), a plan and a job on
  * its system preset and its stack preset (the row's 'stack' column,
  * RUNS.md "Stacks"), and is predicted. What the software did that a row
  * does not say (flash attention or not, dropout, overlapped gradient
@@ -89,9 +89,6 @@ static const struct hw_system *system_for_row(struct systems *v,
 
 /* ---- one row ---- */
 
-/* BLOOM's model runs without dropout: hidden and attention dropout 0.0
- * (bigscience-workshop/bigscience train/tr11-176B-ml/README.md, the
- * training arguments); GPT-3-style models keep Megatron's 0.1. */
 /* A mixture-of-experts row: the schema keeps only the routed experts'
  * shape (RUNS.md, "Conventions for these rows": MLA, shared experts,
  * dense-first layers, MTP, head widths and sliding windows are not
@@ -117,7 +114,16 @@ static const char *row_moe_model(const struct run_row *r, struct model *m)
            "keeps only its routed experts' shape)";
 }
 
-static const char *row_model(const struct run_row *r, struct model *m)
+/* Dropout: every dense row's model has Megatron's --hidden-dropout and
+ * --attention-dropout of 0.1 (megatron/arguments.py defaults) and its stack
+ * says whether they run (spaces/stacks: megatron-core runs none). BLOOM's
+ * training too: "The default Megatron-LM dropout settings are inherited:
+ * --attention-dropout 0.1 --hidden-dropout default=0.1" (bigscience-
+ * workshop/bigscience train/tr11-176B-ml/README.md, "Optimizer"), and its
+ * launch script tr11-176B-ml.slurm sets neither flag; the 0.0 of the
+ * released config.json is the inference model's. The prequel's topology
+ * search ran the same Megatron-DeepSpeed scripts. */
+const char *fid_run_model(const struct run_row *r, struct model *m)
 {
     bool bloom = !strncasecmp(r->model, "bloom", 5);
     if (r->moe_experts > 0)
@@ -131,7 +137,7 @@ static const char *row_model(const struct run_row *r, struct model *m)
     m->ffn_hidden = r->ffn_hidden;
     m->vocab = r->vocab;
     m->glu = r->glu;
-    m->dropout = !bloom;
+    m->dropout = true;          /* the stack decides (above) */
     if (r->glu) {               /* Llama family (RUNS.md "glu by family") */
         m->norm = MODEL_NORM_RMSNORM;
         m->position = MODEL_POS_ROPE;
@@ -218,7 +224,7 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
                              const struct stack **st, char *buf, size_t n)
 {
     const char *why = unsupported(r);
-    if (why || (why = row_model(r, m)))
+    if (why || (why = fid_run_model(r, m)))
         return why;
     if (!(*hw = system_for_row(sys, r)))
         return snprintf(buf, n, "unknown system '%s' (no preset)", r->system),

@@ -217,8 +217,7 @@ Test(fidelity, row_gpu_picks_its_preset)
 /* BLOOM's rows ran with CUDA_LAUNCH_BLOCKING=1 (fidelity/predict.c
  * row_launch): T-04 of small.csv under megatron-lm-2021 (host 65.6 us a
  * kernel) renamed to a BLOOM model is flagged, left out of the host fit,
- * and slower: its host time is added, not hidden behind the GPU's (the
- * BLOOM model also runs without dropout, which saves less than that). */
+ * and slower: its host time is added, not hidden behind the GPU's. */
 Test(fidelity, bloom_rows_block_launches)
 {
     double pred[2];
@@ -241,6 +240,30 @@ Test(fidelity, bloom_rows_block_launches)
         runs_release(&runs);
     }
     cr_assert_gt(pred[1], pred[0]);
+}
+
+/* BLOOM trained with Megatron's default dropout, 0.1 hidden and attention
+ * (bigscience tr11-176B-ml/README.md: "The default Megatron-LM dropout
+ * settings are inherited"): a BLOOM row's model keeps it, with ALiBi and no
+ * position table; a Llama-family row (glu) gets RMSNorm and RoPE. */
+Test(fidelity, run_model_family_defaults)
+{
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct model m;
+    cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
+                 "%s", err.msg);
+    snprintf(runs.rows[3].model, sizeof runs.rows[3].model, "BLOOM-x");
+    cr_assert_null(fid_run_model(&runs.rows[3], &m));
+    cr_assert(m.dropout && m.bias && m.tied_embeddings);
+    cr_assert_eq(m.position, MODEL_POS_ALIBI);
+    cr_assert_eq(m.position_table, 0);
+    cr_assert_eq(m.hidden, 2048);
+    cr_assert_null(fid_run_model(&runs.rows[0], &m));
+    cr_assert_eq(m.position, MODEL_POS_ROPE);
+    cr_assert_eq(m.norm, MODEL_NORM_RMSNORM);
+    cr_assert_not_null(fid_run_model(&runs.rows[5], &m));    /* test-moe */
+    runs_release(&runs);
 }
 
 /* MAPE of the host-bound timed rows with the eager host time h (those the

@@ -53,6 +53,8 @@ Test(model, bloom_176b)
     /* BigScience BLOOM paper Table 1: 176,247 M parameters; the model file
      * leaves out the embedding layer norm (2h = 28,672) */
     cr_assert_eq(model_params(&m) + 2 * m.hidden, 176247271424LL);
+    /* trained with Megatron's inherited dropout 0.1 (tr11-176B-ml README) */
+    cr_assert(m.dropout);
 }
 
 Test(model, gqa_kv_dim)
