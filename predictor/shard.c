@@ -65,7 +65,17 @@
  * nodes (kernel.c); and its hooks release a module's parameters after
  * every forward call (partitioned_param_coordinator.py release_sub_module),
  * so with full recompute the rebuilt forward gathers them again before
- * the backward's own gather.
+ * the backward's own gather. Each of those gathers lands in a list of d
+ * per-rank views of one flat buffer (partition_parameters.py
+ * _allgather_param / _allgather_params: partitions.append(flat_tensor.
+ * narrow(0, partition_size * i, partition_size)) for i < world_size, then
+ * torch.distributed.all_gather(partitions, ...)); PyTorch's NCCL process
+ * group gathers into a flat buffer of its own and copies it out one output
+ * tensor at a time (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+ * allgather: "Copy the flattened output tensors to the outputs", a copy_
+ * per tensor), so a gather of k tensors costs k d copy kernels, each at
+ * least the system's launch time, and reads and writes the gathered 2U
+ * bytes: the copy-out of FSDP2 (above) with k d launches in place of one.
  * Hybrid sharding: the gathers and reduce-scatters run inside a group of
  * d = dp / r contiguous dp ranks (torchtitan's dp_shard mesh dimension,
  * inner to dp_replicate; Megatron's distributed-optimizer instances), and
@@ -216,8 +226,11 @@ static void shard_colls(const struct pred_ctx *c, const struct plan *p,
                      p->recompute == PLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
     o->ends_rs_s = ends > 0 ? pred_dp_reduce_s(c, p, 4.0 * ends) : 0;
-    o->copy_s = p->zero == 3 && c->job.fsdp_copy_out
-              ? pred_mem_s(&c->k, 4.0 * unit, 1) : 0;
+    o->copy_s = p->zero < 3 ? 0
+              : c->job.zero3_gather == JOB_GATHER_PARAMETER
+              ? pred_mem_s(&c->k, 4.0 * unit, layer_tensors(&c->model) *
+                                              (double)pred_shard_degree(p))
+              : c->job.fsdp_copy_out ? pred_mem_s(&c->k, 4.0 * unit, 1) : 0;
     o->u = pred_interference(shard_inter(c, p));
 }
 
@@ -239,7 +252,8 @@ static double bwd_pass(const struct pred_ctx *c, const struct plan *p,
     bool og = pred_overlap_param(c, p), orr = pred_overlap_grad(c, p);
     double ag = gather ? s->bwd_gathers * s->ag_s : 0;
     double ov = (og ? ag : 0) + (orr ? s->rs_s : 0);
-    double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s) + (gather ? s->copy_s : 0);
+    double no = (og ? 0 : ag) + (orr ? 0 : s->rs_s) +
+                (gather ? s->bwd_gathers * s->copy_s : 0);
     return s->ends_rs_s + pass_exposed(ov, orr ? s->rs_s : 0, no, l->bwd_s,
                                        l->n, s->u);
 }
