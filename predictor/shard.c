@@ -76,6 +76,15 @@
  * per tensor), so a gather of k tensors costs k d copy kernels, each at
  * least the system's launch time, and reads and writes the gathered 2U
  * bytes: the copy-out of FSDP2 (above) with k d launches in place of one.
+ * Its gradients go the same way back: one reduce-scatter per parameter
+ * tensor of the 16-bit param.grad, over a list of d views of it
+ * (partition_parameters.py _reduce_scatter_gradient: input_list of
+ * param.grad.view(-1).narrow(...) per rank, dist.reduce_scatter(
+ * input_list[rank], input_list)), which the process group first copies
+ * into a flat buffer one input at a time (ProcessGroupNCCL.cpp
+ * reduce_scatter: "Copy the input tensors to the flattened inputs"):
+ * k reduce-scatters of 2U / k bytes, k d copy kernels and 2U bytes read
+ * and written.
  * Hybrid sharding: the gathers and reduce-scatters run inside a group of
  * d = dp / r contiguous dp ranks (torchtitan's dp_shard mesh dimension,
  * inner to dp_replicate; Megatron's distributed-optimizer instances), and
@@ -189,6 +198,19 @@ static double layer_tensors(const struct model *m)
            (m->norm == MODEL_NORM_LAYERNORM ? 4.0 : 2.0);
 }
 
+/* One layer's gradient reduce-scatter: one collective of the fp32
+ * gradients, or DeepSpeed's one per 16-bit tensor with its copy-in
+ * (header). */
+static double unit_reduce_s(const struct pred_ctx *c, const struct plan *p,
+                            double unit)
+{
+    double k = layer_tensors(&c->model), d = (double)pred_shard_degree(p);
+    if (c->job.zero3_gather == JOB_GATHER_UNIT || p->zero < 3)
+        return pred_dp_reduce_s(c, p, 4.0 * unit);
+    return k * pred_dp_reduce_s(c, p, 2.0 * unit / k) +
+           pred_mem_s(&c->k, 4.0 * unit, k * d);
+}
+
 /* One layer's parameter all-gather: one collective, or one per tensor. */
 static double unit_gather_s(const struct pred_ctx *c, const struct plan *p,
                             double unit)
@@ -221,7 +243,7 @@ static void shard_colls(const struct pred_ctx *c, const struct plan *p,
                         double unit, double ends, struct shard_coll *o)
 {
     o->ag_s = unit_gather_s(c, p, unit);
-    o->rs_s = pred_dp_reduce_s(c, p, 4.0 * unit);
+    o->rs_s = unit_reduce_s(c, p, unit);
     o->bwd_gathers = c->job.zero3_gather == JOB_GATHER_PARAMETER &&
                      p->recompute == PLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
