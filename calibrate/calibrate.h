@@ -37,6 +37,11 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  CAL_FIELD_FLASH = CAL_FIELD_ROW0 + 2 * HW_MEMOP_COUNT,
                  /* point-to-point sends: NVLink and network shares */
                  CAL_FIELD_P2P_NVLINK = CAL_FIELD_FLASH + 8, CAL_FIELD_P2P_NETWORK,
+                 /* the batched GEMMs (kernel.h pred_bgemm_s): per kind
+                  * efficiency, traffic share, overlap, size drift
+                  * (CAL_FIELD_BGEMM + 4 kind + i), then the re-read share */
+                 CAL_FIELD_BGEMM,
+                 CAL_FIELD_BGEMM_REREAD = CAL_FIELD_BGEMM + 4 * HW_BGEMM_KINDS,
                  CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)

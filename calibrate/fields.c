@@ -92,8 +92,23 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                                CAL_X_EFF, 0.2, 1.5, implausible },
     [CAL_FIELD_P2P_NETWORK] = { "efficiency.p2p_network", AT(eff_p2p_net), 1,
                                 CAL_X_EFF, 0.2, 1, implausible },
+    /* the batched GEMMs (predictor/kernel.c pred_bgemm_s): the mainloop's
+     * share capped at the GPU's measured maximum, the traffic, overlap and
+     * re-read shares in (0, 1), the size drift bounded as the system-file
+     * reader bounds it */
+#define BGEMM(i, name)                                                      \
+    [CAL_FIELD_BGEMM + 4 * i] = CAP("batched_gemm.eff_" name, bgemm.eff[i]),\
+    [CAL_FIELD_BGEMM + 4 * i + 1] = EFF("batched_gemm.io_" name, bgemm.io_eff[i]),\
+    [CAL_FIELD_BGEMM + 4 * i + 2] = EFF("batched_gemm.overlap_" name,       \
+                                        bgemm.overlap[i]),                  \
+    [CAL_FIELD_BGEMM + 4 * i + 3] = { "batched_gemm.log_size_" name,        \
+        AT(bgemm.log_size[i]), 1, CAL_X_LIN, -0.5, 0.5, NULL, false }
+    BGEMM(HW_BGEMM_OUT, "out"),
+    BGEMM(HW_BGEMM_IN, "in"),
+#undef BGEMM
+    [CAL_FIELD_BGEMM_REREAD] = EFF("batched_gemm.reread", bgemm.reread),
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 && HW_MEMOP_COUNT == 11,
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 && HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)

@@ -64,6 +64,9 @@ struct cal_samples {            /* caller-owned: cal_samples_release */
     bool split_mean[CAL_OP_COUNT];  /* the forward times are the mean of the
                                  * kernels a tensor over 2^31 bytes is split
                                  * into (calibrate/fit.c, set by cal_run) */
+    bool fwd_as_bwd[CAL_OP_COUNT];  /* the forward times of the many-index
+                                 * rows are the backward's (calibrate/fit.c,
+                                 * set by cal_run) */
     double max_mp[CAL_OP_COUNT], max_l[CAL_OP_COUNT];   /* the largest mp
                                  * and sequence of each operator's samples,
                                  * 0 when they have one value only (no hold-out) */

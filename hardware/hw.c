@@ -15,7 +15,7 @@
 
 const char *const hw_sections[] = {
     "system", "gpu", "node", "network", "efficiency", "kernel", "memory",
-    "price", "reliability", "power", "memory_ops", "attention", NULL,
+    "price", "reliability", "power", "memory_ops", "attention", "batched_gemm", NULL,
 };
 
 const char *const hw_memop_names[HW_MEMOP_COUNT] = {
@@ -46,6 +46,11 @@ static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
 static const char *const flash_fields[] = {
     "softmax_ps_fwd", "softmax_ps_bwd", "log_head_dim_fwd", "log_head_dim_bwd",
     "uneven_fwd", "uneven_bwd", "floor_us_fwd", "floor_us_bwd", NULL,
+};
+
+static const char *const bgemm_fields[] = {
+    "eff_out", "io_out", "overlap_out", "log_size_out",
+    "eff_in", "io_in", "overlap_in", "log_size_in", "reread", NULL,
 };
 
 static const char *const system_fields[] = { "name", "description", "calibration",
@@ -452,6 +457,31 @@ static int read_flash(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional batched_gemm group: the batched GEMMs' fit, every field of
+ * both kinds (struct hw_bgemm_fit), efficiencies at most gemm_max. */
+static int read_bgemm(struct hw_system *hw, const struct conf *c,
+                      struct tpl_err *err)
+{
+    struct conf_group g;
+    struct hw_bgemm_fit *f = &hw->bgemm;
+    if (!config_lookup(&c->cfg, "batched_gemm"))
+        return 0;
+    if (group(c, "batched_gemm", bgemm_fields, &g, err))
+        return TPL_ECONFIG;
+    for (int i = 0; i < HW_BGEMM_KINDS; i++) {
+        const char *const *key = &bgemm_fields[4 * i];
+        if (conf_num(&g, key[0], 0, true, hw->eff_max, &f->eff[i], err) ||
+            conf_num(&g, key[1], 0, true, 1, &f->io_eff[i], err) ||
+            conf_num(&g, key[2], 0, false, 1, &f->overlap[i], err) ||
+            conf_num(&g, key[3], -0.5, false, 0.5, &f->log_size[i], err))
+            return TPL_ECONFIG;
+    }
+    if (conf_num(&g, "reread", 0, false, 1, &f->reread, err))
+        return TPL_ECONFIG;
+    hw->has_bgemm = true;
+    return 0;
+}
+
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err)
 {
@@ -469,7 +499,8 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
     if (read_gpu(hw, c, err) || read_links(hw, c, err) ||
         read_efficiency(hw, c, err) || read_rest(hw, c, err) ||
         read_reliability(hw, c, err) || read_power(hw, c, err) ||
-        read_memops(hw, c, err) || read_flash(hw, c, err))
+        read_memops(hw, c, err) || read_flash(hw, c, err) ||
+        read_bgemm(hw, c, err))
         return TPL_ECONFIG;
     return 0;
 }

@@ -57,6 +57,25 @@ struct hw_flash_fit {
     double floor_s[2];
 };
 
+/* The batched GEMMs of unfused attention (cuBLAS strided batched: baddbmm
+ * QK^T, bmm PV and their gradients; optional group batched_gemm of a system
+ * file; predictor/kernel.c pred_bgemm_s), per kind: [0] output-bound (the
+ * inner dimension K no larger than the output's N: the scores written),
+ * [1] operand-bound (K above N: the scores read as an operand, once per
+ * column of output tiles). */
+enum { HW_BGEMM_OUT, HW_BGEMM_IN, HW_BGEMM_KINDS };
+struct hw_bgemm_fit {
+    double eff[HW_BGEMM_KINDS];     /* mainloop share of 16-bit peak (<= gemm_max) */
+    double io_eff[HW_BGEMM_KINDS];  /* achieved share of hbm_tbps of the traffic */
+    double overlap[HW_BGEMM_KINDS]; /* share of the shorter of math and traffic
+                                     * not hidden under the longer, [0, 1] */
+    double log_size[HW_BGEMM_KINDS];    /* time x (1 + this x ln(outputs /
+                                     * 2^28)): the rate's drift with the
+                                     * problem's size, [-0.5, 0.5] */
+    double reread;                  /* share of a re-read of the large operand
+                                     * (kind IN) that reaches HBM, [0, 1] */
+};
+
 struct hw_system {              /* a plain value: nothing to free */
     char name[64];
     char description[200];
@@ -93,6 +112,8 @@ struct hw_system {              /* a plain value: nothing to free */
     struct hw_memop_fit memop[HW_MEMOP_COUNT];
     bool has_flash;             /* attention given: flash holds the fit */
     struct hw_flash_fit flash;
+    bool has_bgemm;             /* batched_gemm given: bgemm holds the fit */
+    struct hw_bgemm_fit bgemm;
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;

@@ -53,6 +53,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     compute_params(k, hw, prec);
     k->mem_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_hbm;
     k->norm_bytes_per_s = hw->hbm_bytes_per_s * hw->eff_norm;
+    k->hbm_bytes_per_s = hw->hbm_bytes_per_s;
     k->launch_s = hw->launch_s;
     k->has_memops = hw->has_memops;
     for (int o = 0; o < HW_MEMOP_COUNT; o++)
@@ -68,6 +69,8 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
         }
     k->has_flash = hw->has_flash;
     k->flash = hw->flash;
+    k->has_bgemm = hw->has_bgemm;
+    k->bgemm = hw->bgemm;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
     k->sms = hw->sms;
@@ -115,6 +118,25 @@ double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
 }
 
+/* The batched GEMM as its tiles run it (kernel.h): math over the covered
+ * waves, traffic with the large operand's re-reads, the longer of the two
+ * plus the overlap share of the shorter. */
+static double bgemm_fit_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                          double batch, double m, double n, double kk, double in_bytes)
+{
+    int kind = kk > n ? HW_BGEMM_IN : HW_BGEMM_OUT;
+    const struct hw_bgemm_fit *f = &k->bgemm;
+    double tm = (double)k->tile_m, tn = (double)k->tile_n, sms = (double)k->sms;
+    double tiles = batch * ceil(m / tm) * ceil(n / tn);
+    double math = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn /
+                  (p->peak_flops * f->eff[kind]);
+    double a = in_bytes * m * kk, b = in_bytes * kk * n, c = 2.0 * m * n;
+    double again = a > c ? f->reread * a * (ceil(n / tn) - 1) : 0;
+    double io = batch * (a + b + c + again) / (k->hbm_bytes_per_s * f->io_eff[kind]);
+    double drift = fmax(0.1, 1.0 + f->log_size[kind] * log(batch * m * n / 268435456.0));
+    return drift * (fmax(math, io) + f->overlap[kind] * fmin(math, io)) + k->launch_s;
+}
+
 double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                     double batch, double m, double n, double kk, double in_bytes)
 {
@@ -122,8 +144,22 @@ double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
     double tiles = batch * ceil(m / tm) * ceil(n / tn);
     double padded = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn;
     double bytes = batch * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
-    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
+    double t_math;
+    if (k->has_bgemm)
+        return bgemm_fit_s(k, p, batch, m, n, kk, in_bytes);
+    t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+}
+
+double pred_unfused_bmm_s(const struct pred_kernels *k, int bwd, double heads_b,
+                          double s, double d)
+{
+    const struct pred_kparams *a = &k->attn;
+    if (!bwd)           /* QK^T: [s, d] x [d, s]; PV: [s, s] x [s, d] */
+        return pred_bgemm_s(k, a, heads_b, s, s, d, 2) +
+               pred_bgemm_s(k, a, heads_b, s, d, s, 2);
+    return 3.0 * pred_bgemm_s(k, a, heads_b, s, d, s, 2) +    /* dQ, dK, dV */
+           pred_bgemm_s(k, a, heads_b, s, s, d, 2);            /* dP */
 }
 
 double pred_mem_s(const struct pred_kernels *k, double bytes, double launches)
@@ -168,6 +204,25 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
 {
     double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
     return memop_time(k, op, bwd, bytes, calls, launches, f);
+}
+
+/* The few indices PyTorch's embedding backward runs its feature kernel
+ * for (Embedding.cu: num_indices <= 3072 and not scale_grad_by_freq). */
+#define EMBED_FEW_INDICES 3072.0
+
+double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
+                    double table_bytes, double tokens, double rows, double row)
+{
+    const enum hw_memop o = HW_MEMOP_EMBED;
+    double touched;
+    if (!bwd || !k->has_memops || !k->memop_fitted[o] ||
+        k->memop_short_bytes_per_s[o][1] <= 0)
+        return pred_memop_size_s(k, o, bwd, bytes + table_bytes, 1, bwd ? 2 : 1);
+    if (tokens <= EMBED_FEW_INDICES)     /* two kernels: zero, accumulate */
+        return 2.0 * k->launch_s + (bytes + table_bytes) / k->memop_short_bytes_per_s[o][1];
+    touched = rows > 0 ? rows * -expm1(-tokens / rows) : 0;
+    return k->memop_floor_s[o][1] + table_bytes / k->memop_bytes_per_s[o][1] +
+           row * (tokens * k->memop_row_s[o][1] + touched * k->memop_row0_s[o][1]);
 }
 
 static double next_pow2(double x)

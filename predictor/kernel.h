@@ -26,6 +26,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     struct pred_kparams attn_bwd;
     double mem_bytes_per_s;     /* achievable HBM bandwidth, elementwise kernels */
     double norm_bytes_per_s;    /* the same for layer / RMS norms */
+    double hbm_bytes_per_s;     /* peak HBM bandwidth (the fits' shares are of it) */
     double launch_s;
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
@@ -36,6 +37,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
+    bool has_bgemm;             /* batched-GEMM fit (hw batched_gemm group) */
+    struct hw_bgemm_fit bgemm;
     int64_t tile_m, tile_n, sms;
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
@@ -72,9 +75,28 @@ double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
 /* 'batch' independent GEMMs of that shape in one kernel (cuBLAS strided
  * batched: baddbmm, bmm): the tiles of every GEMM share the waves, so
  * quantisation counts batch x tiles against the SMs. Also the grouped
- * GEMM's form: experts as the batch. */
+ * GEMM's form: experts as the batch. With the system's batched-GEMM fit
+ * (hw batched_gemm), the kernel as its tiles run it: the mainloop's math
+ * (2 K FLOPs per covered output element, every wave whole, at eff x peak)
+ * and the HBM traffic (each operand and the output once, and an operand
+ * larger than the output, which no L2 holds, streamed again for every
+ * further column of output tiles at the fitted miss share) at io_eff x
+ * peak HBM, the longer of the two plus the overlap share of the shorter
+ * (a non-persistent kernel's tile reads its panels, then writes its
+ * epilogue: the two overlap only across tiles); kind HW_BGEMM_OUT when
+ * K <= N (attention's QK^T, dO V^T: the l x l scores written), else
+ * HW_BGEMM_IN (P V, dS K, P^T dO: the scores read). NVIDIA "Matrix
+ * Multiplication Background" user guide (tiles, waves, arithmetic
+ * intensity); CUTLASS's threadblock tile rasterisation for the re-reads. */
 double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                     double batch, double m, double n, double kk, double in_bytes);
+/* The unfused attention's two batched GEMMs (Megatron's baddbmm QK^T and
+ * bmm PV over b x heads of an s x s score matrix of head dim d), forward
+ * (bwd 0: the two GEMMs) or backward (bwd 1: the four gradient GEMMs,
+ * dS K and Q^T dS for baddbmm, dO V^T and P^T dO for bmm), 16-bit, as the
+ * batched-GEMM fit times them (pred_bgemm_s under the attention class). */
+double pred_unfused_bmm_s(const struct pred_kernels *k, int bwd, double heads_b,
+                          double s, double d);
 /* A compute kernel of 'flops' moving 'bytes', under class p. */
 double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p,
                       double flops, double bytes);
@@ -134,6 +156,28 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * operator: pred_mem_s with 'launches'. */
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches);
+
+/* The embedding lookup over 'tokens' indices into a table of 'rows' rows
+ * of 'row' elements: forward (bwd 0) the gather moving 'bytes'
+ * (pred_memop_size_s); backward the gradient's scatter-add, 'bytes' of
+ * gradient and 'table_bytes' of table. PyTorch runs one of two backward
+ * kernels (aten/src/ATen/native/cuda/Embedding.cu,
+ * embedding_dense_backward_cuda): at most 3072 indices, a direct kernel
+ * over the gradient's features (embedding_backward_feature_kernel) after
+ * the table's zeroing: two launches plus every byte at the fit's
+ * few-index share (short_eff); more, the
+ * table zeroed, the indices sorted, partial sums per segment of equal
+ * indices and their sum scattered into the rows touched
+ * (EmbeddingBackwardKernel.cu: compute_grad_weight, sum_and_scatter):
+ * floor + table bytes at the fit's share + tokens x row x row_s (the
+ * gradient's rows read) + touched x row x row0_s (a partial sum and a
+ * scatter per distinct row: latency-bound, scattered rows), touched =
+ * rows (1 - e^(-tokens / rows)), the distinct rows of uniformly drawn
+ * indices (the samples' torch.randint; text's skewed ids touch fewer).
+ * Without the fit (or its backward terms): pred_memop_size_s of both byte
+ * counts with 'launches' 2. */
+double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
+                    double table_bytes, double tokens, double rows, double row);
 
 /* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
  * heads, lq queries against lk keys of head dim d, causal or not. */
