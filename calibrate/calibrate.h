@@ -42,6 +42,8 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                   * (CAL_FIELD_BGEMM + 4 kind + i), then the re-read share */
                  CAL_FIELD_BGEMM,
                  CAL_FIELD_BGEMM_REREAD = CAL_FIELD_BGEMM + 4 * HW_BGEMM_KINDS,
+                 /* all-gather (and reduce-scatter): NVLink and network shares */
+                 CAL_FIELD_AG_NVLINK, CAL_FIELD_AG_NETWORK,
                  CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
@@ -77,6 +79,7 @@ struct cal_row {                /* one operator and direction */
     double mape_extrap_seq;     /* fit below the longest sequence, test on it */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
     const char *why;            /* static: why the samples are not usable; NULL */
+    int n_failed;               /* collective samples left out as failed runs */
 };
 
 struct cal_param {              /* one field of cal_fields, file units */

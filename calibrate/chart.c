@@ -18,7 +18,7 @@ static const enum cal_op families[4][7] = {
     { CAL_OP_FLASH, CAL_OP_SOFTMAX, CAL_OP_SUTMS, CAL_OP_XENT, CAL_OP_OPT_FIRST,
       CAL_OP_OPT_MIDDLE, CAL_OP_OPT_LAST },
     { CAL_OP_AR_INTRA, CAL_OP_AR_INTER, CAL_OP_P2P_INTRA, CAL_OP_P2P_INTER,
-      CAL_OP_COUNT, CAL_OP_COUNT, CAL_OP_COUNT },
+      CAL_OP_AG_INTRA, CAL_OP_AG_INTER, CAL_OP_COUNT },
 };
 static const char *const ylabels[4] = {
     "GEMMs: predicted (us)", "memory-bound: predicted (us)",

@@ -107,8 +107,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     BGEMM(HW_BGEMM_IN, "in"),
 #undef BGEMM
     [CAL_FIELD_BGEMM_REREAD] = EFF("batched_gemm.reread", bgemm.reread),
+    [CAL_FIELD_AG_NVLINK] = { "efficiency.allgather_nvlink", AT(eff_ag_nvlink), 1,
+                              CAL_X_EFF, 0.2, 1.5, implausible },
+    [CAL_FIELD_AG_NETWORK] = { "efficiency.allgather_network", AT(eff_ag_net), 1,
+                               CAL_X_EFF, 0.2, 1, implausible },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 && HW_MEMOP_COUNT == 11,
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 && HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)

@@ -32,6 +32,8 @@ static void write_row(FILE *fp, const struct cal_row *r)
     pct_cell(fp, r->mape_extrap_mp, 8);
     pct_cell(fp, r->mape_extrap_seq, 8);
     pct_cell(fp, r->authors_pct, 8);
+    if (r->n_failed)
+        fprintf(fp, "  (%d failed or disturbed runs left out)", r->n_failed);
     fputc('\n', fp);
 }
 

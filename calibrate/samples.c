@@ -44,8 +44,10 @@ static const struct { const char *file, *name; } ops[CAL_OP_COUNT] = {
     [CAL_OP_AR_INTER] = { NULL, "allreduce (nodes)" },
     [CAL_OP_P2P_INTRA] = { NULL, "p2p (node)" },
     [CAL_OP_P2P_INTER] = { NULL, "p2p (nodes)" },
+    [CAL_OP_AG_INTRA] = { NULL, "allgather (node)" },
+    [CAL_OP_AG_INTER] = { NULL, "allgather (nodes)" },
 };
-static_assert(CAL_OP_COUNT == 25, "update ops");
+static_assert(CAL_OP_COUNT == 27, "update ops");
 
 const char *cal_op_name(enum cal_op op) { return ops[op].name; }
 bool cal_op_is_link(enum cal_op op) { return !ops[op].file; }
@@ -332,6 +334,57 @@ static int load_authors(struct cal_samples *S, const char *path,
     return rc;
 }
 
+/* The collectives' summary, nccl/<GPU>.csv: GPU, Function, Precision,
+ * Nodes, GPUsPerNode, ..., Best_error% (a fraction) per sampled file. */
+static const char *const nccl_kinds[4] = { "allreduce", "allreduce_large", "p2p",
+                                           "allgather_large" };
+
+static int nccl_authors_line(struct reader *rd, struct cal_samples *S,
+                             struct tpl_err *err)
+{
+    char *last = strrchr(rd->buf, ','), buf[48];
+    double x, nodes, gpn;
+    split(rd);
+    if (rd->n_field < 6 || S->n_nccl_authors == 32)
+        return 0;
+    for (int k = 0; k < 4; k++) {
+        if (strcmp(rd->field[1], nccl_kinds[k]) || !number(rd->field[3], R_TIME, &nodes) ||
+            !number(rd->field[4], R_TIME, &gpn))
+            continue;
+        if (!number(last + 1, R_TIME, &x))
+            return bad(rd, err, "column 'Best_error%%': must be a number >= 0, not '%s'",
+                       shown(last + 1, buf, sizeof buf));
+        S->nccl_authors[S->n_nccl_authors++] = (struct cal_nccl_authors){
+            k, (int)nodes, (int)gpn, 100 * x };
+    }
+    return 0;
+}
+
+static int load_nccl_authors(struct cal_samples *S, const char *path,
+                             struct tpl_err *err)
+{
+    struct reader rd = { .name = path };
+    int rc;
+    if (!(rd.fp = fopen(path, "r")))
+        return 0;                               /* optional */
+    while ((rc = next_line(&rd, err)) == 1 && (rc = nccl_authors_line(&rd, S, err)) == 0)
+        ;
+    free(rd.buf);
+    free(rd.field);
+    fclose(rd.fp);
+    return rc;
+}
+
+/* The authors' error of one collective file; -1: none. */
+static double nccl_authors_pct(const struct cal_samples *S, int kind, int nodes, int gpn)
+{
+    for (int i = 0; i < S->n_nccl_authors; i++)
+        if (S->nccl_authors[i].kind == kind && S->nccl_authors[i].nodes == nodes &&
+            S->nccl_authors[i].gpn == gpn)
+            return S->nccl_authors[i].pct;
+    return -1;
+}
+
 /* ---- a folder ---- */
 
 /* The GPU's name: operator/<GPU>.csv, the one file there without '_'. */
@@ -365,20 +418,45 @@ static void append(struct cal_set *to, const struct cal_set *from)
     to->n += from->n;
 }
 
+/* A configuration whose samples the authors' own tree model misses by more
+ * than this (%) is not a function of the message size (the Perlmutter
+ * 4-GPU all-gather's rate falls from 136 GB/s to 10-30 GB/s within the
+ * file, 77 %; Vista's 4- and 8-node all-gathers 1702 and 326 %): its
+ * samples are left out as disturbed runs. */
+#define NCCL_DISTURBED_PCT 50.0
+
+/* A collective file's samples, into 'to', those of a disturbed
+ * configuration marked failed; its authors' error weighted into the
+ * tier's (authors_pct, a sample-weighted mean over the files used). */
+static void add_nccl(struct cal_samples *S, enum cal_op to, struct cal_set *one,
+                     double pct)
+{
+    bool disturbed = pct > NCCL_DISTURBED_PCT;
+    for (int j = 0; j < one->n; j++)
+        one->s[j].failed = disturbed;
+    if (pct >= 0 && !disturbed) {
+        double n0 = S->authors_n[to], a0 = fmax(S->authors_pct[to][0], 0);
+        S->authors_pct[to][0] = (a0 * n0 + pct * one->n) / (n0 + one->n);
+        S->authors_n[to] += one->n;
+    }
+    append(&S->op[to], one);
+}
+
 /* nccl/<GPU>_<kind>_fp16_<nodes>_<gpus>.csv of 2 GPUs or more, kind
- * allreduce, allreduce_large or p2p: its samples, into the tier its nodes
- * say; 0 for any other name. */
+ * allreduce, allreduce_large, p2p or allgather_large: its samples, into the
+ * tier its nodes say; 0 for any other name. */
 static int load_nccl_file(struct cal_samples *S, const char *dir,
                           const char *file, struct tpl_err *err)
 {
-    static const char *const kinds[3] = { "allreduce", "allreduce_large", "p2p" };
+    static const enum cal_op tier[4] = { CAL_OP_AR_INTRA, CAL_OP_AR_INTRA,
+                                         CAL_OP_P2P_INTRA, CAL_OP_AG_INTRA };
     char path[900], want[128], tail[32];
     int nodes, gpn, rc = 0;
-    for (int i = 0; rc == 0 && i < 3; i++) {
+    for (int i = 0; rc == 0 && i < 4; i++) {
         struct cal_set one;
         size_t len;
-        enum cal_op intra = i == 2 ? CAL_OP_P2P_INTRA : CAL_OP_AR_INTRA;
-        snprintf(want, sizeof want, "%s_%s_fp16_", S->prefix, kinds[i]);
+        enum cal_op intra = tier[i];    /* the nodes tier follows it */
+        snprintf(want, sizeof want, "%s_%s_fp16_", S->prefix, nccl_kinds[i]);
         len = strlen(want);
         if (strncmp(file, want, len) ||
             sscanf(file + len, "%d_%d%31s", &nodes, &gpn, tail) != 3 ||
@@ -386,7 +464,8 @@ static int load_nccl_file(struct cal_samples *S, const char *dir,
             continue;
         snprintf(path, sizeof path, "%s/nccl/%s", dir, file);
         if ((rc = load_csv(path, CAL_CSV_NCCL, &one, err)) == 0)
-            append(&S->op[nodes > 1 ? intra + 1 : intra], &one);
+            add_nccl(S, nodes > 1 ? intra + 1 : intra, &one,
+                     nccl_authors_pct(S, i, nodes, gpn));
         free(one.s);
     }
     return rc;
@@ -398,6 +477,9 @@ static int load_nccl(struct cal_samples *S, const char *dir, struct tpl_err *err
     DIR *d;
     struct dirent *e;
     int rc = 0;
+    snprintf(path, sizeof path, "%s/nccl/%s.csv", dir, S->prefix);
+    if ((rc = load_nccl_authors(S, path, err)))
+        return rc;
     snprintf(path, sizeof path, "%s/nccl", dir);
     if (!(d = opendir(path)))
         return 0;                               /* operators only */

@@ -23,7 +23,7 @@ enum cal_op { CAL_OP_GELU, CAL_OP_RESADD, CAL_OP_NORM, CAL_OP_L1, CAL_OP_L2,
               CAL_OP_XENT, CAL_OP_LFINAL, CAL_OP_OPT_FIRST, CAL_OP_OPT_MIDDLE,
               CAL_OP_OPT_LAST,
               CAL_OP_AR_INTRA, CAL_OP_AR_INTER, CAL_OP_P2P_INTRA,
-              CAL_OP_P2P_INTER, CAL_OP_COUNT };
+              CAL_OP_P2P_INTER, CAL_OP_AG_INTRA, CAL_OP_AG_INTER, CAL_OP_COUNT };
 
 const char *cal_op_name(enum cal_op op);    /* "gelu", "allreduce (node)" */
 bool cal_op_is_step(enum cal_op op);        /* one time per sample (dur(us)) */
@@ -37,6 +37,9 @@ struct cal_sample {             /* a plain value */
     double t[2];                /* seconds, forward and backward (or the one);
                                  * 0: not sampled */
     bool test;                  /* in the random hold-out */
+    bool failed;                /* a collective faster than its links'
+                                 * peak allows, or of a file the authors'
+                                 * own model misses by over 50 %: not fitted */
 };
 
 struct cal_set {                /* caller-owned: free(s) */
@@ -57,13 +60,18 @@ int cal_csv_read(FILE *fp, const char *name, enum cal_csv kind,
 struct cal_samples {            /* caller-owned: cal_samples_release */
     struct cal_set op[CAL_OP_COUNT];
     double authors_pct[CAL_OP_COUNT][2];   /* the sample set's own error, %;
-                                            * -1: none */
+                                            * -1: none (a collective tier: the
+                                            * sample-weighted mean of its files') */
+    int authors_n[CAL_OP_COUNT];    /* samples behind a tier's authors_pct */
     bool unusable[CAL_OP_COUNT];    /* the authors' own error above 100 %:
                                      * the samples are read, not fitted */
     char prefix[64];            /* the GPU's file prefix: "NVIDIAA100-SXM4-80GB" */
     bool split_mean[CAL_OP_COUNT];  /* the forward times are the mean of the
                                  * kernels a tensor over 2^31 bytes is split
                                  * into (calibrate/fit.c, set by cal_run) */
+    int n_failed[CAL_OP_COUNT];     /* samples marked failed (calibrate/fit.c) */
+    int n_nccl_authors;         /* the authors' error per collective file */
+    struct cal_nccl_authors { int kind, nodes, gpn; double pct; } nccl_authors[32];
     bool fwd_as_bwd[CAL_OP_COUNT];  /* the forward times of the many-index
                                  * rows are the backward's (calibrate/fit.c,
                                  * set by cal_run) */

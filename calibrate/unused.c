@@ -23,7 +23,8 @@ static const struct { const char *part; const char *why; } kinds[] = {
     { "firstStage_optimizer_", NULL }, { "middleStage_optimizer_", NULL },
     { "lastStage_optimizer_", NULL },
     { "optimizer_", "optimizer step of whole models (A100 only, other columns): the per-stage files are fitted" },
-    { "allgather", "not fitted yet: what buffer 'shape' counts is not settled and some rows are failed runs (times far below the bandwidth bound)" },
+    { "allgather_large_fp16.csv", "pools several configurations: the per-configuration files are fitted" },
+    { "allgather_large_fp16_", NULL },
     { "p2p_", NULL },
 };
 

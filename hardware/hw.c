@@ -69,7 +69,8 @@ static const char *const node_required[] = {
 };
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
-    "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network", "calibrated",
+    "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network",
+    "allgather_nvlink", "allgather_network", "calibrated",
     NULL,
 };
 static const char *const kernel_fields[] = {
@@ -264,8 +265,13 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     if (conf_has(&g, "gemm_fp8_cs") &&
         conf_num(&g, "gemm_fp8_cs", 0, true, 1, &hw->eff_gemm_fp8_cs, err))
         return TPL_ECONFIG;
-    hw->eff_p2p_nvlink = hw->eff_nvlink;
-    hw->eff_p2p_net = hw->eff_net;
+    hw->eff_p2p_nvlink = hw->eff_ag_nvlink = hw->eff_nvlink;
+    hw->eff_p2p_net = hw->eff_ag_net = hw->eff_net;
+    if ((conf_has(&g, "allgather_nvlink") &&
+         conf_num(&g, "allgather_nvlink", 0, true, 1.5, &hw->eff_ag_nvlink, err)) ||
+        (conf_has(&g, "allgather_network") &&
+         conf_num(&g, "allgather_network", 0, true, 1, &hw->eff_ag_net, err)))
+        return TPL_ECONFIG;
     if ((conf_has(&g, "p2p_nvlink") &&
          conf_num(&g, "p2p_nvlink", 0, true, 1.5, &hw->eff_p2p_nvlink, err)) ||
         (conf_has(&g, "p2p_network") &&

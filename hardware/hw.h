@@ -108,6 +108,9 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
     double eff_p2p_nvlink, eff_p2p_net;    /* point-to-point sends (optional:
                                  * the collectives' nvlink / network) */
+    double eff_ag_nvlink, eff_ag_net;      /* all-gather and reduce-scatter
+                                 * (optional: the all-reduce's nvlink /
+                                 * network) */
     bool has_memops;            /* memory_ops given: memop[] holds the fits */
     struct hw_memop_fit memop[HW_MEMOP_COUNT];
     bool has_flash;             /* attention given: flash holds the fit */

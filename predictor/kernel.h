@@ -45,6 +45,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
     double p2p_intra_scale, p2p_inter_scale;    /* a send's share of the pair
                                  * and NIC rates over the collectives' (1: same) */
+    double ag_intra_scale, ag_inter_scale;  /* the same for all-gather and
+                                 * reduce-scatter (efficiency.allgather_*) */
     double inter_bytes_per_s, inter_lat_s;
     double coll_base_s;
     int64_t domain;             /* GPUs per NVLink domain */
@@ -207,6 +209,12 @@ enum pred_coll { PRED_COLL_ALLREDUCE, PRED_COLL_ALLGATHER,
                  PRED_COLL_REDUCESCATTER, PRED_COLL_COUNT };
 
 /* A collective over n ranks, k of them in each NVLink domain (n/k domains).
+ * All-gather and reduce-scatter run at their own achieved shares of the
+ * links where the system has them (efficiency.allgather_nvlink /
+ * allgather_network, fitted on the all-gather samples; NCCL's ring
+ * reduce-scatter moves the same (n-1)/n S per rank in the same n-1 steps
+ * as its all-gather, nccl-tests doc/PERFORMANCE.md, so it takes the
+ * all-gather's share: no reduce-scatter samples are published).
  * Inside a domain a GPU reaches its k-1 peers at the pair bandwidth each,
  * up to its whole NVLink bandwidth (all of it at once behind NVSwitch; on
  * fully connected boards, Perlmutter's A100s or MI300X, a pair gets a share).
