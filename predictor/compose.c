@@ -39,16 +39,17 @@ static void add_embedding(const struct pred_ctx *c, const struct plan *p,
                           struct pred_stage *s)
 {
     double tok = pred_tokens(c, p), h = (double)c->model.hidden;
-    double table = (double)c->model.vocab * h / p->tp, act = 2.0 * tok * h;
+    double vrows = (double)c->model.vocab / p->tp, table = vrows * h, act = 2.0 * tok * h;
     double comm = p->tp == 1 ? 0 : p->sp
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
     double back = p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
-    /* the system's embedding fit where it has one (kernel.h
-     * pred_memop_size_s; calibrate fits it on the embedding samples) */
-    s->fwd_s += pred_memop_size_s(&c->k, HW_MEMOP_EMBED, 0, 2.0 * act, 1, 1) + comm;
-    s->bwd_s += pred_memop_size_s(&c->k, HW_MEMOP_EMBED, 1, 2.0 * act + 4.0 * table,
-                                  1, 2) + back;
+    /* the system's embedding fit where it has one (kernel.h pred_embed_s:
+     * the gather; the backward's feature kernel or sort by the micro-batch's
+     * indices into the vocab / tp rows; calibrate fits it on the embedding
+     * samples) */
+    s->fwd_s += pred_embed_s(&c->k, 0, 2.0 * act, 0, tok, vrows, h) + comm;
+    s->bwd_s += pred_embed_s(&c->k, 1, 2.0 * act, 4.0 * table, tok, vrows, h) + back;
     s->comm_s += comm + back;
 }
 
