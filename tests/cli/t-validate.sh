@@ -134,7 +134,7 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
     run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
         --system perlmutter-a100 -o /dev/null --report - --format csv
     expect calibrate-report-csv 'exit=0' \
-        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,schema_version$' \
+        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,failed_runs,schema_version$' \
         'stdout~^linear1,bwd,1755,'
 fi
 check calibrate-bad-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- calibrate /tmp --system dgx-a100 --format xml
