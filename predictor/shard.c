@@ -21,8 +21,19 @@
  * parallelize: fsdp_reshard_after_forward), every layer of the stage is
  * gathered at the peak: 2P. Under a pipeline, torch.distributed.pipelining
  * (stage.py, backward_maybe_with_nosync) also turns gradient sync off
- * until the last micro-batch's backward, so the unsharded 16-bit gradients
- * accumulate: 2P more.
+ * until the last micro-batch's backward, so the unsharded gradients
+ * accumulate, and FSDP2 keeps them in its reduce dtype (torch/distributed/
+ * fsdp/_fully_shard/_fsdp_param.py to_accumulated_grad_if_needed:
+ * unsharded_grad.to(reduce_dtype)), fp32 in torchtitan (mixed_precision_
+ * reduce = "float32") and NeMo AutoModel (MixedPrecisionPolicy reduce_dtype
+ * float32, nemo_automodel/components/moe/parallelizer.py apply_fsdp): 4P
+ * more.
+ * The gradient and the optimizer states take the job's bytes per
+ * parameter (the stack's grad_bytes and optimizer_bytes; 4 and 12 above).
+ * A group of one rank (d = 1) shards nothing and FSDP2 does not manage its
+ * parameters (NeMo AutoModel leaves experts whose ep_shard group is 1 out
+ * of FSDP, moe/parallelizer.py apply_fsdp ignored_params): the model
+ * states whole, no unit buffers, no no-sync accumulator.
  *
  * Time, per pipeline stage of n layers over m micro-batches: each layer's
  * all-gather (16-bit parameters, 2U bytes) and reduce-scatter (fp32
@@ -170,19 +181,22 @@ static bool pipeline_nosync(const struct pred_ctx *c, const struct plan *p)
            c->job.fsdp_reshard == JOB_RESHARD_DEFAULT;
 }
 
+/* Bytes per parameter of FSDP2's no-sync gradient accumulator (header). */
+#define NOSYNC_GRAD_BYTES 4.0
+
 void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
                     double params, double unit, struct pred_shard_mem *out)
 {
-    double d = (double)pred_shard_degree(p);
-    bool keep = pred_shard_keeps_params(c, p);
-    out->weights_bytes = p->zero < 3 || keep ? 2.0 * params
-                                             : 2.0 * params / d + 4.0 * unit;
-    out->grads_bytes = p->zero < 2 ? 4.0 * params : 4.0 * params / d;
-    if (p->zero == 3 && !pipeline_nosync(c, p))
+    double d = (double)pred_shard_degree(p), g = c->job.grad_bytes;
+    bool keep = pred_shard_keeps_params(c, p), one = d <= 1.0;
+    out->weights_bytes = p->zero < 3 || keep || one
+                       ? 2.0 * params : 2.0 * params / d + 4.0 * unit;
+    out->grads_bytes = p->zero < 2 ? g * params : g * params / d;
+    if (p->zero == 3 && !one && !pipeline_nosync(c, p))
         out->grads_bytes += 4.0 * unit;
-    if (pipeline_nosync(c, p))
-        out->grads_bytes += 2.0 * params;
-    out->optimizer_bytes = 12.0 * params / (p->zero ? d : 1.0);
+    if (pipeline_nosync(c, p) && !one)
+        out->grads_bytes += NOSYNC_GRAD_BYTES * params;
+    out->optimizer_bytes = c->job.optim_bytes * params / (p->zero ? d : 1.0);
 }
 
 /* ---- time ---- */

@@ -33,6 +33,8 @@ void job_default(struct job *j)
     j->host_s = 0;
     j->grad_accum_bytes = j->grad_accum_bf16_bytes = 0;
     j->grad_copy_bf16_bytes = 0;
+    j->grad_bytes = 4;          /* fp32 main_grad (predictor/mem.c) */
+    j->optim_bytes = 12;        /* fp32 master weights, Adam m and v */
     j->reserve_bytes = -1;
     j->launch_blocking = j->bf16_grad_allreduce = false;
     j->cp_comm = JOB_CP_P2P;

@@ -79,6 +79,11 @@ struct job {                    /* a plain value */
                                    the system's memory.reserve_gib */
     double grad_copy_bf16_bytes;    /* per parameter: a bf16 gradient kept
                                    beside the fp32 one (bf16 jobs, ZeRO < 2) */
+    double grad_bytes;          /* per parameter: the gradient the optimizer
+                                   reads (fp32 main_grad 4; predictor/
+                                   shard.c) */
+    double optim_bytes;         /* per parameter: optimizer states (fp32
+                                   master weights and Adam m, v: 12) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
                                    not reduce-scattered (compose.c) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits

@@ -87,7 +87,8 @@ static const char *const stack_fields[] = {
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
-    "fp8_cast", "cp_merge_eager", "separate_proj", NULL,
+    "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
+    "optimizer_bytes", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -277,6 +278,22 @@ static int read_region(struct stack *s, const struct conf_group *g,
     return 0;
 }
 
+/* Model states per parameter (optional; absent: Megatron's fp32 main_grad,
+ * 4, and mixed-precision Adam's fp32 master weights, m and v, 12). */
+static int read_state_bytes(struct stack *s, const struct conf_group *g,
+                            struct tpl_err *err)
+{
+    s->grad_bytes = 4;
+    s->optim_bytes = 12;
+    if (conf_has(g, "grad_bytes") &&
+        conf_num(g, "grad_bytes", 0, true, 64, &s->grad_bytes, err))
+        return TPL_ECONFIG;
+    if (conf_has(g, "optimizer_bytes") &&
+        conf_num(g, "optimizer_bytes", 0, false, 64, &s->optim_bytes, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 /* The optional fields: the per-micro-batch gradient accumulation traffic
  * (absent 0: a stack that accumulates inside the GEMM, or a file of an
  * older form), blocking kernel launches (absent false), the bf16 gradient
@@ -306,7 +323,7 @@ static int read_optional(struct stack *s, const struct conf_group *g,
         conf_num(g, "grad_accum_bf16_bytes", 0, false, 64,
                  &s->grad_accum_bf16_bytes, err))
         return TPL_ECONFIG;
-    return 0;
+    return read_state_bytes(s, g, err);
 }
 
 static int read_lists(struct stack *s, const struct conf_group *g,
@@ -390,6 +407,8 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->launch_blocking = s->launch_blocking;
     j->bf16_grad_allreduce = s->bf16_grad_allreduce;
     j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
+    j->grad_bytes = s->grad_bytes;
+    j->optim_bytes = s->optim_bytes;
     j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;

@@ -52,6 +52,9 @@ struct stack {                  /* a plain value */
                                    the system's) */
     double grad_copy_bf16_bytes;    /* memory: a bf16 gradient per parameter
                                    beside the fp32 one (optional, 0) */
+    double grad_bytes;          /* memory per parameter: the gradient the
+                                   optimizer reads (optional, 4) */
+    double optim_bytes;         /* optimizer states (optional, 12) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1 all-reduces the fp32
                                    gradients (optional, false) */
     bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1

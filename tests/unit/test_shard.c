@@ -78,8 +78,9 @@ Test(shard, memory_by_stage)
 }
 
 /* Kept gathered ("never", or torchtitan's "default" under a pipeline):
- * the whole stage's 2P; with the pipeline's no-sync the 16-bit unsharded
- * gradients 2P stay too, beside the fp32 shard 4P/8. */
+ * the whole stage's 2P; with the pipeline's no-sync FSDP2's unsharded
+ * accumulator in its fp32 reduce dtype, 4P, stays too, beside the fp32
+ * shard 4P/8. */
 Test(shard, memory_kept_gathered)
 {
     struct pred_ctx c;
@@ -96,7 +97,35 @@ Test(shard, memory_kept_gathered)
     pred_shard_mem(&c, &p, 1e9, 1e7, &s);
     cr_assert(pred_shard_keeps_params(&c, &p));
     assert_rel(s.weights_bytes, 2e9, 1e-12);
-    assert_rel(s.grads_bytes, 0.5e9 + 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9 + 4e9, 1e-12);
+}
+
+/* The stack's bytes per parameter (NeMo AutoModel: bf16 parameters, so a
+ * bf16 gradient, 2, and Adam's m and v in bf16 without a master copy, 4):
+ * P = 1e9 over dp 8 under ZeRO-3 resharded, 2P/8 + 2 x 2U, 2P/8 + 4U,
+ * 4P/8. A group of one rank shards nothing and FSDP2 leaves it alone: 2P,
+ * 2P, 4P, no unit buffers; the default 4 and 12 give 4P and 12P. */
+Test(shard, memory_stack_bytes)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 8, 3);
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    c.job.grad_bytes = 2;
+    c.job.optim_bytes = 4;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e9 + 4e7, 1e-12);
+    assert_rel(s.grads_bytes, 0.25e9 + 4e7, 1e-12);
+    assert_rel(s.optimizer_bytes, 0.5e9, 1e-12);
+    p = zplan(2, 1, 3);                 /* one rank, under a pipeline */
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 2e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 4e9, 1e-12);
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 12e9, 1e-12);
 }
 
 /* ZeRO-3 resharded, one micro-batch, 8 layers of 0.1 ms forward and
