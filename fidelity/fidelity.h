@@ -80,6 +80,13 @@ void fid_run_plan(const struct run_row *r, struct plan *p);
  * defaults (dense rows), or the preset of its mixture of experts. NULL, or
  * why the row has no model. */
 const char *fid_run_model(const struct run_row *r, struct model *m);
+/* What the row's published recipe sets that the runs schema has no
+ * column for (fidelity/recipe.c: Megatron's recompute modules, optimizer
+ * state bytes and offload), applied to the job made from the row and its
+ * stack and to its plan; false, nothing changed, for a row of no listed
+ * recipe. */
+bool fid_recipe_apply(const struct run_row *r, struct job *j,
+                      struct plan *p);
 
 /* Predict every row (of 'source' only, when non-NULL). Rows that cannot be
  * predicted are kept with their reason. The runs must outlive the report. */
@@ -257,8 +264,9 @@ int fid_bands_of(const struct fid_cv_err *e, int n, const char *const *stacks,
  * peak, as the value in [0, FID_RESERVE_MAX_GIB] (steps of
  * FID_RESERVE_STEP_GIB) with the least peak-memory MAPE among those that
  * call no more of the stack's rows wrongly out of memory (or wrongly
- * fitting) than the reserves they were predicted with; ties go to the
- * smaller reserve. */
+ * fitting) than the reserves they were predicted with, and no more of the
+ * rows that ran out of memory (a false "does not fit" hides a layout that
+ * works); ties go to the smaller reserve. */
 #define FID_RESERVE_MAX_GIB 16.0
 #define FID_RESERVE_STEP_GIB 0.1
 

@@ -256,6 +256,7 @@ static void predict_known(const struct run_row *r, struct model m,
     stack_apply(st, &m, &j);
     row_launch(r, &j);
     row_fp8(r, &j);
+    fid_recipe_apply(r, &j, &o->plan);
     o->host_bound = st->host_s > 0;
     o->uncalibrated = !hw->calibrated;
     o->launch_blocking = j.launch_blocking;

@@ -13,6 +13,7 @@
 
 struct tally {
     int n, n_mem, agree;
+    int false_oom;              /* rows that ran, called out of memory */
     double ape;                 /* sum of |pred - measured| / measured */
 };
 
@@ -29,6 +30,7 @@ static struct tally tally_of(const struct fid_report *v, const char *stack,
             continue;
         t.n++;
         t.agree += (need <= o->hbm_gib) == !o->run->oom;
+        t.false_oom += need > o->hbm_gib && !o->run->oom;
         if (meas > 0) {
             t.ape += fabs(need - meas) / meas;
             t.n_mem++;
@@ -51,7 +53,8 @@ struct fid_reserve fid_fit_reserve(const struct fid_report *v, const char *stack
     int steps = (int)lround(FID_RESERVE_MAX_GIB / FID_RESERVE_STEP_GIB);
     for (int k = 0; now.n_mem > 0 && k <= steps; k++) {
         struct tally t = tally_of(v, stack, k * FID_RESERVE_STEP_GIB);
-        if (t.agree < now.agree || (f.gib >= 0 && t.ape >= best.ape))
+        if (t.agree < now.agree || t.false_oom > now.false_oom ||
+            (f.gib >= 0 && t.ape >= best.ape))
             continue;
         best = t;
         f.gib = k * FID_RESERVE_STEP_GIB;

@@ -289,6 +289,17 @@ double pred_fp8_scaling_bytes(const struct job *j, double layers)
 
 /* ---- one stage ---- */
 
+/* The last stage's logits at the loss, bytes per logit (the job's
+ * loss_logit_bytes, the stack's): Megatron's fused vocab-parallel cross
+ * entropy takes the bf16 logits as an fp32 copy and works in place on it
+ * (megatron/core/tensor_parallel/cross_entropy.py, the exp-logits it saves
+ * are that copy): 2 + 4 = 6. torchtitan (train.py @ 9dec370 loss_fn:
+ * cross_entropy(pred.flatten(0, 1).float(), ...)) runs PyTorch's
+ * log_softmax on the fp32 upcast and saves its fp32 output; its backward
+ * holds that output, the nll gradient and the log_softmax input gradient
+ * at once, 3 x 4 = 12, the forward's bf16 logits, fp32 copy and output
+ * 2 + 4 + 4 = 10 before it. */
+
 static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
                              int64_t rank, double inflight_mb)
 {
@@ -298,8 +309,8 @@ static double end_stage_act(const struct pred_ctx *c, const struct plan *p,
     if (rank == 0 && m->dropout)            /* embedding dropout mask */
         bytes += inflight_mb * s * b * h / sp_div;
     if (rank == p->pp - 1)                  /* final norm and head inputs, */
-        bytes += 4.0 * s * b * h / sp_div + /* bf16 logits + fp32 copy */
-                 6.0 * s * b * (double)m->vocab / t;
+        bytes += 4.0 * s * b * h / sp_div + /* the logits at the loss (below) */
+                 c->job.loss_logit_bytes * s * b * (double)m->vocab / t;
     return bytes;
 }
 
@@ -347,7 +358,7 @@ static double mtp_act(const struct pred_ctx *c, const struct plan *p,
         return 0;
     return (double)c->model.mtp_layers *
            (inflight_mb * act_moe_layer_bytes(c, p) +
-            6.0 * s * b * (double)c->model.vocab / p->tp);
+            c->job.loss_logit_bytes * s * b * (double)c->model.vocab / p->tp);
 }
 
 /* The routed experts' model states, sharded over the expert-data-parallel

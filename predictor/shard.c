@@ -29,7 +29,26 @@
  * float32, nemo_automodel/components/moe/parallelizer.py apply_fsdp): 4P
  * more.
  * The gradient and the optimizer states take the job's bytes per
- * parameter (the stack's grad_bytes and optimizer_bytes; 4 and 12 above).
+ * parameter (the stack's grad_bytes, grad_fp16_bytes for fp16 jobs, and
+ * optimizer_bytes; 4 and 12 above).
+ * With the optimizer offloaded (the job's optim_offload: Megatron-Core
+ * chunked_optimizer_state_offload, megatron/core/optimizer/cpu_offloading/
+ * chunked_optimizer_state_offload.py: master weights and states in pinned
+ * host memory between updates, restored for the step, the master weights
+ * in one window and the states a chunk at a time) the forward and
+ * backward run without them: 0 on the GPU at that peak. The step's own
+ * peak, after the activations are freed, is below it whenever the
+ * activations exceed the restored master weights (4P/d).
+ * DeepSpeed's ZeRO-3 (the stack's zero3_gather "parameter") does not hold
+ * whole units: its coordinator fetches each module's parameters and
+ * releases them once more than stage3_max_live_parameters (1e9 elements,
+ * deepspeed/runtime/zero/config.py; partitioned_param_coordinator.py
+ * fetch_sub_module / release_sub_module) are resident, so the gathered
+ * 16-bit working set is 2 max(1e9, T) bytes, T the largest tensor (the
+ * module in use must be whole: the QKV or first MLP weight, or the word
+ * embedding), and the gradients wait for their reduce-scatter in a bucket
+ * of reduce_bucket_size (5e8 elements, same file) in the 16-bit gradient
+ * dtype, 2 max(5e8, T) bytes; neither beyond the stage's 2P.
  * A group of one rank (d = 1) shards nothing and FSDP2 does not manage its
  * parameters (NeMo AutoModel leaves experts whose ep_shard group is 1 out
  * of FSDP, moe/parallelizer.py apply_fsdp ignored_params): the model
@@ -183,20 +202,61 @@ static bool pipeline_nosync(const struct pred_ctx *c, const struct plan *p)
 
 /* Bytes per parameter of FSDP2's no-sync gradient accumulator (header). */
 #define NOSYNC_GRAD_BYTES 4.0
+/* DeepSpeed ZeRO-3's defaults, elements (header). */
+#define DS_MAX_LIVE_PARAMS 1e9
+#define DS_REDUCE_BUCKET 5e8
+
+/* The largest parameter tensor one GPU holds whole when it is gathered:
+ * the fused QKV weight, the first MLP weight (gate and up fused with a
+ * GLU) or the vocab-parallel word embedding. */
+static double largest_tensor(const struct model *m, const struct plan *p)
+{
+    double h = (double)m->hidden, t = (double)p->tp;
+    double qkv = h * (double)(model_q_dim(m) + 2 * model_kv_dim(m));
+    double fc1 = h * (double)m->ffn_hidden * (m->glu ? 2.0 : 1.0);
+    return fmax(fmax(qkv, fc1), h * (double)m->vocab) / t;
+}
+
+/* ZeRO-3's gathered parameters and in-flight gradients beyond the
+ * shards, bytes (header): two 16-bit units and one fp32 unit gradient,
+ * or DeepSpeed's live-parameter limit and reduce bucket. */
+static void zero3_buffers(const struct pred_ctx *c, const struct plan *p,
+                          double params, double unit, double *gathered,
+                          double *inflight)
+{
+    double big;
+    if (c->job.zero3_gather != JOB_GATHER_PARAMETER) {
+        *gathered = *inflight = 4.0 * unit;
+        return;
+    }
+    big = largest_tensor(&c->model, p);
+    *gathered = 2.0 * fmin(params, fmax(DS_MAX_LIVE_PARAMS, big));
+    *inflight = 2.0 * fmin(params, fmax(DS_REDUCE_BUCKET, big));
+}
+
+/* The job's gradient bytes per parameter at its precision (header). */
+static double grad_bytes(const struct job *j)
+{
+    return j->precision == JOB_PREC_FP16 && j->grad_fp16_bytes > 0
+           ? j->grad_fp16_bytes : j->grad_bytes;
+}
 
 void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
                     double params, double unit, struct pred_shard_mem *out)
 {
-    double d = (double)pred_shard_degree(p), g = c->job.grad_bytes;
+    double d = (double)pred_shard_degree(p), g = grad_bytes(&c->job);
+    double gathered, inflight;
     bool keep = pred_shard_keeps_params(c, p), one = d <= 1.0;
+    zero3_buffers(c, p, params, unit, &gathered, &inflight);
     out->weights_bytes = p->zero < 3 || keep || one
-                       ? 2.0 * params : 2.0 * params / d + 4.0 * unit;
+                       ? 2.0 * params : 2.0 * params / d + gathered;
     out->grads_bytes = p->zero < 2 ? g * params : g * params / d;
     if (p->zero == 3 && !one && !pipeline_nosync(c, p))
-        out->grads_bytes += 4.0 * unit;
+        out->grads_bytes += inflight;
     if (pipeline_nosync(c, p) && !one)
         out->grads_bytes += NOSYNC_GRAD_BYTES * params;
-    out->optimizer_bytes = c->job.optim_bytes * params / (p->zero ? d : 1.0);
+    out->optimizer_bytes = c->job.optim_offload ? 0.0
+                         : c->job.optim_bytes * params / (p->zero ? d : 1.0);
 }
 
 /* ---- time ---- */

@@ -82,8 +82,15 @@ struct job {                    /* a plain value */
     double grad_bytes;          /* per parameter: the gradient the optimizer
                                    reads (fp32 main_grad 4; predictor/
                                    shard.c) */
+    double grad_fp16_bytes;     /* the same when the job is fp16 (< 0:
+                                   grad_bytes) */
     double optim_bytes;         /* per parameter: optimizer states (fp32
                                    master weights and Adam m, v: 12) */
+    double loss_logit_bytes;    /* per logit at the loss's peak (bf16
+                                   logits and an fp32 copy: 6; mem.c) */
+    bool optim_offload;         /* optimizer states and master weights in
+                                   host memory between updates (Megatron-
+                                   Core chunked_optimizer_state_offload) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
                                    not reduce-scattered (compose.c) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits

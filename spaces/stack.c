@@ -88,7 +88,8 @@ static const char *const stack_fields[] = {
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
     "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
-    "optimizer_bytes", NULL,
+    "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
+    "loss_logit_bytes", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -279,12 +280,25 @@ static int read_region(struct stack *s, const struct conf_group *g,
 }
 
 /* Model states per parameter (optional; absent: Megatron's fp32 main_grad,
- * 4, and mixed-precision Adam's fp32 master weights, m and v, 12). */
+ * 4, and mixed-precision Adam's fp32 master weights, m and v, 12, on the
+ * GPU). */
 static int read_state_bytes(struct stack *s, const struct conf_group *g,
                             struct tpl_err *err)
 {
     s->grad_bytes = 4;
     s->optim_bytes = 12;
+    s->optim_offload = false;
+    s->grad_fp16_bytes = -1;
+    s->loss_logit_bytes = 6;
+    if (conf_has(g, "loss_logit_bytes") &&
+        conf_num(g, "loss_logit_bytes", 0, true, 64, &s->loss_logit_bytes, err))
+        return TPL_ECONFIG;
+    if (conf_has(g, "grad_fp16_bytes") &&
+        conf_num(g, "grad_fp16_bytes", 0, true, 64, &s->grad_fp16_bytes, err))
+        return TPL_ECONFIG;
+    if (conf_has(g, "optimizer_offload") &&
+        conf_bool(g, "optimizer_offload", &s->optim_offload, err))
+        return TPL_ECONFIG;
     if (conf_has(g, "grad_bytes") &&
         conf_num(g, "grad_bytes", 0, true, 64, &s->grad_bytes, err))
         return TPL_ECONFIG;
@@ -409,6 +423,9 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
     j->grad_bytes = s->grad_bytes;
     j->optim_bytes = s->optim_bytes;
+    j->optim_offload = s->optim_offload;
+    j->grad_fp16_bytes = s->grad_fp16_bytes;
+    j->loss_logit_bytes = s->loss_logit_bytes;
     j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;

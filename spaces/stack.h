@@ -54,7 +54,13 @@ struct stack {                  /* a plain value */
                                    beside the fp32 one (optional, 0) */
     double grad_bytes;          /* memory per parameter: the gradient the
                                    optimizer reads (optional, 4) */
+    double grad_fp16_bytes;     /* the same for fp16 jobs (optional; < 0:
+                                   grad_bytes) */
     double optim_bytes;         /* optimizer states (optional, 12) */
+    double loss_logit_bytes;    /* bytes per logit at the loss's peak
+                                   (optional, 6) */
+    bool optim_offload;         /* they stay in host memory between updates
+                                   (optional, false) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1 all-reduces the fp32
                                    gradients (optional, false) */
     bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1

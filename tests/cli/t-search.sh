@@ -79,7 +79,7 @@ expect headroom-prunes exit=0 'stdout~^1,' \
     't_cols "$T_OUT" memory_gib margin_gib | awk -F, "\$1 > 61.0 || \$1 + \$2 > 61.001 || \$2 < 0 { bad = 1 } END { exit bad }"'
 # shellcheck disable=SC2086
 run_tp search $SMALL --headroom 16
-expect headroom-gib-table exit=0 'stdout~^spare = 77.00 GiB usable less 16.00 GiB headroom - mem; memory model error \+-9.8 %'
+expect headroom-gib-table exit=0 'stdout~^spare = 77.00 GiB usable less 16.00 GiB headroom - mem; memory model error \+-5.9 %'
 for h_cmd in predict export search tradeoff compare; do
     run_tp "$h_cmd" --help
     expect "headroom-help-$h_cmd" exit=0 'stdout~--headroom H +memory to keep free' \

@@ -341,6 +341,11 @@ Test(memory, last_stage_logits_hand_count)
     pred_memory(&c, &p, &a);
     cr_assert_eq(a.worst_stage, 1);
     cr_assert_eq(a.embed_logits_bytes, 67108864.0 + 3152019456.0 / 2);
+    /* torchtitan's unfused fp32 loss (the stack's loss_logit_bytes 12):
+     * 12 sbV = 6,304,038,912 over tp 2 */
+    c.job.loss_logit_bytes = 12;
+    pred_memory(&c, &p, &a);
+    cr_assert_eq(a.embed_logits_bytes, 67108864.0 + 6304038912.0 / 2);
 }
 
 /* With dropout (Megatron GPT runs), the first stage keeps the embedding

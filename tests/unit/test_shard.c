@@ -126,6 +126,59 @@ Test(shard, memory_stack_bytes)
     pred_shard_mem(&c, &p, 1e9, 1e7, &s);
     assert_rel(s.grads_bytes, 4e9, 1e-12);
     assert_rel(s.optimizer_bytes, 12e9, 1e-12);
+    c.job.optim_offload = true;         /* in host memory through fwd / bwd */
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    cr_assert_eq(s.optimizer_bytes, 0.0);
+    assert_rel(s.weights_bytes, 2e9, 1e-12);
+}
+
+/* DeepSpeed's fp16 gradients (the stack's grad_fp16_bytes, 2) replace
+ * the 4 bytes for fp16 jobs only: ZeRO-1 over dp 8 keeps 2P, a bf16 job
+ * 4P; without the field fp16 takes grad_bytes. */
+Test(shard, memory_fp16_gradients)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 8, 1);
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    c.job.grad_fp16_bytes = 2;
+    c.job.precision = JOB_PREC_FP16;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 2e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
+    c.job.precision = JOB_PREC_BF16;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+    c.job.precision = JOB_PREC_FP16;
+    c.job.grad_fp16_bytes = -1;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+}
+
+/* DeepSpeed's ZeRO-3 (zero3_gather "parameter") holds up to
+ * stage3_max_live_parameters (1e9) gathered elements, 2 bytes each, and a
+ * reduce bucket of 5e8 16-bit gradients, or the largest tensor when it is
+ * larger, never more than the stage's P. The tiny model's largest tensor
+ * is its word embedding, 32000 x 1024 = 32.768e6: P = 1e9 over dp 8 gives
+ * 2P/8 + 2e9 and 4P/8 + 1e9; P = 1e8 caps both at 2P = 2e8. A 2e6-token
+ * vocabulary makes the embedding 2.048e9 elements: 4.096e9 both. */
+Test(shard, memory_deepspeed_zero3_buffers)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 8, 3);
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    c.job.zero3_gather = JOB_GATHER_PARAMETER;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e9 + 2e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e9 + 1e9, 1e-12);
+    pred_shard_mem(&c, &p, 1e8, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e8 + 2e8, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e8 + 2e8, 1e-12);
+    c.model.vocab = 2000000;
+    pred_shard_mem(&c, &p, 1e10, 1e7, &s);
+    assert_rel(s.weights_bytes, 0.25e10 + 4.096e9, 1e-12);
+    assert_rel(s.grads_bytes, 0.5e10 + 4.096e9, 1e-12);
 }
 
 /* ZeRO-3 resharded, one micro-batch, 8 layers of 0.1 ms forward and

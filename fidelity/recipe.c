@@ -1,0 +1,90 @@
+/* fidelity/recipe.c: what a published recipe sets that the runs schema has
+ * no column for and that memory depends on: which modules Megatron's
+ * selective recompute rebuilds, the optimizer states' bytes, whether they
+ * are offloaded. ../shared/data/RUNS.md lists them per source ("Assumed",
+ * "Other features not encoded"); each entry below is the recipe file (or
+ * report section) it was read from, matched on the row's source, model
+ * name prefix, system and precision, never tuned to a measurement.
+ *
+ * Megatron-LM MoE recipes (NVIDIA/Megatron-LM branch dev @ d48bd6be0a,
+ * examples/moe_recipes/<model>/<gpu>/<recipe>.yaml, the commit RUNS.md
+ * cites): recompute_modules; use_precision_aware_optimizer with
+ * exp_avg_dtype and exp_avg_sq_dtype bf16 beside fp32 main_params: 4 + 2 +
+ * 2 = 8 bytes per parameter instead of Adam's 12; chunked_optimizer_state_
+ * offload (predictor/shard.c).
+ *
+ * DeepSeek-V3's own training (DeepSeek-AI, arXiv:2412.19437): sec. 3.2.3
+ * "we recompute all RMSNorm operations and MLA up-projections during back-
+ * propagation" (Megatron's modules layernorm and mla_up_proj); sec. 3.3.2
+ * "Low-Precision Storage": the MoE SwiGLU "we cache its input and
+ * recompute its output in the backward pass" (moe_act); sec. 3.3.3 "BF16
+ * ... to track the first and second moments in the AdamW optimizer", the
+ * master weights and gradients kept in FP32: 8 bytes. The row's recompute
+ * 'none' is an assumed value (its 'assumed' column): the report's selective
+ * recompute replaces it. */
+#include "fidelity/fidelity.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define RC(m) JOB_RC_BIT(JOB_RC_##m)
+#define ANY_PREC JOB_PREC_COUNT
+
+struct recipe {
+    const char *source, *model, *system; /* model: a name prefix; system
+                                            NULL: any */
+    enum job_precision prec;            /* ANY_PREC: any */
+    unsigned rc_modules;                /* 0: the job's (core_attn) */
+    bool selective;                     /* the recipe recomputes selectively */
+    double optim_bytes;                 /* 0: the stack's */
+    bool optim_offload;
+};
+
+static const struct recipe recipes[] = {
+    /* deepseek_v3/b200/mxfp8_256GPU_TP1PP8EP32.yaml */
+    { "mlm_moe_recipes", "DeepSeek-V3", "dgx-b200", ANY_PREC,
+      RC(MLA_UP_PROJ) | RC(MLP), true, 8, false },
+    /* deepseek_v3/gb200/mxfp8_256GPU_TP1PP4EP64.yaml */
+    { "mlm_moe_recipes", "DeepSeek-V3", "gb200-nvl72", ANY_PREC,
+      RC(MLA_UP_PROJ), true, 8, true },
+    /* qwen3_235b/h100/bf16_256GPU_TP2PP8EP32.yaml: Adam in fp32 */
+    { "mlm_moe_recipes", "Qwen3-235B", "dgx-h100", ANY_PREC,
+      RC(MOE_ACT) | RC(LAYERNORM), true, 0, false },
+    /* qwen3_235b/b200/mxfp8_128GPU_TP2PP4EP16.yaml, qwen3_235b/gb200/
+     * mxfp8_128GPU_TP1PP1EP64_{paged_stash_fullcg,partial_cg}_overlap.yaml */
+    { "mlm_moe_recipes", "Qwen3-235B", NULL, JOB_PREC_FP8, 0, false, 8, false },
+    /* qwen3_30b/h100/fp8_32GPU_TP1PP1EP8.yaml (its bf16 and GB200 recipes
+     * keep Adam in fp32) */
+    { "mlm_moe_recipes", "Qwen3-30B", "dgx-h100", JOB_PREC_FP8, 0, false, 8,
+      false },
+    /* arXiv:2412.19437 sec. 3.2.3, 3.3.2, 3.3.3 (header) */
+    { "deepseekv3", "DeepSeek-V3", NULL, ANY_PREC,
+      RC(LAYERNORM) | RC(MLA_UP_PROJ) | RC(MOE_ACT), true, 8, false },
+};
+
+static bool matches(const struct recipe *e, const struct run_row *r)
+{
+    return !strcmp(e->source, r->source) &&
+           !strncasecmp(e->model, r->model, strlen(e->model)) &&
+           (!e->system || !strcmp(e->system, r->system)) &&
+           (e->prec == ANY_PREC || e->prec == r->precision);
+}
+
+bool fid_recipe_apply(const struct run_row *r, struct job *j,
+                      struct plan *p)
+{
+    for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+        const struct recipe *e = &recipes[i];
+        if (!matches(e, r))
+            continue;
+        if (e->selective) {
+            p->recompute = PLAN_RECOMPUTE_SELECTIVE;
+            j->recompute_modules = e->rc_modules;
+        }
+        if (e->optim_bytes > 0)
+            j->optim_bytes = e->optim_bytes;
+        j->optim_offload = e->optim_offload;
+        return true;
+    }
+    return false;
+}
