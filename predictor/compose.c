@@ -205,8 +205,9 @@ static void dp_colls(const struct pred_ctx *c, const struct plan *p,
                      struct dp_params w, double *grad, double *gather)
 {
     struct plan q;
+    double gb = pred_grad_reduce_bytes(c);
     *grad = pred_grad_ranks(p) > 1
-          ? pred_dp_reduce_s(c, reduce_plan(c, p, &q), 4.0 * w.dense) : 0;
+          ? pred_dp_reduce_s(c, reduce_plan(c, p, &q), gb * w.dense) : 0;
     *gather = p->zero && pred_grad_ranks(p) > 1
             ? pred_dp_gather_s(c, p, 2.0 * w.dense) : 0;
     if (w.experts <= 0)
@@ -214,7 +215,7 @@ static void dp_colls(const struct pred_ctx *c, const struct plan *p,
     pred_expert_plan(p, &q);
     if (q.dp <= 1)
         return;
-    *grad += pred_dp_reduce_s(c, &q, 4.0 * w.experts);
+    *grad += pred_dp_reduce_s(c, &q, gb * w.experts);
     if (p->zero)
         *gather += pred_dp_gather_s(c, &q, 2.0 * w.experts);
 }

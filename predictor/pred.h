@@ -369,6 +369,10 @@ void pred_fp8_cast_layer(const struct pred_ctx *c, const struct plan *p,
 /* The share of the GPU a link tier's communication kernels take from a
  * computation beside them (NVLink, or inter-node). */
 double pred_interference(bool inter);
+/* The share of the SMs Transformer Engine's userbuffers take from a GEMM
+ * they overlap (tpo.c): 1 / SMs beside a ring-exchange all-gather, 16 /
+ * SMs beside a reduce-scatter ('rs'). */
+double pred_tpo_interference(const struct pred_ctx *c, bool rs);
 /* A computation of 'compute' s beside a communication of 'comm' s sharing
  * the GPU with interference u, pipelined in 'chunks' pieces (<= 1: not
  * pipelined): how much longer the computation runs and how much of the
@@ -411,6 +415,9 @@ int64_t pred_dp_per_domain(const struct pred_ctx *c, const struct plan *p);
  * parameter all-gather overlap compute when the plan's overlap is on and
  * the stack overlaps them (the gather only beside the reduction, as
  * Megatron-LM's arguments.py requires). */
+/* Bytes per gradient element in the data-parallel reduce: 4 (fp32), or 2
+ * with the job's grad_reduce_16bit. */
+double pred_grad_reduce_bytes(const struct pred_ctx *c);
 bool pred_overlap_grad(const struct pred_ctx *c, const struct plan *p);
 bool pred_overlap_param(const struct pred_ctx *c, const struct plan *p);
 /* ZeRO's sharding degree: dp, or dp / replicas with hybrid sharding. */

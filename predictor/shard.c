@@ -77,7 +77,7 @@
  * Interference: a unit's communication that overlaps compute takes SMs
  * and memory bandwidth from it, as with TP overlap (predictor/tpo.c
  * pred_overlap, Calculon's processor_usage: 0.15 of the GPU while NVLink
- * collectives run, 0.02 for the NICs' tier), so the overlapped compute
+ * collectives run, on the NICs' tier too: tpo.c), so the overlapped compute
  * lasts min(c, t) u / (1 - u) longer and only the rest of c beyond that
  * is exposed: per unit after the first, extra + max(0, c - t - extra).
  * FSDP2 (the stack's fsdp_copy_out) copies each gathered unit out of the
@@ -172,6 +172,20 @@ double pred_dp_gather_s(const struct pred_ctx *c, const struct plan *p,
     int64_t d = pred_shard_degree(p);
     return pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, d,
                        per_domain(c, p->tp, d));
+}
+
+/* Bytes a gradient element takes in the data-parallel reduce: the fp32
+ * main_grad (Megatron-LM arguments.py: bf16 "requires gradient
+ * accumulation and all-reduce to be done in fp32"; FSDP2's
+ * reduce_dtype = float32 in torchtitan), or 16 bits where the job says so
+ * (Megatron-Core DistributedDataParallelConfig grad_reduce_in_fp32 =
+ * False, which NeMo's performance recipes set:
+ * recipe.trainer.plugins.grad_reduce_in_fp32 = False in
+ * scripts/performance/llm/pretrain_*.py and the recipes'
+ * pretrain_performance_optimizations). */
+double pred_grad_reduce_bytes(const struct pred_ctx *c)
+{
+    return c->job.grad_reduce_16bit ? 2.0 : 4.0;
 }
 
 bool pred_overlap_grad(const struct pred_ctx *c, const struct plan *p)
@@ -280,7 +294,7 @@ static double unit_reduce_s(const struct pred_ctx *c, const struct plan *p,
 {
     double k = layer_tensors(&c->model), d = (double)pred_shard_degree(p);
     if (c->job.zero3_gather == JOB_GATHER_UNIT || p->zero < 3)
-        return pred_dp_reduce_s(c, p, 4.0 * unit);
+        return pred_dp_reduce_s(c, p, pred_grad_reduce_bytes(c) * unit);
     return k * pred_dp_reduce_s(c, p, 2.0 * unit / k) +
            pred_mem_s(&c->k, 4.0 * unit, k * d);
 }
@@ -321,7 +335,8 @@ static void shard_colls(const struct pred_ctx *c, const struct plan *p,
     o->bwd_gathers = c->job.zero3_gather == JOB_GATHER_PARAMETER &&
                      p->recompute == PLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
-    o->ends_rs_s = ends > 0 ? pred_dp_reduce_s(c, p, 4.0 * ends) : 0;
+    o->ends_rs_s = ends > 0
+                 ? pred_dp_reduce_s(c, p, pred_grad_reduce_bytes(c) * ends) : 0;
     o->copy_s = p->zero < 3 ? 0
               : c->job.zero3_gather == JOB_GATHER_PARAMETER
               ? pred_mem_s(&c->k, 4.0 * unit, layer_tensors(&c->model) *

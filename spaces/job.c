@@ -40,6 +40,7 @@ void job_default(struct job *j)
     j->loss_logit_bytes = 6;    /* bf16 logits + fused fp32 loss (mem.c) */
     j->reserve_bytes = -1;
     j->launch_blocking = j->bf16_grad_allreduce = false;
+    j->grad_reduce_16bit = false;   /* fp32, as Megatron-LM forces for bf16 */
     j->cp_comm = JOB_CP_P2P;
     j->moe_dispatch = JOB_MOE_ALLTOALL;
     j->fsdp_copy_out = false;

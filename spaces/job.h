@@ -93,6 +93,10 @@ struct job {                    /* a plain value */
                                    Core chunked_optimizer_state_offload) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
                                    not reduce-scattered (compose.c) */
+    bool grad_reduce_16bit;     /* the data-parallel gradient reduce (and
+                                   FSDP's reduce-scatter) in 16 bits, not
+                                   fp32 (Megatron-Core's DDP config
+                                   grad_reduce_in_fp32 = False; compose.c) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
                                    for each kernel, so its issue time adds
                                    to the GPU's instead of overlapping */

@@ -324,6 +324,26 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
 }
 
+/* Gradients reduced in 16 bits (the job's grad_reduce_16bit: Megatron-Core
+ * grad_reduce_in_fp32 = False, NeMo's performance recipes): the
+ * reduce-scatter of the case above moves 2 B a parameter, S = 2 x
+ * 166,216,704 = 332,433,408 B, (1/2) S / 1e11 + 1 us = 1.66316704 ms, as
+ * much as the gather of the 16-bit parameters (unchanged, 1.66316704 ms);
+ * the step is unchanged. */
+Test(compose, zero1_gradients_reduced_in_16_bits)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.zero = 1;
+    setup(&c, false, false);
+    c.job.grad_reduce_16bit = true;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.66316704e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+}
+
 /* DeepSpeed's BF16_Optimizer under ZeRO-1 (the job's bf16_grad_allreduce)
  * all-reduces the fp32 gradients, then all-gathers the bf16 parameters:
  * the case above with the reduce-scatter replaced by dp_all_reduce's
