@@ -47,26 +47,20 @@ static double eager_mape(const struct runs *runs, const char *exclude,
     return *n ? sum / *n : 0;
 }
 
+struct host_fit { const struct runs *runs; const char *exclude; int n; };
+
+static double host_objective(double host_us, void *arg)
+{
+    struct host_fit *h = arg;
+    return eager_mape(h->runs, h->exclude, host_us, &h->n);
+}
+
 double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows)
 {
-    const double g = (sqrt(5.0) - 1) / 2;
-    double a = 0, b = FID_HOST_MAX_US, x1 = b - g * (b - a), x2 = a + g * (b - a);
-    double f1 = eager_mape(runs, exclude, x1, n_rows);
-    double f2 = eager_mape(runs, exclude, x2, n_rows);
-    if (*n_rows == 0)
-        return -1;
-    for (int k = 0; k < GOLDEN_STEPS; k++) {
-        if (f1 <= f2) {                 /* the minimum is in [a, x2] */
-            b = x2, x2 = x1, f2 = f1;
-            x1 = b - g * (b - a);
-            f1 = eager_mape(runs, exclude, x1, n_rows);
-        } else {                        /* in [x1, b] */
-            a = x1, x1 = x2, f1 = f2;
-            x2 = a + g * (b - a);
-            f2 = eager_mape(runs, exclude, x2, n_rows);
-        }
-    }
-    return (a + b) / 2;
+    struct host_fit h = { runs, exclude, 0 };
+    double x = fid_golden(host_objective, &h, 0, FID_HOST_MAX_US, GOLDEN_STEPS);
+    *n_rows = h.n;
+    return h.n ? x : -1;
 }
 
 /* What a source's rows feed: the host fit (asynchronous host-bound rows)

@@ -128,6 +128,13 @@ double fid_spearman(const double *a, const double *b, int n);
 /* The groups of comparable runs into v->groups (fid_report_new calls it). */
 void fid_groups_build(struct fid_report *v);
 
+/* The minimum of f over [a, b] by golden-section search (Kiefer 1953;
+ * Press et al., Numerical Recipes, 3rd ed., sec. 10.2): the bracket
+ * shrinks 'steps' times by 0.618 and its midpoint is returned. f is
+ * evaluated at the two inner points first, then once a step. */
+typedef double fid_objective(double x, void *arg);
+double fid_golden(fid_objective *f, void *arg, double a, double b, int steps);
+
 /* ---- the eager host time fitted on runs (fidelity/cv.c) ---- */
 
 /* A constant fitted on published runs rather than on kernel samples: the

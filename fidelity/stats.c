@@ -202,3 +202,22 @@ int fid_distinct(const struct fid_report *v, bool systems, const char **out,
     }
     return n;
 }
+
+double fid_golden(fid_objective *f, void *arg, double a, double b, int steps)
+{
+    const double g = (sqrt(5.0) - 1) / 2;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = f(x1, arg), f2 = f(x2, arg);
+    for (int k = 0; k < steps; k++) {
+        if (f1 <= f2) {                 /* the minimum is in [a, x2] */
+            b = x2, x2 = x1, f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = f(x1, arg);
+        } else {                        /* in [x1, b] */
+            a = x1, x1 = x2, f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = f(x2, arg);
+        }
+    }
+    return (a + b) / 2;
+}

@@ -55,38 +55,28 @@ static int uncal_err(const struct runs *runs, const char *source,
     return n;
 }
 
-static double objective(const struct runs *runs, const char *exclude,
-                        const struct fid_tune *t)
+struct tune_fit { const struct runs *runs; const char *exclude; };
+
+static double objective(double fp8_cs, void *arg)
 {
+    const struct tune_fit *f = arg;
+    struct fid_tune t = { .gemm_fp8_cs = fp8_cs };
     double mape, bias;
-    uncal_err(runs, NULL, exclude, t, &mape, &bias);
+    uncal_err(f->runs, NULL, f->exclude, &t, &mape, &bias);
     return mape;
 }
 
 int fid_fit_tune(const struct runs *runs, const char *exclude,
                  struct fid_tune *t, int *n_rows)
 {
-    const double g = (sqrt(5.0) - 1) / 2;
-    double a = FID_TUNE_FP8_LO, b = FID_TUNE_FP8_HI, mape, bias, f1, f2;
-    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    struct tune_fit f = { runs, exclude };
+    double mape, bias;
     t->gemm_fp8_cs = -1;
     *n_rows = uncal_err(runs, NULL, exclude, NULL, &mape, &bias);
     if (*n_rows == 0)
         return -1;
-    t->gemm_fp8_cs = x1, f1 = objective(runs, exclude, t);
-    t->gemm_fp8_cs = x2, f2 = objective(runs, exclude, t);
-    for (int k = 0; k < FID_TUNE_STEPS; k++) {
-        if (f1 <= f2) {                 /* the minimum is in [a, x2] */
-            b = x2, x2 = x1, f2 = f1;
-            x1 = b - g * (b - a);
-            t->gemm_fp8_cs = x1, f1 = objective(runs, exclude, t);
-        } else {                        /* in [x1, b] */
-            a = x1, x1 = x2, f1 = f2;
-            x2 = a + g * (b - a);
-            t->gemm_fp8_cs = x2, f2 = objective(runs, exclude, t);
-        }
-    }
-    t->gemm_fp8_cs = (a + b) / 2;
+    t->gemm_fp8_cs = fid_golden(objective, &f, FID_TUNE_FP8_LO, FID_TUNE_FP8_HI,
+                                FID_TUNE_STEPS);
     return 0;
 }
 
