@@ -247,8 +247,10 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
     *bwd = pred_flash_s(&c->k, 1, &sh);
 }
 
-/* baddbmm QK^T and bmm AV at GEMM efficiency; the fused masked softmax (and
- * dropout) is memory-bound over b (a/t) s^2 scores */
+/* baddbmm QK^T and bmm AV: by the system's batched-GEMM fit where it has
+ * one (kernel.c pred_unfused_bmm_s, fitted on the baddbmm / bmm samples),
+ * else at GEMM efficiency; the fused masked softmax (and dropout) is
+ * memory-bound over b (a/t) s^2 scores */
 static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
                               double *fwd, double *bwd)
 {
@@ -268,9 +270,17 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     /* the softmax at the system's fit of Megatron's fused masked softmax
      * (ScaledUpperTriangMaskedSoftmax samples: a warp per row of s scores,
      * kernel.h pred_memop_rows_s) where it has one */
-    *fwd = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) + dr_f +
+    double mm_f, mm_b;
+    if (c->k.has_bgemm) {       /* the system's batched-GEMM fit (kernel.c) */
+        mm_f = pred_unfused_bmm_s(&c->k, 0, b * at, s, dh);
+        mm_b = pred_unfused_bmm_s(&c->k, 1, b * at, s, dh);
+    } else {
+        mm_f = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores);
+        mm_b = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores);
+    }
+    *fwd = mm_f + dr_f +
            pred_memop_rows_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, scores / s, s, 1);
-    *bwd = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores) + dr_b +
+    *bwd = mm_b + dr_b +
            pred_memop_rows_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 1, sm_b, scores / s, s, 1);
 }
 
