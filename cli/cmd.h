@@ -80,9 +80,11 @@ struct cmd_names {
  * applied, and fold the stack into the job and the model. */
 int cmd_load_inputs(struct cmd_inputs *in, const struct cmd_names *names,
                     const struct cmd_sets *sets, struct tpl_err *err);
-/* pred_ctx_init on the inputs, and the stack named with its limits. */
-void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
-                  bool tp_cross_node);
+/* pred_ctx_init on the inputs, and the stack named with its limits;
+ * TPL_EUSAGE when the GPU cannot run the job's precision
+ * (pred_precision_check). */
+int cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
+                 bool tp_cross_node, struct tpl_err *err);
 
 /* Write a report into path (NULL or "-": stdout), atomically. */
 int cmd_write_report(const char *path, const struct res_report *rep,

@@ -53,7 +53,10 @@ int cmd_plan_prepare(const struct cmd_opts *o, struct cmd_inputs *in,
     if (rc)
         return rc;
     cmd_opts_apply_job(o, &in->scen.job);
-    cmd_ctx_init(ctx, in, o->tp_cross_node || in->scen.space.tp_cross_node);
+    rc = cmd_ctx_init(ctx, in, o->tp_cross_node || in->scen.space.tp_cross_node,
+                      err);
+    if (rc)
+        return rc;
     pred_ctx_headroom(ctx, o->headroom);
     return 0;
 }

@@ -143,7 +143,10 @@ int cmd_search_run(const struct cmd_opts *o, struct cmd_inputs *in,
     cmd_opts_apply_space(o, &in->scen.space);
     if (gpus_of(o, in, &gpus, err))    /* checked when parsed and loaded */
         return TPL_EUSAGE;
-    cmd_ctx_init(ctx, in, in->scen.space.tp_cross_node);
+    if (cmd_ctx_init(ctx, in, in->scen.space.tp_cross_node, err)) {
+        gpu_list_release(&gpus);
+        return TPL_EUSAGE;
+    }
     pred_ctx_headroom(ctx, o->headroom);
     rc = search_gpus(o, in, ctx, res, &gpus, err);
     tpl_progress_end();

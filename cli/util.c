@@ -40,13 +40,17 @@ int cmd_load_inputs(struct cmd_inputs *in, const struct cmd_names *names,
     return rc;
 }
 
-void cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
-                  bool tp_cross_node)
+int cmd_ctx_init(struct pred_ctx *ctx, const struct cmd_inputs *in,
+                 bool tp_cross_node, struct tpl_err *err)
 {
+    int rc = pred_precision_check(&in->hw, &in->scen.job, err);
+    if (rc)
+        return rc;
     pred_ctx_init(ctx, &in->model, &in->hw, &in->scen.job, tp_cross_node);
     pred_ctx_set_stack(ctx, in->stack.name, &in->stack_limits,
                        (struct pred_band){ in->stack.band_lo,
                                           in->stack.band_hi, in->stack.region });
+    return 0;
 }
 
 /* Keep the file when the writer succeeded, else drop it. */

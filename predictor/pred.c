@@ -37,6 +37,22 @@ static double job_peak_flops(const struct hw_system *hw,
          : hw->bf16_flops;
 }
 
+/* FP8 GEMMs need FP8 tensor cores (Hopper and later; the A100 has none:
+ * NVIDIA A100 datasheet, hardware-facts.md sec. 1, fp8_tflops 0), and
+ * Transformer Engine refuses FP8 below compute capability 8.9
+ * (transformer_engine/pytorch/fp8.py check_fp8_support: "Device compute
+ * capability 8.9 or higher required for FP8 execution"). Timing such a job
+ * at the 16-bit rate while its memory counts FP8 weights would describe a
+ * run that cannot start. */
+int pred_precision_check(const struct hw_system *hw, const struct job *j,
+                         struct tpl_err *err)
+{
+    if (j->precision != JOB_PREC_FP8 || hw->fp8_flops > 0)
+        return 0;
+    return tpl_errorf(err, TPL_EUSAGE, "fp8: %s's %s has no FP8 tensor "
+                      "cores (gpu.fp8_tflops 0)", hw->name, hw->gpu_name);
+}
+
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node)

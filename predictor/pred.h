@@ -206,6 +206,10 @@ struct pred_memo {
 void pred_ctx_init(struct pred_ctx *c, const struct model *m,
                    const struct hw_system *hw, const struct job *j,
                    bool tp_cross_node);
+/* 0 when the system's GPU can run the job's precision; TPL_EUSAGE and the
+ * reason otherwise (an FP8 job on a GPU without FP8 tensor cores). */
+int pred_precision_check(const struct hw_system *hw, const struct job *j,
+                         struct tpl_err *err);
 /* Name the stack and take its limits (the stack-* fields of 'stack', as
  * stack_limits fills them) and its error band; pred_ctx_init leaves every
  * schedule and sharding mode allowed, no name and no band. The model and

@@ -267,7 +267,7 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
     struct hw_system hw;
     int n = job->n_gbs > 0 ? job->n_gbs : 1;
     int rc = hw_system_load(&hw, e->system, e->sets, e->n_sets, err);
-    if (rc)
+    if (rc || (rc = pred_precision_check(&hw, job->job, err)))
         return rc;
     snprintf(cs->label, sizeof cs->label, "%s", e->label);
     rc = search_batch(cs, &hw, job, job->n_gbs ? job->gbs[0] : job->job->gbs,

@@ -221,7 +221,8 @@ enum plan_rule plan_check_seq(const struct plan *p, const struct model *m,
 {
     if (p->sp && p->tp == 1)
         return PLAN_RULE_SP_TP;
-    if (j->seq % (2 * (int64_t)p->cp))
+    /* the two chunks per cp rank (predictor/cp.c); no split without cp */
+    if (p->cp > 1 && j->seq % (2 * (int64_t)p->cp))
         return PLAN_RULE_CP_SEQ;
     if (p->sp && (j->seq / p->cp) % p->tp)
         return PLAN_RULE_SEQ_SP;

@@ -61,6 +61,8 @@ static int load(const struct sweep *sw, uint64_t item, struct item_inputs *in,
     if (gpu_list_parse(&in->gpus, sw->gpus[0] ? sw->gpus : in->scen.space.gpus,
                        "'gpus'", err))
         return TPL_ECONFIG;
+    if ((rc = pred_precision_check(&in->hw, &in->scen.job, err)))
+        return rc;
     pred_ctx_init(&in->ctx, &in->model, &in->hw, &in->scen.job,
                   in->scen.space.tp_cross_node);
     pred_ctx_set_stack(&in->ctx, in->stack.name, &in->stack_limits,

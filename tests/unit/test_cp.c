@@ -214,6 +214,10 @@ Test(cp, rules)
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_CP_SEQ);
     plan_rule_explain(PLAN_RULE_CP_SEQ, &p, &m, &j, &lim, buf, sizeof buf);
     cr_assert_str_eq(buf, "cp-seq: seq (1004) not divisible by 2*cp (8)");
+    p.cp = 1;                   /* no cp, no split: an odd length is fine */
+    j.seq = 2047;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.cp = 4;
     j.seq = 1032;               /* 1032 / 4 = 258 tokens, 258 % 4 != 0 */
     m.kv_heads = 4;
     p.tp = 4;

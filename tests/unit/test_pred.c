@@ -287,3 +287,19 @@ Test(pred, band_region_by_hand)
     w = pred_band_widen((struct pred_band){ -0.8, 0, { 0, 0, 0, 0 } });
     cr_assert(w.lo == -0.9 && fabs(w.hi - 0.2) < 1e-12);
 }
+
+/* FP8 needs FP8 tensor cores: refused on the A100 (fp8_tflops 0), run on
+ * the H100; 16-bit runs everywhere. */
+Test(pred, precision_check)
+{
+    struct hw_system a100 = load_system("dgx-a100"), h100 = load_system("dgx-h100");
+    struct job j = make_job(1024, 8);
+    struct tpl_err err = { 0 };
+    j.precision = JOB_PREC_FP8;
+    cr_assert_eq(pred_precision_check(&a100, &j, &err), TPL_EUSAGE);
+    cr_assert_str_eq(err.msg, "fp8: dgx-a100's A100-SXM4-80GB has no FP8 tensor "
+                     "cores (gpu.fp8_tflops 0)");
+    cr_assert_eq(pred_precision_check(&h100, &j, &err), 0);
+    j.precision = JOB_PREC_BF16;
+    cr_assert_eq(pred_precision_check(&a100, &j, &err), 0);
+}
