@@ -193,11 +193,17 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
     if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
         fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
     res_moe_megatron(fp, c);    /* experts, MLA, windows, MTP: results/export_moe.c */
-    /* FP8: the primary weights in FP8, as predictor/mem.c counts them */
-    fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n"
-          : c->job.precision == JOB_PREC_FP8 ? "--bf16 \\\n--fp8-format hybrid "
-            "\\\n--fp8-param-gather\n"
-          : "--bf16\n", fp);
+    /* FP8: the primary weights in FP8, as predictor/mem.c counts them, and
+     * the scaling recipe the prediction timed (predictor/kernel.c: current
+     * scaling unless the job says delayed): TransformerConfig.fp8_recipe
+     * (megatron/core/transformer/transformer_config.py; --fp8-recipe,
+     * default "delayed"; "tensorwise" is per-tensor current scaling) */
+    if (c->job.precision == JOB_PREC_FP8)
+        fprintf(fp, "--bf16 \\\n--fp8-format hybrid \\\n--fp8-recipe %s "
+                "\\\n--fp8-param-gather\n",
+                c->job.fp8_delayed ? "delayed" : "tensorwise");
+    else
+        fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n" : "--bf16\n", fp);
 }
 
 /* What validate_args requires or the plan assumed beyond the shapes
@@ -265,20 +271,20 @@ static void nemo_run(FILE *fp, const struct pred_ctx *c)
 /* The distributed optimizer is set in both ddp and optimizer (Megatron-Bridge
  * src/megatron/bridge/training/config.py keeps them in sync); the precision
  * is a registered recipe of training/mixed_precision.py: FP8 as
- * bf16_with_fp8_delayed_scaling_mixed (hybrid format, FP8 parameters
+ * bf16_with_fp8_current_scaling_mixed, or bf16_with_fp8_delayed_scaling_mixed
+ * where the prediction timed delayed scaling (hybrid format, FP8 parameters
  * gathered), as predictor/mem.c counts FP8 weights. */
 static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
     static const char *const mp[JOB_PREC_COUNT] = {
         [JOB_PREC_BF16] = "bf16_mixed", [JOB_PREC_FP16] = "fp16_mixed",
-        [JOB_PREC_FP8] = "bf16_with_fp8_delayed_scaling_mixed",
+        [JOB_PREC_FP8] = "bf16_with_fp8_current_scaling_mixed",
     };
-    if (p->epo)                 /* Megatron-Bridge CommOverlapConfig */
-        fputs("comm_overlap:\n  overlap_moe_expert_parallel_comm: true\n", fp);
     fprintf(fp, "optimizer:\n  use_distributed_optimizer: %s\n"
             "dataset:\n  seq_length: %lld\nmixed_precision: %s\n",
             p->zero ? "true" : "false", (long long)c->job.seq,
-            mp[c->job.precision]);
+            c->job.precision == JOB_PREC_FP8 && c->job.fp8_delayed
+            ? "bf16_with_fp8_delayed_scaling_mixed" : mp[c->job.precision]);
 }
 
 /* TransformerConfig recompute_granularity / _modules / _method /
@@ -427,15 +433,21 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (model_is_moe(&c->model))    /* job_config.py [parallelism] */
         fprintf(fp, "expert_parallel_degree = %d\n"
                 "expert_tensor_parallel_degree = %d\n", (int)p->ep, (int)p->etp);
-    if (p->tpo)
-        fputs("# async TP takes effect only with torch.compile ([compile])\n"
-              "enable_async_tensor_parallel = true\n", fp);
+    if (p->tpo)     /* [compile] below: async TP needs it */
+        fputs("enable_async_tensor_parallel = true\n", fp);
     if (p->tp > 1 && !p->sp)
         fputs("# torchtitan's tensor parallelism always shards norms and "
               "dropout by sequence\n", fp);
     fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
     if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
         fputs("selective_ac_option = \"op\"\n", fp);
+    /* torchtitan refuses async TP without the model compiled
+     * (models/llama3/infra/parallelize.py: RuntimeError("Async TP requires
+     * torch.compile") unless compile.enable and "model" in
+     * compile.components, config/job_config.py Compile) */
+    if (p->tpo)
+        fputs("\n[compile]\nenable = true\ncomponents = [\"model\", "
+              "\"loss\"]\n", fp);
     torchtitan_model(fp, c, p);
 }
 

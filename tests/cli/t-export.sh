@@ -74,6 +74,30 @@ run_tp export --framework torchtitan --model llama3-8b --seq 8192 --gbs 16 \
     --tp 1 --pp 1 --dp 8 --mbs 2 --zero 1
 expect export-torchtitan-zero1 exit=1 stdout= '[ "$(t_lines "$T_ERR")" = 1 ]' \
     "stderr1=trainplan: error: --framework torchtitan cannot run tp1.pp1.dp8.mb2.z1: stack-zero: the stack cannot run zero 1 (no ZeRO-1 / distributed optimizer) (--nearest exports the nearest plan it runs)"
+# async TP: torchtitan refuses it without the model compiled
+# (parallelize.py "Async TP requires torch.compile"), so the export turns
+# compile on for the model and the loss
+run_tp export --framework torchtitan --model llama3-70b --system dgx-h100 \
+    --seq 8192 --gbs 64 --tp 8 --pp 1 --dp 8 --sp --tpo --zero 3
+expect export-torchtitan-async-tp-compile exit=0 \
+    'grep -qx "enable_async_tensor_parallel = true" "$T_OUT"' \
+    'grep -qx "\[compile\]" "$T_OUT"' 'grep -qx "enable = true" "$T_OUT"' \
+    "grep -qx 'components = \[\"model\", \"loss\"\]' \"\$T_OUT\""
+# FP8: the recipe the prediction timed (current scaling), not Megatron's
+# default (delayed)
+run_tp export --framework megatron --model llama3-8b --system dgx-h100 \
+    --tp 2 --dp 4 --gbs 64 --precision fp8 --zero 1
+expect export-megatron-fp8-recipe exit=0 \
+    'grep -q -- "--fp8-recipe tensorwise" "$T_OUT"'
+run_tp export --framework nemo --model llama3-8b --system dgx-h100 \
+    --tp 2 --dp 4 --gbs 64 --precision fp8 --zero 1
+expect export-nemo-fp8-recipe exit=0 \
+    'grep -qx "mixed_precision: bf16_with_fp8_current_scaling_mixed" "$T_OUT"'
+# the MoE all-to-all overlap: one comm_overlap section (a YAML key twice
+# is an error to strict loaders)
+run_tp export --framework nemo --model mixtral-8x7b --system dgx-h100 --gpus 256
+expect export-nemo-one-comm-overlap exit=0 \
+    '[ "$(grep -c "^comm_overlap:" "$T_OUT")" = 1 ]'
 golden golden-export-torchtitan-fsdp export-torchtitan-fsdp.expected -- export \
     --framework torchtitan --model llama3-8b --system dgx-h100 --seq 8192 \
     --gbs 16 --tp 1 --pp 1 --dp 8 --mbs 1 --zero 3 --recompute full
