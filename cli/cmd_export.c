@@ -96,22 +96,44 @@ static int prepare(struct cmd_opts *o, struct cmd_inputs *in,
     return cmd_plan_prepare(o, in, ctx, err);
 }
 
-/* The fastest feasible plan on 'gpus' in the scenario's space. */
+/* Whether the framework runs the plan (res_export_runnable on its
+ * prediction). */
+static bool fw_runs(enum res_framework fw, const struct pred_ctx *ctx,
+                    const struct plan *p)
+{
+    struct pred_result r;
+    char why[256];
+    pred_plan(ctx, p, &r);
+    return res_export_runnable(fw, ctx, p, &r, why, sizeof why) == 0;
+}
+
+/* The fastest feasible plan on 'gpus' in the scenario's space that the
+ * framework runs (of the SEARCH_MAX_TOP fastest). */
 static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
-                     int64_t gpus, struct plan *plan, struct tpl_err *err)
+                     enum res_framework fw, int64_t gpus, struct plan *plan,
+                     struct tpl_err *err)
 {
     struct search_cfg cfg = { .ctx = ctx, .space = &in->scen.space,
-                              .gpus = &gpus, .n_gpus = 1, .top_k = 1 };
+                              .gpus = &gpus, .n_gpus = 1,
+                              .top_k = SEARCH_MAX_TOP };
     struct search_result res;
-    int rc = search_run(&cfg, &res, err);
+    const struct search_gpu *g;
+    int rc = search_run(&cfg, &res, err), i;
     if (rc)
         return rc;
-    if (res.per_gpu[0].n_hits == 0)
+    g = &res.per_gpu[0];
+    for (i = 0; i < g->n_hits && !fw_runs(fw, ctx, &g->hits[i].plan); i++)
+        ;
+    if (g->n_hits == 0)
         rc = tpl_errorf(err, TPL_ENOPLAN, "no feasible plan on %lld GPUs (see "
                         "'trainplan search --gpus %lld')", (long long)gpus,
                         (long long)gpus);
+    else if (i == g->n_hits)
+        rc = tpl_errorf(err, TPL_ENOPLAN, "--framework %s runs none of the %d "
+                        "fastest feasible plans on %lld GPUs",
+                        res_framework_name(fw), g->n_hits, (long long)gpus);
     else
-        *plan = res.per_gpu[0].hits[0].plan;
+        *plan = g->hits[i].plan;
     search_result_release(&res);
     return rc;
 }
@@ -126,9 +148,11 @@ static int plan_distance(const struct plan *a, const struct plan *b)
 }
 
 /* --nearest: of the SEARCH_MAX_TOP fastest feasible plans on the same GPU
- * count (every dimension 'auto'), the one nearest to *want. */
+ * count (every dimension 'auto') that the framework runs, the one nearest
+ * to *want. */
 static int nearest_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
-                        struct plan *want, struct tpl_err *err)
+                        enum res_framework fw, struct plan *want,
+                        struct tpl_err *err)
 {
     static struct space any;            /* large: off the stack */
     int64_t gpus = plan_gpus(want);
@@ -142,12 +166,13 @@ static int nearest_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
         return rc;
     for (int i = 0; i < res.per_gpu[0].n_hits; i++) {
         int d = plan_distance(&res.per_gpu[0].hits[i].plan, want);
-        if (d < best_d)
+        if (d < best_d && fw_runs(fw, ctx, &res.per_gpu[0].hits[i].plan))
             best = i, best_d = d;
     }
     if (best < 0)
         rc = tpl_errorf(err, TPL_ENOPLAN, "--nearest: no feasible plan on %lld "
-                        "GPUs", (long long)gpus);
+                        "GPUs that --framework %s runs", (long long)gpus,
+                        res_framework_name(fw));
     else
         *want = res.per_gpu[0].hits[best].plan;
     search_result_release(&res);
@@ -172,7 +197,7 @@ static int runnable(const struct cmd_opts *o, const struct cmd_inputs *in,
         return tpl_errorf(err, TPL_ENOPLAN, "--framework %s cannot run %s: %s "
                           "(--nearest exports the nearest plan it runs)", fw,
                           key, why);
-    if ((rc = nearest_plan(in, ctx, p, err)))
+    if ((rc = nearest_plan(in, ctx, o->framework, p, err)))
         return rc;
     pred_plan(ctx, p, r);
     tpl_log(TPL_LOG_WARN, "--framework %s cannot run %s (%s)", fw, key, why);
@@ -227,7 +252,8 @@ int cmd_export(int argc, char **argv, struct tpl_err *err)
     if ((rc = cmd_opts_parse(&o, &spec, argc, argv, err)) || o.help ||
         (rc = check(&o, err)) || (rc = prepare(&o, &in, &ctx, err)))
         return rc;
-    if (o.export_gpus && (rc = best_plan(&in, &ctx, o.export_gpus, &o.plan, err)))
+    if (o.export_gpus &&
+        (rc = best_plan(&in, &ctx, o.framework, o.export_gpus, &o.plan, err)))
         return rc;
     if (!o.export_gpus)
         cmd_plan_defaults(&o, &in);

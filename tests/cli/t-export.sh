@@ -83,6 +83,17 @@ expect export-torchtitan-async-tp-compile exit=0 \
     'grep -qx "enable_async_tensor_parallel = true" "$T_OUT"' \
     'grep -qx "\[compile\]" "$T_OUT"' 'grep -qx "enable = true" "$T_OUT"' \
     "grep -qx 'components = \[\"model\", \"loss\"\]' \"\$T_OUT\""
+# --gpus N and --nearest take the fastest plans the framework runs: the
+# fastest DeepSeek-V3 plan on 256 GPUs has tp 4, which torchtitan's FP8
+# refuses for this model; the export writes the fastest it runs instead
+run_tp export --framework torchtitan --model deepseek-v3 --system dgx-h100 \
+    --gpus 256 --precision fp8
+expect export-torchtitan-gpus-runnable exit=0 \
+    'grep -q "^tensor_parallel_degree = 1$" "$T_OUT"'
+run_tp export --framework torchtitan --model deepseek-v3 --system dgx-h100 \
+    --tp 4 --pp 32 --dp 2 --ep 8 --sp --zero 3 --precision fp8 --nearest
+expect export-torchtitan-nearest-runnable exit=0 \
+    'grep -q "^tensor_parallel_degree = 1$" "$T_OUT"'
 # FP8: the recipe the prediction timed (current scaling), not Megatron's
 # default (delayed)
 run_tp export --framework megatron --model llama3-8b --system dgx-h100 \
