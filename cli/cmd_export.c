@@ -118,8 +118,12 @@ static int best_plan(const struct cmd_inputs *in, const struct pred_ctx *ctx,
                               .top_k = SEARCH_MAX_TOP };
     struct search_result res;
     const struct search_gpu *g;
-    int rc = search_run(&cfg, &res, err), i;
-    if (rc)
+    char why[256];
+    int rc, i;
+    if (res_export_model_runnable(fw, ctx, why, sizeof why))
+        return tpl_errorf(err, TPL_ENOPLAN, "--framework %s: %s",
+                          res_framework_name(fw), why);
+    if ((rc = search_run(&cfg, &res, err)))
         return rc;
     g = &res.per_gpu[0];
     for (i = 0; i < g->n_hits && !fw_runs(fw, ctx, &g->hits[i].plan); i++)

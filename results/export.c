@@ -511,6 +511,12 @@ int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
                  "position table (Megatron-LM validate_args: "
                  "max_position_embeddings >= seq_length)", (long long)c->job.seq,
                  (long long)m->position_table, m->name);
+    else if (fw == RES_FW_TORCHTITAN && c->job.precision == JOB_PREC_FP16)
+        /* torchtitan/config/job_config.py Training: mixed_precision_param
+         * is Literal["bfloat16", "float32"]; no fp16 loss scaling */
+        snprintf(buf, n, "torchtitan trains in bf16 or fp32 "
+                 "(training.mixed_precision_param), not fp16; use --precision "
+                 "bf16");
     else if (!res_moe_model_refusal(fw, c, buf, n))  /* export_moe.c */
         return 0;
     return -1;

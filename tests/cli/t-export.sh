@@ -11,13 +11,16 @@ E_PLAN='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1 --vpp 2'
 for e_fw in megatron nemo torchtitan; do
     # torchtitan's stack has no ZeRO-1 (spaces/stacks/torchtitan.cfg): zero 0
     e_plan=$E_PLAN
-    [ "$e_fw" = torchtitan ] && e_plan=$(echo "$E_PLAN" | sed 's/--zero 1/--zero 0/')
+    # nor fp16 (bf16 or fp32 parameters): bf16
+    e_prec=fp16
+    [ "$e_fw" = torchtitan ] && e_plan=$(echo "$E_PLAN" | sed 's/--zero 1/--zero 0/') &&
+        e_prec=bf16
     # shellcheck disable=SC2086
     golden "golden-export-$e_fw" "export-$e_fw.expected" -- export --framework "$e_fw" $e_plan
     # shellcheck disable=SC2086
     golden "golden-export-$e_fw-full" "export-$e_fw-full.expected" -- export \
         --framework "$e_fw" --model gpt3-175b --system selene-a100 --seq 2048 \
-        --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision fp16
+        --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision $e_prec
     # the names: flags for megatron, keys for the others
     # shellcheck disable=SC2086
     "$TRAINPLAN" export --framework "$e_fw" $E_PLAN >"$T_TMP/exp" 2>/dev/null
@@ -94,6 +97,11 @@ run_tp export --framework torchtitan --model deepseek-v3 --system dgx-h100 \
     --tp 4 --pp 32 --dp 2 --ep 8 --sp --zero 3 --precision fp8 --nearest
 expect export-torchtitan-nearest-runnable exit=0 \
     'grep -q "^tensor_parallel_degree = 1$" "$T_OUT"'
+# fp16: torchtitan has no such mixed precision (bf16 or fp32 parameters)
+run_tp export --framework torchtitan --model llama3-8b --system dgx-h100 \
+    --gpus 8 --gbs 64 --precision fp16
+expect export-torchtitan-fp16 exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan: torchtitan trains in bf16 or fp32 (training.mixed_precision_param), not fp16; use --precision bf16"
 # FP8: the recipe the prediction timed (current scaling), not Megatron's
 # default (delayed)
 run_tp export --framework megatron --model llama3-8b --system dgx-h100 \
@@ -150,6 +158,7 @@ for e_fw in megatron nemo torchtitan; do
         "--model llama3-8b --tp 2 --pp 2 --dp 2 --precision fp8 --recompute full" \
         "--model gpt3-175b --system selene-a100 --seq 2048 --gbs 1536 --tp 8 --pp 12 --dp 16 --recompute full --precision fp16" \
         "--model llama3-8b --tp 1 --pp 4 --dp 8 --recompute full --zero 0"; do
+        [ "$e_fw" = torchtitan ] && e_plan=$(echo "$e_plan" | sed 's/fp16/bf16/')
         # shellcheck disable=SC2086
         "$TRAINPLAN" export --framework "$e_fw" $e_plan 2>/dev/null | e_keys "$e_fw" >"$T_TMP/keys"
         e_missing=
