@@ -424,6 +424,14 @@ static int frontier_count(const struct tradeoff *t)
     return n;
 }
 
+static int feasible_count(const struct tradeoff *t)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->rows[i].feasible;
+    return n;
+}
+
 static void table_knee(FILE *fp, const struct tradeoff *t)
 {
     if (t->knee >= 0)
@@ -431,7 +439,10 @@ static void table_knee(FILE *fp, const struct tradeoff *t)
                 "than %.0f %% of what perfect scaling would\n",
                 (long long)t->rows[t->knee].gpus, 100 * t->knee_fraction);
     else if (frontier_count(t) < 2)
-        fputs("no knee: fewer than two GPU counts have a plan\n", fp);
+        fputs(feasible_count(t) < 2
+              ? "no knee: fewer than two GPU counts have a plan\n"
+              : "no knee: one GPU count is on the frontier (no other finishes "
+                "sooner or costs less)\n", fp);
     else
         fprintf(fp, "no knee in this range (%lld..%lld GPUs): every doubling on "
                 "the frontier saves at least %.0f %% of what perfect scaling "

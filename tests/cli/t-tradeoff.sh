@@ -134,3 +134,8 @@ expect tradeoff-llama3-70b-gap \
     '[ "$(echo "$t_gap" | grep -c "^check: ")" = 1 ]' \
     'echo "$t_gap" | awk '\''/^405B: / { exit !($(NF-4) > -15 && $(NF-4) < 15) }'\''' \
     '[ "$(echo "$t_gap" | grep -c "^405B: ")" = 1 ]'
+# two counts with plans, one on the frontier (128 GPUs finish sooner for
+# no more GPU-hours): the message says so, not that a plan is missing
+run_tp tradeoff --gpus 64,128
+expect tradeoff-one-on-frontier exit=0 \
+    'stdout~^no knee: one GPU count is on the frontier'
