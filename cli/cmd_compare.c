@@ -69,6 +69,12 @@ static int entries_of(struct entries *es, const struct cmd_opts *o,
         struct cmd_variant *var = &es->var[v];
         if (cmd_variant_split(o->variants[v], &o->sets, var, err))
             return TPL_EUSAGE;
+        for (int i = 0; i < es->n; i++)     /* columns are told by name */
+            if (!strcmp(es->e[i].label, var->name))
+                return tpl_errorf(err, TPL_EUSAGE, "--variant '%s': '%s' "
+                                  "already names a column; give the variant a "
+                                  "name of its own (NAME=BASE:K=V)",
+                                  o->variants[v], var->name);
         es->e[es->n++] = (struct compare_entry){ var->name,
             var->base[0] ? var->base : es->e[0].system, var->sets.v,
             var->sets.n };

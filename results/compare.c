@@ -267,6 +267,11 @@ static int compare_one(struct compare_system *cs, const struct compare_entry *e,
     struct hw_system hw;
     int n = job->n_gbs > 0 ? job->n_gbs : 1;
     int rc = hw_system_load(&hw, e->system, e->sets, e->n_sets, err);
+    if (rc && strcmp(e->label, e->system) && !strncmp(err->msg, "--set ", 6)) {
+        char msg[sizeof err->msg];      /* a variant's own assignment */
+        snprintf(msg, sizeof msg, "%s", err->msg + 6);
+        tpl_errorf(err, rc, "--variant %s: %s", e->label, msg);
+    }
     if (rc || (rc = pred_precision_check(&hw, job->job, err)))
         return rc;
     snprintf(cs->label, sizeof cs->label, "%s", e->label);

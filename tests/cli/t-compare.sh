@@ -26,7 +26,7 @@ check compare-variant-form 2 "trainplan: error: --variant 'fast': expected NAME[
 check compare-variant-stack 2 "trainplan: error: --variant 'eager:stack.host_us=67.5': 'stack.host_us=67.5' is not a system field; a variant changes the system only (model.*, job.*, space.* and stack.* apply to every column: use --set or --stack)" -- compare --variant eager:stack.host_us=67.5 --gpus 64
 check compare-variant-set 2 "trainplan: error: --set 'network': expected section.field=value" -- compare --variant x:network --gpus 64
 check compare-unknown-system 3 "trainplan: error: unknown system 'tpu-v5': not a preset (see 'trainplan list systems') nor a file" -- compare --systems dgx-h100,tpu-v5 --gpus 64
-check compare-variant-bad-value 3 "trainplan: error: --set network.nic_gbps: 'nic_gbps' must be a number in (0, 10000000]" -- compare --variant slow:network.nic_gbps=0 --gpus 64
+check compare-variant-bad-value 3 "trainplan: error: --variant slow: network.nic_gbps: 'nic_gbps' must be a number in (0, 10000000]" -- compare --variant slow:network.nic_gbps=0 --gpus 64
 check compare-unknown-option 2 "trainplan: error: unknown option '--top'" -- compare --top 3
 
 # a system with no plan at a count: n/a, never 0.00x; uncalibrated presets
