@@ -211,7 +211,11 @@ enum plan_rule plan_check_tp(const struct plan *p, const struct model *m,
         return PLAN_RULE_KV_HEADS_TP;
     if (m->ffn_hidden % p->tp)
         return PLAN_RULE_FFN_TP;
-    if (p->tp > lim->tp_domain && !lim->tp_cross_node)
+    /* tp is innermost in Megatron's rank order (megatron/core/
+     * parallel_state.py), so the groups tile the domain: a tp that does not
+     * divide it puts a group across two domains (GB200 NVL72: tp 16 on
+     * ranks 64-79), whose collectives the NVLink model would not time */
+    if (p->tp > lim->tp_domain ? !lim->tp_cross_node : lim->tp_domain % p->tp)
         return PLAN_RULE_TP_DOMAIN;
     return PLAN_OK;
 }
@@ -381,8 +385,11 @@ static void why_ffn(const struct why *w)
 
 static void why_domain(const struct why *w)
 {
-    snprintf(w->buf, w->n, "tp-domain: tp (%d) larger than the NVLink domain "
-             "(%lld GPUs)", (int)w->p->tp, (long long)w->lim->tp_domain);
+    snprintf(w->buf, w->n, w->p->tp > w->lim->tp_domain
+             ? "tp-domain: tp (%d) larger than the NVLink domain (%lld GPUs)"
+             : "tp-domain: tp (%d) does not divide the NVLink domain (%lld "
+               "GPUs): a tp group would span two domains",
+             (int)w->p->tp, (long long)w->lim->tp_domain);
 }
 
 static void why_sp_tp(const struct why *w)

@@ -73,6 +73,19 @@ Test(plan, tp_domain_and_ffn_and_seq)
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_TP_DOMAIN);
     lim.tp_cross_node = true;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    /* GB200 NVL72: tp 16 on ranks 64-79 would span two domains; 8 tiles 72 */
+    lim.tp_domain = 72;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_TP_DOMAIN);
+    {
+        char why[160];
+        plan_rule_explain(PLAN_RULE_TP_DOMAIN, &p, &m, &j, &lim, why, sizeof why);
+        cr_assert_str_eq(why, "tp-domain: tp (16) does not divide the NVLink "
+                         "domain (72 GPUs): a tp group would span two domains");
+    }
+    p.tp = 8;
+    cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_OK);
+    p.tp = 16;
+    lim.tp_domain = 8;
     m.ffn_hidden = 49150;
     p.tp = 4;
     cr_assert_eq(plan_check(&p, &m, &j, &lim), PLAN_RULE_FFN_TP);
