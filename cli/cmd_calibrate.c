@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibrate/calibrate.h"
+#include "common/log.h"
 #include "fidelity/fidelity.h"
 #include "results/chart.h"
 #include "spaces/stack.h"
@@ -195,6 +196,60 @@ struct cal_opts {
     enum res_format fmt;
 };
 
+/* Letters and digits of s, upper case: "A100-SXM4-80GB" -> "A100SXM480GB". */
+static void gpu_key(const char *s, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < n; s++)
+        if ((*s >= '0' && *s <= '9') || (*s >= 'A' && *s <= 'Z') ||
+            (*s >= 'a' && *s <= 'z'))
+            out[k++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 32 : *s);
+    out[k] = '\0';
+}
+
+/* Samples of another GPU describe that GPU: say so (the sample files name
+ * theirs, "NVIDIAA100-SXM4-80GB"; the system file its gpu.name). */
+static void warn_other_gpu(const struct hw_system *base, const char *samples_gpu)
+{
+    char a[64], b[64];
+    gpu_key(base->gpu_name, a, sizeof a);
+    gpu_key(samples_gpu, b, sizeof b);
+    if (a[0] && !strstr(b, a))
+        tpl_log(TPL_LOG_WARN, "the samples are of %s, the system's GPU is %s: "
+                "the fit describes the sampled GPU", samples_gpu, base->gpu_name);
+}
+
+/* The fitted system file must load as any system file does (hw.c's ranges:
+ * an efficiency in (0, 1], ...): written to memory and read back, so a fit
+ * that leaves a field out of range writes nothing. */
+static int check_fitted(struct res_report *r, struct tpl_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    struct conf c;
+    struct hw_system back;
+    int rc;
+    if (!fp)
+        return tpl_errorf(err, TPL_EIO, "calibrate: out of memory");
+    rc = res_report_write(fp, r, err);
+    if (fclose(fp) && rc == 0)
+        rc = tpl_errorf(err, TPL_EIO, "calibrate: out of memory");
+    if (rc == 0 && (rc = conf_load_string(&c, "the fitted system", text, err)) == 0) {
+        rc = hw_system_read(&back, &c, err);
+        conf_release(&c);
+    }
+    free(text);
+    if (rc) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return tpl_errorf(err, TPL_ECONFIG, "the fit gives no valid system "
+                          "file (%s); nothing written: are the samples of this "
+                          "GPU?", why);
+    }
+    return 0;
+}
+
 /* Fit the samples in 'dir', then write the system file, the chart and
  * the report. */
 static int calibrate_samples(const char *dir, const struct cal_opts *o,
@@ -214,6 +269,9 @@ static int calibrate_samples(const char *dir, const struct cal_opts *o,
     out_rep.u.calib.system = o->system;
     out_rep.u.calib.samples = dir;
     out_rep.u.calib.fitted = &fitted;
+    warn_other_gpu(&base, rep.gpu);
+    if ((rc = check_fitted(&out_rep, err)))
+        return rc;
     return write_outputs(&out_rep, o->out, o->report, o->fmt, err);
 }
 

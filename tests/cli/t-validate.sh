@@ -174,5 +174,13 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
     expect calibrate-report-csv 'exit=0' \
         'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,failed_runs,schema_version$' \
         'stdout~^linear1,bwd,1755,'
+    # A100 samples fitted to a B200: warned, and a fit outside a system
+    # file's ranges writes nothing (exit 3)
+    rm -f "$T_TMP/b200.cfg"
+    run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
+        --system dgx-b200 -o "$T_TMP/b200.cfg" --report "$T_TMP/rep"
+    expect calibrate-other-gpu exit=3 '[ ! -e "$T_TMP/b200.cfg" ]' \
+        'stderr~^trainplan: warning: the samples are of NVIDIAA100-SXM4-80GB, the system.s GPU is B200-SXM-180GB' \
+        'stderr~^trainplan: error: the fit gives no valid system file \(the fitted system:[0-9]+: '
 fi
 check calibrate-bad-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- calibrate /tmp --system dgx-a100 --format xml
