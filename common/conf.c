@@ -384,8 +384,66 @@ static config_setting_t *set_group(struct conf *c, const char *section)
     return grp && config_setting_type(grp) == CONFIG_TYPE_GROUP ? grp : NULL;
 }
 
+/* Append one element to the array 'a'; -1 when libconfig refuses it (an
+ * element of another type than the first: arrays are of one scalar type). */
+static int array_append(config_setting_t *a, const char *v)
+{
+    long long i = 0;
+    double d = 0;
+    int b = 0;
+    switch (read_value(v, &i, &d, &b)) {
+    case VALUE_INT:    return config_setting_set_int64_elem(a, -1, i) ? 0 : -1;
+    case VALUE_FLOAT:  return config_setting_set_float_elem(a, -1, d) ? 0 : -1;
+    case VALUE_BOOL:   return config_setting_set_bool_elem(a, -1, b) ? 0 : -1;
+    case VALUE_STRING: return config_setting_set_string_elem(a, -1, v) ? 0 : -1;
+    }
+    return -1;
+}
+
+/* A list value: "[1,2,4]" (brackets, comma-separated scalars), or one
+ * number or boolean for a field the file holds as a list ("space.tp=8" as
+ * [8], as a sweep's --vary gives one value at a time); NULL when an
+ * element does not fit the array's type or the list is empty. */
+static config_setting_t *set_list(config_setting_t *grp, const char *field,
+                                  const char *value)
+{
+    char buf[256], *save, *tok;
+    size_t n = strlen(value);
+    config_setting_t *a;
+    bool bracketed = n >= 2 && value[0] == '[' && value[n - 1] == ']';
+    if (bracketed)
+        snprintf(buf, sizeof buf, "%.*s", (int)(n - 2), value + 1);
+    else
+        snprintf(buf, sizeof buf, "%s", value);
+    if (n >= sizeof buf)
+        return NULL;
+    config_setting_remove(grp, field);
+    if (!(a = config_setting_add(grp, field, CONFIG_TYPE_ARRAY)))
+        return NULL;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (array_append(a, tok))
+            return NULL;
+    return config_setting_length(a) > 0 ? a : NULL;
+}
+
+/* Whether 'value' is written as a list, or is a number or boolean for a
+ * field the file holds as one. */
+static bool list_value(const config_setting_t *s, const char *value)
+{
+    long long i;
+    double d;
+    int b;
+    size_t n = strlen(value);
+    if (n >= 2 && value[0] == '[' && value[n - 1] == ']')
+        return true;
+    return s && (config_setting_type(s) == CONFIG_TYPE_ARRAY ||
+                 config_setting_type(s) == CONFIG_TYPE_LIST) &&
+           read_value(value, &i, &d, &b) != VALUE_STRING;
+}
+
 /* Write 'value' into the field, typed as the file has it (a string stays a
- * string), else as the value reads; NULL for a bad field name. */
+ * string, a list a list), else as the value reads; NULL for a bad field
+ * name or list. */
 static config_setting_t *set_value(config_setting_t *grp, const char *field,
                                    const char *value)
 {
@@ -393,8 +451,14 @@ static config_setting_t *set_value(config_setting_t *grp, const char *field,
     long long i = 0;
     double d = 0;
     int b = 0;
-    enum value_kind kind = s && config_setting_type(s) == CONFIG_TYPE_STRING
-                         ? VALUE_STRING : read_value(value, &i, &d, &b);
+    enum value_kind kind;
+    if (list_value(s, value))
+        return set_list(grp, field, value);
+    /* "auto" stands for a value the program picks: what replaces it reads
+     * as what it is ("space.tp=8" over tp = "auto") */
+    kind = s && config_setting_type(s) == CONFIG_TYPE_STRING &&
+           strcmp(config_setting_get_string(s), "auto")
+         ? VALUE_STRING : read_value(value, &i, &d, &b);
     if (s && config_setting_type(s) != kind_type[kind]) {
         config_setting_remove(grp, field);
         s = NULL;
@@ -424,7 +488,8 @@ int conf_apply_set(struct conf *c, const char *assignment, struct tpl_err *err)
         return tpl_errorf(err, TPL_EUSAGE, "--set '%s': '%s' is not a section",
                           assignment, section);
     if (!(s = set_value(grp, field, strchr(assignment, '=') + 1)))
-        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': bad field name '%s'",
+        return tpl_errorf(err, TPL_EUSAGE, "--set '%s': bad field name '%s', "
+                          "or a list ([v,...]) of values of different types",
                           assignment, field);
     config_setting_set_hook(s, &set_mark);
     return 0;

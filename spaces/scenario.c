@@ -110,13 +110,17 @@ static int read_list(const struct conf_group *g, enum plan_dim d,
     if (config_setting_type(s) == CONFIG_TYPE_STRING &&
         !strcmp(config_setting_get_string(s), "auto"))
         return 0;
-    n = config_setting_is_aggregate(s) ? config_setting_length(s) : -1;
+    /* one value stands for a list of it (tp = 8; as tp = [8];) */
+    n = config_setting_is_aggregate(s) ? config_setting_length(s) : 1;
     if (n < 1 || n > SPACE_MAX_VALUES)
-        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be \"auto\" or a "
-                          "list of 1 to %d values", where, key, SPACE_MAX_VALUES);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be \"auto\", a "
+                          "value or a list of 1 to %d values", where, key,
+                          SPACE_MAX_VALUES);
     plan_dim_expect(d, expect, sizeof expect);
     for (int i = 0; i < n; i++)
-        if (read_elem(config_setting_get_elem(s, (unsigned)i), d, &out->v[out->n++]))
+        if (read_elem(config_setting_is_aggregate(s)
+                      ? config_setting_get_elem(s, (unsigned)i) : s, d,
+                      &out->v[out->n++]))
             return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' element %d must be %s%s",
                               where, key, i + 1, plan_dims[d].names ? "one of " : "",
                               expect);

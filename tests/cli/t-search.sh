@@ -312,3 +312,14 @@ expect progress-asked exit=0 \
 run_tp OMP_NUM_THREADS=1 tradeoff --model llama3-8b --gpus 8 --progress -o /dev/null
 expect progress-tradeoff exit=0
 check progress-predict 2 "trainplan: error: unknown option '--progress'" -- predict --progress
+# --set on a list field: a bracketed list, or one value for a list of it
+run_tp search --model llama3-8b --system dgx-h100 --gpus 64 --top 5 \
+    --format csv --set 'space.tp=[1,2]'
+expect search-set-list exit=0 \
+    '[ "$(tail -n +2 "$T_OUT" | cut -d, -f4 | grep -cv "^tp[12]\.")" = 0 ]' \
+    '[ "$(tail -n +2 "$T_OUT" | wc -l)" -ge 2 ]'
+run_tp search --model llama3-8b --system dgx-h100 --gpus 64 --top 5 \
+    --format csv --set space.tp=8
+expect search-set-one-value exit=0 \
+    '[ "$(tail -n +2 "$T_OUT" | cut -d, -f4 | grep -cv "^tp8\.")" = 0 ]' \
+    '[ "$(tail -n +2 "$T_OUT" | wc -l)" -ge 1 ]'

@@ -183,3 +183,9 @@ else
     expect sweep-mpi-bad-checkpoint exit=3 stdout= \
         "stderr~^trainplan: error: $T_TMP/ck-bad:1: checkpoint of another sweep"
 fi
+# a plan dimension varied one value at a time (space.zero = 1, then 3)
+run_tp sweep --model llama3-8b --system dgx-h100 --gpus 64 --set job.gbs=256 \
+    --vary space.zero=1,3 --format csv
+expect sweep-vary-space-list exit=0 \
+    '[ "$(tail -n +2 "$T_OUT" | grep -c "\.z1,")" -ge 1 ]' \
+    '[ "$(tail -n +2 "$T_OUT" | grep -c "\.z3,")" -ge 1 ]'

@@ -147,7 +147,7 @@ Test(scenario, bad_lists_name_line_and_element)
              " recompute = \"auto\"; zero = \"auto\"; tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; };\n",
              list);
     cr_assert_eq(read_scenario(&s, job_text, space, &err), TPL_ECONFIG);
-    cr_assert_str_eq(err.msg, "t:6: 'tp' must be \"auto\" or a list of 1 to 64 values");
+    cr_assert_str_eq(err.msg, "t:6: 'tp' must be \"auto\", a value or a list of 1 to 64 values");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64..\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
