@@ -190,6 +190,9 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
     if (!m->bias && m->qkv_bias)    /* arguments.py: "Enable bias only in the
                                        QKV linear layers" (add_qkv_bias) */
         fputs("--add-qkv-bias \\\n", fp);
+    if (m->qk_norm)     /* TransformerConfig.qk_layernorm (--qk-layernorm);
+                           the norm type follows --normalization */
+        fputs("--qk-layernorm \\\n", fp);
     if (!m->dropout)            /* the stack runs none; Megatron's default: 0.1 */
         fputs("--attention-dropout 0.0 \\\n--hidden-dropout 0.0 \\\n", fp);
     res_moe_megatron(fp, c);    /* experts, MLA, windows, MTP: results/export_moe.c */
@@ -263,6 +266,8 @@ static void nemo_run(FILE *fp, const struct pred_ctx *c)
 {
     if (c->model.position == MODEL_POS_ROPE)
         fprintf(fp, "  rotary_base: %.0f\n", c->model.rope_base);
+    if (c->model.qk_norm)       /* TransformerConfig.qk_layernorm */
+        fputs("  qk_layernorm: true\n", fp);
     fprintf(fp, "  attention_backend: %s\n",
             c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
     res_moe_nemo(fp, c);        /* experts, MLA, windows, MTP: export_moe.c */

@@ -139,6 +139,7 @@ int model_read_arch(struct model *m, const struct conf_group *g,
                 err) ||
         mbr_int(g, "mtp_layers", 0, 64, 0, &m->mtp_layers, err) ||
         (conf_has(g, "qkv_bias") && conf_bool(g, "qkv_bias", &m->qkv_bias, err)) ||
+        (conf_has(g, "qk_norm") && conf_bool(g, "qk_norm", &m->qk_norm, err)) ||
         read_moe(&m->moe, g, err) || read_mla(&m->mla, g, err))
         return TPL_ECONFIG;
     if (!(key = stray_moe_field(m, g)) && !(key = arch_fault(m, &must)))

@@ -60,8 +60,7 @@ static const struct hf_family families[] = {
       "num_attention_heads", "num_key_value_heads", "intermediate_size",
       "vocab_size", NULL, "rope_theta", llama_drop, 0, 0, true, false, false,
       "rmsnorm", NULL, NULL, NULL, NULL, true, false },
-    LLAMA("Qwen3ForCausalLM", "the per-head q/k RMSNorm weights (2 x head_dim "
-          "per layer) are not counted"),
+    LLAMA("Qwen3ForCausalLM", NULL),
     LLAMA_MOE("MixtralForCausalLM", "sliding-window attention is timed as "
               "full causal attention", "num_local_experts",
               "num_experts_per_tok", "intermediate_size"),
@@ -247,6 +246,9 @@ static void put_kinds(struct hf_out *o, struct hf_read *r,
         dropout ? "true" : "false");
     if (f->qkv_bias)
         put(o, "  qkv_bias = true;  # %s: biases on q/k/v_proj only\n",
+            f->arch);
+    if (!strncmp(f->arch, "Qwen3", 5))  /* modeling_qwen3(_moe).py */
+        put(o, "  qk_norm = true;  # %s: RMSNorm over each q and k head\n",
             f->arch);
 }
 

@@ -32,7 +32,7 @@ static const char *const model_fields[] = {
     "moe_layer_freq", "moe_router", "moe_balance", "moe_capacity_factor",
     "moe_groups", "moe_group_topk", "q_lora_rank", "kv_lora_rank",
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "rope_base",
-    "qkv_bias", NULL,
+    "qkv_bias", "qk_norm", NULL,
 };
 static const char *const root_groups[] = { "model", NULL };
 

@@ -56,6 +56,11 @@ struct model {                  /* a plain value: nothing to free */
      * transformers' Qwen2Attention q/k/v_proj bias=True, o_proj False;
      * Megatron-LM --add-qkv-bias); 'bias' puts them on every projection */
     bool qkv_bias;
+    /* optional: an RMSNorm over each query and key head before the
+     * attention (Qwen3: transformers models/qwen3/modeling_qwen3.py
+     * Qwen3Attention q_norm, k_norm, RMSNorm(head_dim); Megatron-LM
+     * --qk-layernorm): 2 x head_dim weights a layer */
+    bool qk_norm;
     enum model_norm norm;
     enum model_pos position;
     /* optional in a file (spaces/arch.c): 0 where absent */

@@ -77,14 +77,16 @@ static int64_t mla_params(const struct model *m)
 
 /* Q h x q_dim, K and V h x kv_dim (GQA: Ainslie et al. 2023), O q_dim x h;
  * with biases on Q, K, V and O, or on Q, K and V only (qkv_bias: Qwen2,
- * transformers' Qwen2Attention). */
+ * transformers' Qwen2Attention); the q and k head norms' weights, one
+ * head_dim each (qk_norm: Qwen3Attention q_norm, k_norm). */
 int64_t model_attn_params(const struct model *m)
 {
     int64_t h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
     if (m->mla.kv_lora_rank > 0)
         return mla_params(m);
     return 2 * h * q + 2 * h * kv + (m->bias ? q + 2 * kv + h
-                                     : m->qkv_bias ? q + 2 * kv : 0);
+                                     : m->qkv_bias ? q + 2 * kv : 0) +
+           (m->qk_norm ? 2 * model_head_dim(m) : 0);
 }
 
 /* One FFN of width f: 2 matrices h x f, or 3 with a GLU (Shazeer 2020),

@@ -137,6 +137,10 @@ Test(hf, moe_and_head_dim)
     cr_assert_eq(a.rope_base, 1e6);
     cr_assert_eq(q.head_dim, 128);
     cr_assert_eq(model_q_dim(&q), 2048);
+    /* Qwen3's q_norm and k_norm, RMSNorm(head_dim) each: Q 1024 x 2048,
+     * K and V 1024 x 1024, O 2048 x 1024, and 2 x 128 norm weights */
+    cr_assert(q.qk_norm && !a.qk_norm);
+    cr_assert_eq(model_attn_params(&q), 2LL * 1024 * 2048 + 2LL * 1024 * 1024 + 256);
 }
 
 /* Every missing field at once; MoE, other head widths, unknown classes,
