@@ -794,6 +794,26 @@ static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
                  "outside [%g, %g]: %s, kept the prior", v, d->lo, d->hi, d->why);
 }
 
+/* A link's share is what the samples say, however low: a fabric reached
+ * only through NCCL's socket transport (no RDMA plugin: NCCL_NET=Socket,
+ * one thread and one socket per connection by default, NCCL_SOCKET_NTHREADS
+ * and NCCL_NSOCKS_PERTHREAD in NCCL's environment-variable docs) runs at a
+ * few GB/s whatever its line rate, and a plan made with this file runs on
+ * that fabric. Under the field's plausible floor the report says so. */
+static void keep_sampled(const struct hw_system *hw, enum cal_field f,
+                         struct cal_report *rep, double prior)
+{
+    const struct cal_field_def *d = &cal_fields[f];
+    double v = cal_field_get(hw, f);
+    if (!rep)
+        return;
+    report_field(rep, f, hw, prior);
+    if (v < d->lo)
+        snprintf(rep->params[f].note, sizeof rep->params[f].note,
+                 "the sampled fabric ran at %.1f %% of the link rate: NCCL over "
+                 "sockets? check before planning on this file", 100 * v);
+}
+
 static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AR_INTRA, CAL_FIELD_NVLINK }, { CAL_OP_AR_INTER, CAL_FIELD_NETWORK },
     { CAL_OP_P2P_INTRA, CAL_FIELD_P2P_NVLINK },
@@ -802,24 +822,34 @@ static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AG_INTER, CAL_FIELD_AG_NETWORK },
 };
 
-/* Alpha, the fixed cost of a collective, with the efficiency of the first
- * tier sampled; then each tier's efficiency on its own. */
+/* Alpha (a collective's or a send's fixed cost) with the share of the
+ * first tier sampled of that kind; 'first' is 0 for the collectives, 2
+ * for the sends. */
+static void fit_alpha(struct hw_system *hw, const struct hw_system *base,
+                      const struct cal_samples *S, enum filter f, int first,
+                      enum cal_field alpha, struct cal_report *rep)
+{
+    int t = S->op[tiers[first].op].n ? first : first + 1;
+    enum cal_field both[2] = { tiers[t].eff, alpha };
+    if (S->op[tiers[t].op].n == 0)
+        return;
+    fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
+    keep_plausible(hw, base, alpha, rep);
+}
+
+/* The alphas, then each tier's share on its own. */
 static void fit_links(struct hw_system *hw, const struct hw_system *base,
                       const struct cal_samples *S, enum filter f,
                       struct cal_report *rep)
 {
-    int t = S->op[tiers[0].op].n ? 0 : 1;
-    if (S->op[tiers[t].op].n) {
-        enum cal_field both[2] = { tiers[t].eff, CAL_FIELD_COLLECTIVE_BASE };
-        fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
-        keep_plausible(hw, base, CAL_FIELD_COLLECTIVE_BASE, rep);
-    }
+    fit_alpha(hw, base, S, f, 0, CAL_FIELD_COLLECTIVE_BASE, rep);
+    fit_alpha(hw, base, S, f, 2, CAL_FIELD_P2P_BASE, rep);
     for (int i = 0; i < 6; i++) {   /* all-reduce tiers, the sends', the
                                      * all-gathers' */
         if (S->op[tiers[i].op].n == 0)
             continue;
         fit_fields(hw, S, &tiers[i].op, 1, DIR_FWD, f, &tiers[i].eff, 1);
-        keep_plausible(hw, base, tiers[i].eff, rep);
+        keep_sampled(hw, tiers[i].eff, rep, cal_field_get(base, tiers[i].eff));
     }
 }
 

@@ -74,7 +74,7 @@ static const char *const efficiency_fields[] = {
     NULL,
 };
 static const char *const kernel_fields[] = {
-    "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
+    "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us", NULL,
 };
 static const char *const memory_fields[] = { "reserve_gib", NULL };
 static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
@@ -296,6 +296,8 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         conf_int(&k, "tile_n", 1, 4096, &hw->tile_n, err) ||
         conf_num(&k, "collective_base_us", 0, false, 1e6,
                  &hw->collective_base_s, err) ||
+        (conf_has(&k, "p2p_base_us") &&
+         conf_num(&k, "p2p_base_us", 0, false, 1e6, &hw->p2p_base_s, err)) ||
         group(c, "memory", memory_fields, &m, err) ||
         conf_num(&m, "reserve_gib", 0, false, 1 << 20, &reserve_gib, err) ||
         group(c, "price", price_fields, &p, err) ||
@@ -304,6 +306,7 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         return TPL_ECONFIG;
     hw->launch_s *= US;
     hw->collective_base_s *= US;
+    hw->p2p_base_s *= US;
     hw->reserve_bytes = reserve_gib * GIB;
     if (hw->reserve_bytes >= hw->hbm_bytes) {
         char where[200];

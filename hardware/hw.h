@@ -121,6 +121,7 @@ struct hw_system {              /* a plain value: nothing to free */
     double launch_s;
     int64_t tile_m, tile_n;
     double collective_base_s;
+    double p2p_base_s;          /* a send's fixed cost (optional: 0) */
     bool calibrated;            /* false: the efficiencies are modelling
                                    defaults (efficiency.calibrated = false) */
     /* memory, price */

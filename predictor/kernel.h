@@ -49,6 +49,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
                                  * reduce-scatter (efficiency.allgather_*) */
     double inter_bytes_per_s, inter_lat_s;
     double coll_base_s;
+    double p2p_base_s;          /* a send's fixed cost (kernel.p2p_base_us) */
     int64_t domain;             /* GPUs per NVLink domain */
 };
 
