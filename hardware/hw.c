@@ -63,7 +63,8 @@ static const char *const node_fields[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_pair_gbs", "nvlink_latency_us",
     NULL,
 };
-static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
+static const char *const network_fields[] = { "nic_gbps", "latency_us", "nic_exp", NULL };
+static const char *const network_required[] = { "nic_gbps", "latency_us", NULL };
 static const char *const node_required[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_latency_us", NULL,
 };
@@ -183,7 +184,7 @@ static int read_links(struct hw_system *hw, const struct conf *c,
         conf_num(&g, "nvlink_latency_us", 0, false, 1e6, &hw->nvlink_latency_s,
                  err) ||
         group(c, "network", network_fields, &n, err) ||
-        conf_require(&n, network_fields, err) ||
+        conf_require(&n, network_required, err) ||
         conf_num(&n, "nic_gbps", 0, true, 1e7, &gbps, err) ||
         conf_num(&n, "latency_us", 0, false, 1e6, &hw->net_latency_s, err))
         return TPL_ECONFIG;
@@ -206,7 +207,9 @@ static int read_links(struct hw_system *hw, const struct conf *c,
     hw->nvlink_latency_s *= US;
     hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
     hw->net_latency_s *= US;
-    return 0;
+    hw->net_nic_exp = 1;                        /* each GPU's NIC adds its rate */
+    return conf_has(&n, "nic_exp") &&
+           conf_num(&n, "nic_exp", 0, true, 1, &hw->net_nic_exp, err) ? TPL_ECONFIG : 0;
 }
 
 /* No compute efficiency above the GPU's measured maximum (gemm_max, the

@@ -66,7 +66,11 @@ static struct rates coll_rates(const struct pred_kernels *k, enum pred_coll c)
  *  - the ring's (NCCL's own model, tuning.cc busBw = nChannels x bwInter):
  *    every channel leaves a domain through a NIC and the channels spread
  *    over the kk NICs of the group's GPUs there, so kk NIC rates carry
- *    the whole ring: f (n-1)/n S / (kk x NIC). The Perlmutter samples
+ *    the whole ring: f (n-1)/n S / (kk x NIC); kk^e NIC rates with the
+ *    system's network.nic_exp e (1 by default: each NIC adds its whole
+ *    rate; fitted below 1 where the NICs of a node share a bottleneck, as
+ *    NCCL's socket transport shares the host: NCCL_NET=Socket stages every
+ *    byte through host memory and a proxy thread per GPU). The Perlmutter samples
  *    follow it (2 nodes x 1, 2, 4 GPUs: 230, 183, 111 ms for 268 MB,
  *    ratios 1 : 0.80 : 0.48 against the ring's 1 : 0.75 : 0.44 and the
  *    staged form's 1 : 0.5 : 0.25);
@@ -81,16 +85,17 @@ static struct group group_of(const struct pred_kernels *k, enum pred_coll c,
 {
     struct rates r = coll_rates(k, c);
     struct group g = { .n = (double)n, .c = c };
-    double intra, staged;
+    double intra, staged, nics;
     g.kk = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
     g.nd = ceil(g.n / g.kk);
     intra = g.kk > 1 ? fmin(r.intra, r.pair * (g.kk - 1)) : (double)INFINITY;
     g.bus = intra;
     if (g.nd == 1)
         return g;
-    staged = ((g.kk - 1) / g.kk / intra + (g.nd - 1) / g.nd / g.kk / r.inter) *
+    nics = k->nic_exp > 0 && k->nic_exp != 1 ? pow(g.kk, k->nic_exp) : g.kk;
+    staged = ((g.kk - 1) / g.kk / intra + (g.nd - 1) / g.nd / nics / r.inter) *
              g.n / (g.n - 1);   /* seconds per byte, as a ring's bus rate */
-    g.bus = fmin(1.0 / staged, fmin(intra, g.kk * r.inter));
+    g.bus = fmin(1.0 / staged, fmin(intra, nics * r.inter));
     return g;
 }
 
