@@ -123,7 +123,7 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                             CAL_X_POS, 0, 100, "not constrained by these message sizes" },
     /* k GPUs of a node reach k^e NIC rates: below 0.5 the NICs would add
      * less than a square root, no shared bottleneck we know of */
-    [CAL_FIELD_NIC_EXP] = { "network.nic_exp", AT(net_nic_exp), 1, CAL_X_EFF,
+    [CAL_FIELD_NIC_EXP] = { "network.nic_exp", AT(net_nic_exp), 1, CAL_X_LIN,
                             0.5, 1, "not a plausible share of the added NICs" },
 };
 static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 && HW_MEMOP_COUNT == 11,

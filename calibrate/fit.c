@@ -376,9 +376,30 @@ enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE,
 
 #define EXTRAP_DIM 6144.0
 
+/* A collective's hold-outs: the top half of the message sizes (above half
+ * the largest), the largest group (ranks); no sequence. */
+static bool keep_link(const struct cal_samples *S, enum cal_op o,
+                      const struct cal_sample *s, enum filter f)
+{
+    double ranks = s->nodes * s->gpn;
+    switch (f) {
+    case F_RANDOM_TRAIN: return !s->test;
+    case F_RANDOM_TEST:  return s->test;
+    case F_SMALL:        return s->shape <= 0.5 * S->max_l[o];
+    case F_LARGE:        return S->max_l[o] > 0 && s->shape > 0.5 * S->max_l[o];
+    case F_MP_TRAIN:     return ranks < S->max_mp[o];
+    case F_MP_TEST:      return S->max_mp[o] > 0 && ranks >= S->max_mp[o];
+    case F_SEQ_TRAIN:
+    case F_SEQ_TEST:     return false;
+    default:             return true;
+    }
+}
+
 static bool keep(const struct cal_samples *S, enum cal_op o,
                  const struct cal_sample *s, enum filter f)
 {
+    if (cal_op_is_link(o))
+        return keep_link(S, o, s, f);
     switch (f) {
     case F_RANDOM_TRAIN: return !s->test;
     case F_RANDOM_TEST:  return s->test;
@@ -882,12 +903,14 @@ static void fit_all_reduce(struct hw_system *hw, const struct hw_system *base,
         return;
     fl[0] = CAL_FIELD_NETWORK;
     fl[1] = CAL_FIELD_NET_LAT;
-    if (several_per_node(&S->op[op])) {
-        fl[np++] = CAL_FIELD_NIC_EXP;
-        hw->net_nic_exp = fmin(hw->net_nic_exp, 0.95);  /* off the logistic's
-                                 * flat top, where a start at 1 sits */
-    }
     fit_fields(hw, S, &op, 1, DIR_FWD, f, fl, np);
+    if (several_per_node(&S->op[op])) {     /* from the shares just fitted:
+                                 * a start far off sends the solver to the
+                                 * kinks of the protocols' minimum */
+        fit_fields(hw, S, &op, 1, DIR_FWD, f, &(enum cal_field){ CAL_FIELD_NIC_EXP }, 1);
+        fl[np++] = CAL_FIELD_NIC_EXP;
+        fit_fields(hw, S, &op, 1, DIR_FWD, f, fl, np);
+    }
     for (int i = 1; i < np; i++)
         keep_plausible(hw, base, fl[i], rep);
     note_hop(CAL_FIELD_NET_LAT, rep);
@@ -949,12 +972,12 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
 /* The systems fitted without each hold-out: random, hidden, mp, sequence. */
 struct holdouts { struct hw_system rnd, ext, mp, seq; };
 
-/* An extrapolation error of a kernel row (-1 for a link or no test point:
- * an operator sampled at one mp only). */
+/* An extrapolation error of a row (-1 for no test point: an operator
+ * sampled at one mp only, a collective's sequence). */
 static double extrap(const struct hw_system *hw, const struct cal_samples *S,
                      enum cal_op o, int dir, enum filter test)
 {
-    return cal_op_is_link(o) ? -1 : op_error(hw, S, o, dir, test, NULL);
+    return op_error(hw, S, o, dir, test, NULL);
 }
 
 /* One report row: the errors on each hold-out of the system fitted
@@ -992,7 +1015,9 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
     fit_kernels(&h.rnd, S, F_RANDOM_TRAIN);
     fit_links(&h.rnd, base, S, F_RANDOM_TRAIN, NULL);
     fit_kernels(&h.ext, S, F_SMALL);
+    fit_links(&h.ext, base, S, F_SMALL, NULL);
     fit_kernels(&h.mp, S, F_MP_TRAIN);
+    fit_links(&h.mp, base, S, F_MP_TRAIN, NULL);
     fit_kernels(&h.seq, S, F_SEQ_TRAIN);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
