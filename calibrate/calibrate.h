@@ -44,6 +44,11 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  CAL_FIELD_BGEMM_REREAD = CAL_FIELD_BGEMM + 4 * HW_BGEMM_KINDS,
                  /* all-gather (and reduce-scatter): NVLink and network shares */
                  CAL_FIELD_AG_NVLINK, CAL_FIELD_AG_NETWORK,
+                 /* a send's fixed cost (predictor/coll.c pred_p2p_s) */
+                 CAL_FIELD_P2P_BASE,
+                 /* the tiers' per-hop latencies and the NICs' exponent
+                  * (predictor/coll.c) */
+                 CAL_FIELD_NVLINK_LAT, CAL_FIELD_NET_LAT, CAL_FIELD_NIC_EXP,
                  CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)

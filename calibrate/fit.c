@@ -376,9 +376,30 @@ enum filter { F_ALL, F_RANDOM_TRAIN, F_RANDOM_TEST, F_SMALL, F_LARGE,
 
 #define EXTRAP_DIM 6144.0
 
+/* A collective's hold-outs: the top half of the message sizes (above half
+ * the largest), the largest group (ranks); no sequence. */
+static bool keep_link(const struct cal_samples *S, enum cal_op o,
+                      const struct cal_sample *s, enum filter f)
+{
+    double ranks = s->nodes * s->gpn;
+    switch (f) {
+    case F_RANDOM_TRAIN: return !s->test;
+    case F_RANDOM_TEST:  return s->test;
+    case F_SMALL:        return s->shape <= 0.5 * S->max_l[o];
+    case F_LARGE:        return S->max_l[o] > 0 && s->shape > 0.5 * S->max_l[o];
+    case F_MP_TRAIN:     return ranks < S->max_mp[o];
+    case F_MP_TEST:      return S->max_mp[o] > 0 && ranks >= S->max_mp[o];
+    case F_SEQ_TRAIN:
+    case F_SEQ_TEST:     return false;
+    default:             return true;
+    }
+}
+
 static bool keep(const struct cal_samples *S, enum cal_op o,
                  const struct cal_sample *s, enum filter f)
 {
+    if (cal_op_is_link(o))
+        return keep_link(S, o, s, f);
     switch (f) {
     case F_RANDOM_TRAIN: return !s->test;
     case F_RANDOM_TEST:  return s->test;
@@ -794,6 +815,26 @@ static void keep_plausible(struct hw_system *hw, const struct hw_system *base,
                  "outside [%g, %g]: %s, kept the prior", v, d->lo, d->hi, d->why);
 }
 
+/* A link's share is what the samples say, however low: a fabric reached
+ * only through NCCL's socket transport (no RDMA plugin: NCCL_NET=Socket,
+ * one thread and one socket per connection by default, NCCL_SOCKET_NTHREADS
+ * and NCCL_NSOCKS_PERTHREAD in NCCL's environment-variable docs) runs at a
+ * few GB/s whatever its line rate, and a plan made with this file runs on
+ * that fabric. Under the field's plausible floor the report says so. */
+static void keep_sampled(const struct hw_system *hw, enum cal_field f,
+                         struct cal_report *rep, double prior)
+{
+    const struct cal_field_def *d = &cal_fields[f];
+    double v = cal_field_get(hw, f);
+    if (!rep)
+        return;
+    report_field(rep, f, hw, prior);
+    if (v < d->lo)
+        snprintf(rep->params[f].note, sizeof rep->params[f].note,
+                 "the sampled fabric ran at %.1f %% of the link rate: NCCL over "
+                 "sockets? check before planning on this file", 100 * v);
+}
+
 static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AR_INTRA, CAL_FIELD_NVLINK }, { CAL_OP_AR_INTER, CAL_FIELD_NETWORK },
     { CAL_OP_P2P_INTRA, CAL_FIELD_P2P_NVLINK },
@@ -802,24 +843,93 @@ static const struct { enum cal_op op; enum cal_field eff; } tiers[] = {
     { CAL_OP_AG_INTER, CAL_FIELD_AG_NETWORK },
 };
 
-/* Alpha, the fixed cost of a collective, with the efficiency of the first
- * tier sampled; then each tier's efficiency on its own. */
+/* A send's fixed cost with the share of the first p2p tier sampled. */
+static void fit_p2p_alpha(struct hw_system *hw, const struct hw_system *base,
+                          const struct cal_samples *S, enum filter f,
+                          struct cal_report *rep)
+{
+    int t = S->op[tiers[2].op].n ? 2 : 3;
+    enum cal_field both[2] = { tiers[t].eff, CAL_FIELD_P2P_BASE };
+    if (S->op[tiers[t].op].n == 0)
+        return;
+    fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
+    keep_plausible(hw, base, CAL_FIELD_P2P_BASE, rep);
+}
+
+/* A hop latency the fit sends to zero: the sampled sizes are bandwidth-
+ * bound and the fixed cost carries what the hops cost. */
+static void note_hop(enum cal_field f, struct cal_report *rep)
+{
+    if (rep && rep->params[f].fitted && rep->params[f].value < 1e-3)
+        snprintf(rep->params[f].note, sizeof rep->params[f].note,
+                 "fit gave %.2g: these message sizes leave the hops to the "
+                 "fixed cost; small messages need a measured value",
+                 rep->params[f].value);
+}
+
+/* Several GPUs a node among the across-nodes all-reduces: the NICs'
+ * exponent is constrained. */
+static bool several_per_node(const struct cal_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->s[i].gpn > 1)
+            return true;
+    return false;
+}
+
+/* The all-reduce tiers' alpha-beta: the fixed cost, the tier's share of
+ * its links and its per-hop latency (the 1x2 and 1x4 files differ in
+ * ring steps, 2 and 6, as do 2, 4 and 8 nodes: 2, 6 and 14), on the first
+ * tier sampled; across nodes also the NICs' exponent where the files
+ * have 1, 2 and 4 GPUs a node. Each outside its plausible range keeps the
+ * prior. */
+static void fit_all_reduce(struct hw_system *hw, const struct hw_system *base,
+                           const struct cal_samples *S, enum filter f,
+                           struct cal_report *rep)
+{
+    enum cal_field fl[4] = { CAL_FIELD_NVLINK, CAL_FIELD_NVLINK_LAT,
+                             CAL_FIELD_COLLECTIVE_BASE };
+    int np = 3;
+    enum cal_op op = CAL_OP_AR_INTRA;
+    if (S->op[op].n) {
+        fit_fields(hw, S, &op, 1, DIR_FWD, f, fl, np);
+        for (int i = 1; i < np; i++)
+            keep_plausible(hw, base, fl[i], rep);
+        note_hop(CAL_FIELD_NVLINK_LAT, rep);
+        np = 2;                 /* the fixed cost is the node's */
+    }
+    op = CAL_OP_AR_INTER;
+    if (S->op[op].n == 0)
+        return;
+    fl[0] = CAL_FIELD_NETWORK;
+    fl[1] = CAL_FIELD_NET_LAT;
+    fit_fields(hw, S, &op, 1, DIR_FWD, f, fl, np);
+    if (several_per_node(&S->op[op])) {     /* from the shares just fitted:
+                                 * a start far off sends the solver to the
+                                 * kinks of the protocols' minimum */
+        fit_fields(hw, S, &op, 1, DIR_FWD, f, &(enum cal_field){ CAL_FIELD_NIC_EXP }, 1);
+        fl[np++] = CAL_FIELD_NIC_EXP;
+        fit_fields(hw, S, &op, 1, DIR_FWD, f, fl, np);
+    }
+    for (int i = 1; i < np; i++)
+        keep_plausible(hw, base, fl[i], rep);
+    note_hop(CAL_FIELD_NET_LAT, rep);
+}
+
+/* The all-reduces' alpha-beta, the sends' alpha, then each tier's share
+ * on its own. */
 static void fit_links(struct hw_system *hw, const struct hw_system *base,
                       const struct cal_samples *S, enum filter f,
                       struct cal_report *rep)
 {
-    int t = S->op[tiers[0].op].n ? 0 : 1;
-    if (S->op[tiers[t].op].n) {
-        enum cal_field both[2] = { tiers[t].eff, CAL_FIELD_COLLECTIVE_BASE };
-        fit_fields(hw, S, &tiers[t].op, 1, DIR_FWD, f, both, 2);
-        keep_plausible(hw, base, CAL_FIELD_COLLECTIVE_BASE, rep);
-    }
+    fit_all_reduce(hw, base, S, f, rep);
+    fit_p2p_alpha(hw, base, S, f, rep);
     for (int i = 0; i < 6; i++) {   /* all-reduce tiers, the sends', the
                                      * all-gathers' */
         if (S->op[tiers[i].op].n == 0)
             continue;
         fit_fields(hw, S, &tiers[i].op, 1, DIR_FWD, f, &tiers[i].eff, 1);
-        keep_plausible(hw, base, tiers[i].eff, rep);
+        keep_sampled(hw, tiers[i].eff, rep, cal_field_get(base, tiers[i].eff));
     }
 }
 
@@ -862,12 +972,12 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
 /* The systems fitted without each hold-out: random, hidden, mp, sequence. */
 struct holdouts { struct hw_system rnd, ext, mp, seq; };
 
-/* An extrapolation error of a kernel row (-1 for a link or no test point:
- * an operator sampled at one mp only). */
+/* An extrapolation error of a row (-1 for no test point: an operator
+ * sampled at one mp only, a collective's sequence). */
 static double extrap(const struct hw_system *hw, const struct cal_samples *S,
                      enum cal_op o, int dir, enum filter test)
 {
-    return cal_op_is_link(o) ? -1 : op_error(hw, S, o, dir, test, NULL);
+    return op_error(hw, S, o, dir, test, NULL);
 }
 
 /* One report row: the errors on each hold-out of the system fitted
@@ -905,7 +1015,9 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
     fit_kernels(&h.rnd, S, F_RANDOM_TRAIN);
     fit_links(&h.rnd, base, S, F_RANDOM_TRAIN, NULL);
     fit_kernels(&h.ext, S, F_SMALL);
+    fit_links(&h.ext, base, S, F_SMALL, NULL);
     fit_kernels(&h.mp, S, F_MP_TRAIN);
+    fit_links(&h.mp, base, S, F_MP_TRAIN, NULL);
     fit_kernels(&h.seq, S, F_SEQ_TRAIN);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {

@@ -508,23 +508,25 @@ static int load_operators(struct cal_samples *S, const char *dir,
 
 /* One operator's random hold-out (20 %, PCG from 'seed') and the largest
  * mp and sequence for the extrapolation hold-outs (0 when every sample
- * has the same). */
+ * has the same); a collective's largest group (ranks) and message. */
 static void hold_out(struct cal_samples *S, enum cal_op o, uint64_t seed)
 {
     double lo_mp = HUGE_VAL, lo_l = HUGE_VAL;
+    bool link = cal_op_is_link(o);
     for (int j = 0; j < S->op[o].n; j++) {
         struct tpl_rng r;
         const struct cal_sample *x = &S->op[o].s[j];
-        S->max_mp[o] = fmax(S->max_mp[o], x->mp);
-        S->max_l[o] = fmax(S->max_l[o], x->l);
-        lo_mp = fmin(lo_mp, x->mp);
-        lo_l = fmin(lo_l, x->l);
+        double mp = link ? x->nodes * x->gpn : x->mp, l = link ? x->shape : x->l;
+        S->max_mp[o] = fmax(S->max_mp[o], mp);
+        S->max_l[o] = fmax(S->max_l[o], l);
+        lo_mp = fmin(lo_mp, mp);
+        lo_l = fmin(lo_l, l);
         tpl_rng_seed(&r, seed, (uint64_t)o << 32 | (uint64_t)j);
         S->op[o].s[j].test = tpl_rng_unit(&r) < 0.2;
     }
-    if (cal_op_is_link(o) || lo_mp == S->max_mp[o])
+    if (lo_mp == S->max_mp[o])
         S->max_mp[o] = 0;
-    if (cal_op_is_link(o) || lo_l == S->max_l[o])
+    if (lo_l == S->max_l[o])
         S->max_l[o] = 0;
 }
 

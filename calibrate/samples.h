@@ -76,8 +76,10 @@ struct cal_samples {            /* caller-owned: cal_samples_release */
                                  * rows are the backward's (calibrate/fit.c,
                                  * set by cal_run) */
     double max_mp[CAL_OP_COUNT], max_l[CAL_OP_COUNT];   /* the largest mp
-                                 * and sequence of each operator's samples,
-                                 * 0 when they have one value only (no hold-out) */
+                                 * and sequence of each operator's samples
+                                 * (a collective's: the largest group, in
+                                 * ranks, and message, in elements), 0 when
+                                 * they have one value only (no hold-out) */
 };
 
 /* Every sample of 'dir' (operator/<GPU>.csv names the GPU; nccl/ is

@@ -63,7 +63,8 @@ static const char *const node_fields[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_pair_gbs", "nvlink_latency_us",
     NULL,
 };
-static const char *const network_fields[] = { "nic_gbps", "latency_us", NULL };
+static const char *const network_fields[] = { "nic_gbps", "latency_us", "nic_exp", NULL };
+static const char *const network_required[] = { "nic_gbps", "latency_us", NULL };
 static const char *const node_required[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_latency_us", NULL,
 };
@@ -74,7 +75,7 @@ static const char *const efficiency_fields[] = {
     NULL,
 };
 static const char *const kernel_fields[] = {
-    "launch_us", "tile_m", "tile_n", "collective_base_us", NULL,
+    "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us", NULL,
 };
 static const char *const memory_fields[] = { "reserve_gib", NULL };
 static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
@@ -183,7 +184,7 @@ static int read_links(struct hw_system *hw, const struct conf *c,
         conf_num(&g, "nvlink_latency_us", 0, false, 1e6, &hw->nvlink_latency_s,
                  err) ||
         group(c, "network", network_fields, &n, err) ||
-        conf_require(&n, network_fields, err) ||
+        conf_require(&n, network_required, err) ||
         conf_num(&n, "nic_gbps", 0, true, 1e7, &gbps, err) ||
         conf_num(&n, "latency_us", 0, false, 1e6, &hw->net_latency_s, err))
         return TPL_ECONFIG;
@@ -206,7 +207,9 @@ static int read_links(struct hw_system *hw, const struct conf *c,
     hw->nvlink_latency_s *= US;
     hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
     hw->net_latency_s *= US;
-    return 0;
+    hw->net_nic_exp = 1;                        /* each GPU's NIC adds its rate */
+    return conf_has(&n, "nic_exp") &&
+           conf_num(&n, "nic_exp", 0, true, 1, &hw->net_nic_exp, err) ? TPL_ECONFIG : 0;
 }
 
 /* No compute efficiency above the GPU's measured maximum (gemm_max, the
@@ -296,6 +299,8 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         conf_int(&k, "tile_n", 1, 4096, &hw->tile_n, err) ||
         conf_num(&k, "collective_base_us", 0, false, 1e6,
                  &hw->collective_base_s, err) ||
+        (conf_has(&k, "p2p_base_us") &&
+         conf_num(&k, "p2p_base_us", 0, false, 1e6, &hw->p2p_base_s, err)) ||
         group(c, "memory", memory_fields, &m, err) ||
         conf_num(&m, "reserve_gib", 0, false, 1 << 20, &reserve_gib, err) ||
         group(c, "price", price_fields, &p, err) ||
@@ -304,6 +309,7 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         return TPL_ECONFIG;
     hw->launch_s *= US;
     hw->collective_base_s *= US;
+    hw->p2p_base_s *= US;
     hw->reserve_bytes = reserve_gib * GIB;
     if (hw->reserve_bytes >= hw->hbm_bytes) {
         char where[200];

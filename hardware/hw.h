@@ -97,6 +97,8 @@ struct hw_system {              /* a plain value: nothing to free */
     /* network */
     double nic_bytes_per_s;                    /* per GPU, per direction */
     double net_latency_s;
+    double net_nic_exp;         /* k GPUs of a node reach k^nic_exp NIC
+                                 * rates together (optional: 1) */
     /* efficiency; the _bwd and norm ones are optional in the file and
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
@@ -121,6 +123,7 @@ struct hw_system {              /* a plain value: nothing to free */
     double launch_s;
     int64_t tile_m, tile_n;
     double collective_base_s;
+    double p2p_base_s;          /* a send's fixed cost (optional: 0) */
     bool calibrated;            /* false: the efficiencies are modelling
                                    defaults (efficiency.calibrated = false) */
     /* memory, price */

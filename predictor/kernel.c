@@ -45,7 +45,9 @@ static void link_params(struct pred_kernels *k, const struct hw_system *hw)
     k->ag_intra_scale = hw->eff_ag_nvlink / hw->eff_nvlink;
     k->ag_inter_scale = hw->eff_ag_net / hw->eff_net;
     k->inter_lat_s = hw->net_latency_s;
+    k->nic_exp = hw->net_nic_exp;
     k->coll_base_s = hw->collective_base_s;
+    k->p2p_base_s = hw->p2p_base_s;
     k->domain = hw->nvlink_domain;
 }
 
@@ -247,60 +249,4 @@ double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd
     f = pow(fmin(w, 2048.0) / 1024.0, fmin(1.0, fmax(-1.0, k->memop_log_row[op][bwd])));
     return k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd] +
            rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd]);
-}
-
-/* ---- collectives ---- */
-
-static const double ring_factor[PRED_COLL_COUNT] = {
-    [PRED_COLL_ALLREDUCE] = 2.0, [PRED_COLL_ALLGATHER] = 1.0,
-    [PRED_COLL_REDUCESCATTER] = 1.0,
-};
-
-/* The rates a collective runs at: all-gather and reduce-scatter at their
- * own shares of the links (kernel.h), all-reduce at the links'. */
-struct rates { double intra, pair, inter; };
-
-static struct rates coll_rates(const struct pred_kernels *k, enum pred_coll c)
-{
-    double si = c == PRED_COLL_ALLREDUCE ? 1.0 : k->ag_intra_scale;
-    double sx = c == PRED_COLL_ALLREDUCE ? 1.0 : k->ag_inter_scale;
-    return (struct rates){ k->intra_bytes_per_s * si, k->pair_bytes_per_s * si,
-                           k->inter_bytes_per_s * sx };
-}
-
-/* Latency follows NCCL's tuning model (hardware-facts.md sec. 6.5, S28b):
- * base + ring steps x intra-hop latency inside a domain, and the tree's
- * 2 log2(domains) hops across them, which NCCL picks at scale for the
- * all-reduce. All-gather and reduce-scatter have no tree: NCCL runs them
- * as one ring of n - 1 steps, nd - 1 of them across domains (NCCL
- * src/graph/tuning.cc: nsteps = nRanks - 1, nInterSteps = nNodes - 1), so
- * across domains their latency is nd (k - 1) intra hops and nd - 1
- * network hops, growing with the group. */
-double pred_coll_s(const struct pred_kernels *k, enum pred_coll c, double bytes,
-                   int64_t n, int64_t per_domain)
-{
-    double f = ring_factor[c], kk, nd, t;
-    struct rates r;
-    if (n <= 1)
-        return 0;
-    r = coll_rates(k, c);
-    kk = (double)(per_domain < 1 ? 1 : per_domain > n ? n : per_domain);
-    nd = ceil((double)n / kk);
-    t = k->coll_base_s;
-    if (kk > 1)                 /* k-1 peers in parallel over direct links */
-        t += f * (kk - 1) / kk * bytes / fmin(r.intra, r.pair * (kk - 1)) +
-             f * (kk - 1) * k->intra_lat_s;
-    if (nd > 1 && c != PRED_COLL_ALLREDUCE)    /* the ring's other domains */
-        t += (nd - 1) * (kk - 1) * k->intra_lat_s +
-             (nd - 1) / nd * bytes / kk / r.inter + (nd - 1) * k->inter_lat_s;
-    else if (nd > 1)
-        t += f * (nd - 1) / nd * (bytes / kk) / r.inter +
-             fmin(f * (nd - 1), 2.0 * ceil(log2(nd))) * k->inter_lat_s;
-    return t;
-}
-
-double pred_p2p_s(const struct pred_kernels *k, double bytes, int inter)
-{
-    return inter ? k->inter_lat_s + bytes / (k->inter_bytes_per_s * k->p2p_inter_scale)
-                 : k->intra_lat_s + bytes / (k->pair_bytes_per_s * k->p2p_intra_scale);
 }

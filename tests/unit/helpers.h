@@ -50,6 +50,14 @@ static inline void round_rates(struct pred_ctx *c)
     c->k.domain = 8;
 }
 
+/* NCCL's LL128 and Simple per-hop latencies for those round LL hops
+ * (src/graph/tuning.cc hwLat, ring: NVLink 0.6 / 1.9 / 3.4 us, network
+ * 2.7 / 4.0 / 14.0 us for LL / LL128 / Simple; predictor/coll.c scales the
+ * system's LL hop by them): a large message runs Simple. */
+#define NV_LL128 (1e-6 * 1.9 / 0.6)
+#define NV_SIMPLE (1e-6 * 3.4 / 0.6)
+#define NET_SIMPLE (1e-5 * 14.0 / 2.7)
+
 static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
 {
     return (struct plan){ .tp = tp, .cp = 1, .pp = pp, .dp = dp, .mbs = mbs, .vpp = 1,

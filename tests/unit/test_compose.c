@@ -292,7 +292,7 @@ Test(compose, dp_all_reduce_and_overlap)
     struct plan p = make_plan(1, 1, 2, 1);
     struct pred_memo x = layer_memo(1e-3, 1e-2);
     struct pred_result o;
-    const double grad = 6.65066816e-3;
+    const double grad = 6.64866816e-3 + 2 * NV_SIMPLE;   /* 2 Simple hops */
     setup(&c, false, false);
     o = compose(&c, &p, &x);
     cr_assert_eq(o.microbatches, 4);
@@ -324,7 +324,8 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
     p.zero = 1;
     setup(&c, false, false);
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
 }
 
@@ -344,7 +345,8 @@ Test(compose, zero1_gradients_reduced_in_16_bits)
     setup(&c, false, false);
     c.job.grad_reduce_16bit = true;
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.66316704e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               1.66216704e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
 }
 
@@ -363,22 +365,25 @@ Test(compose, bf16_zero1_all_reduces_the_gradients)
     setup(&c, false, false);
     c.job.bf16_grad_allreduce = true;           /* make_job: bf16 */
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 6.65066816e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               6.64866816e-3 + 1.66216704e-3 + 3 * NV_SIMPLE, 1e-12);
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
     c.job.precision = JOB_PREC_FP16;
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 3.32533408e-3 + 1.66316704e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
 }
 
 /* Ranks are placed tp innermost, then dp (Megatron). tp 4, dp 4: each node
  * of 8 holds 2 ranks of a DP group, so the group spans 2 nodes. With tp 4
  * a GPU holds (12,584,960 - 2,048)/4 + 2,048 = 3,147,776 a layer (norms
  * replicated), 8 of them 25,182,208, the table and head 8,192,000 each,
- * the norm 1,024: 41,567,232; S = 166,268,928 B. Hierarchical all-reduce:
- * inside the node over 2: 2 (1/2) S / 1e11 + 2 x 1 us = 1.66468928 ms;
- * across 2 nodes, S/2 per GPU on its NIC: 2 (1/2) (S/2) / 1e10 + 2 x 10 us
- * = 8.3334464 ms; 9.99813568 ms in all. With tp 1 the 4 ranks share a node:
- * 2 (3/4) x 664,866,816 / 1e11 + 6 x 1 us = 9.97900224 ms. */
+ * the norm 1,024: 41,567,232; S = 166,268,928 B. A ring over the 4 ranks
+ * (predictor/coll.c): its bus rate across the 2 nodes is the slower of the
+ * 2 NICs (2e10 B/s) and the staged form's 1 / ((1/2) / 1e11 + (1/2) / 2 /
+ * 1e10) x 3/4 = 2.5e10 B/s: 2 (3/4) S / 2e10 = 12.4701696 ms, plus 6 Simple
+ * steps, 2 of them across the nodes. With tp 1 the 4 ranks share a node:
+ * 2 (3/4) x 664,866,816 / 1e11 + 6 Simple NVLink hops. */
 Test(compose, dp_group_placement_over_nodes)
 {
     struct pred_ctx c;
@@ -387,18 +392,19 @@ Test(compose, dp_group_placement_over_nodes)
     struct pred_result o;
     setup(&c, false, false);
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 9.99813568e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               12.4701696e-3 + 4 * NV_SIMPLE + 2 * NET_SIMPLE, 1e-12);
     p = make_plan(1, 1, 4, 1);
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 9.97900224e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 9.97300224e-3 + 6 * NV_SIMPLE, 1e-12);
 }
 
 /* Tied embeddings split over pipeline ends: the first and the last stage
  * all-reduce the table's fp32 gradient, 4 x 32,000 x 1,024 / tp B, without
- * DP. tp 1, pp 2 (2 GPUs, one node): 2 (1/2) 131,072,000 / 1e11 + 2 us =
- * 1.31272 ms. tp 8, pp 2: the two ends sit on different nodes, one rank
- * each: 2 (1/2) 16,384,000 / 1e10 + 2 x 10 us = 1.6584 ms. Untied, or on
- * one stage: nothing. */
+ * DP. tp 1, pp 2 (2 GPUs, one node): 2 (1/2) 131,072,000 / 1e11 = 1.31072
+ * ms and 2 Simple hops. tp 8, pp 2: the two ends sit on different nodes,
+ * one rank each: 2 (1/2) 16,384,000 / 1e10 = 1.6384 ms and 2 Simple
+ * network hops. Untied, or on one stage: nothing. */
 Test(compose, tied_embedding_all_reduce)
 {
     struct pred_ctx c;
@@ -407,10 +413,10 @@ Test(compose, tied_embedding_all_reduce)
     struct pred_result o;
     setup(&c, true, false);
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.31272e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.31072e-3 + 2 * NV_SIMPLE, 1e-12);
     p = make_plan(8, 2, 1, 1);
     o = compose(&c, &p, &x);
-    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.6584e-3, 1e-12);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], 1.6384e-3 + 2 * NET_SIMPLE, 1e-12);
     p = make_plan(1, 1, 1, 1);
     o = compose(&c, &p, &x);
     cr_assert_eq(o.part_s[PRED_PART_DP_EXPOSED], 0.0);
@@ -442,10 +448,12 @@ Test(compose, p2p_across_nodes_with_sp)
  * 4.194304 us; backward also updates the fp32 table gradient, 4 B x
  * 32,768,000: 135.266304 us. tp 2 with sp: the table halves (4 x
  * 16,384,000 B) and a reduce-scatter forward, an all-gather backward, each
- * (1/2) 2,097,152 / 1e11 + 1 us = 11.48576 us: forward 15.680064 us,
- * backward 69.730304 + 11.48576 = 81.216064 us. tp 2 without sp: an
- * all-reduce forward, 2 (1/2) 2,097,152 / 1e11 + 2 us = 22.97152 us, none
- * backward. */
+ * (1/2) 2,097,152 B: LL128 (predictor/coll.c) at 0.92 of 1e11 B/s, 11.39756
+ * us, and one LL128 hop: forward 4.194304 us more, backward 69.730304 us
+ * more. tp 2 without sp: an all-reduce forward, 2 (1/2) 2,097,152 B, LL128:
+ * 22.79513 us and 2 hops, none backward. */
+#define RS_2MB (1048576 / 0.92e11 + NV_LL128)
+#define AR_2MB (2097152 / 0.92e11 + 2 * NV_LL128)
 Test(compose, embedding_stage)
 {
     struct pred_ctx c;
@@ -459,14 +467,14 @@ Test(compose, embedding_stage)
     p = make_plan(2, 1, 1, 1);
     p.sp = true;
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.embed.fwd_s, 15.680064e-6, 1e-12);
-    assert_rel(x.embed.bwd_s, 81.216064e-6, 1e-12);
-    assert_rel(x.embed.comm_s, 2 * 11.48576e-6, 1e-12);
+    assert_rel(x.embed.fwd_s, 4.194304e-6 + RS_2MB, 1e-12);
+    assert_rel(x.embed.bwd_s, 69.730304e-6 + RS_2MB, 1e-12);
+    assert_rel(x.embed.comm_s, 2 * RS_2MB, 1e-12);
     p.sp = false;
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.embed.fwd_s, 4.194304e-6 + 22.97152e-6, 1e-12);
+    assert_rel(x.embed.fwd_s, 4.194304e-6 + AR_2MB, 1e-12);
     assert_rel(x.embed.bwd_s, 69.730304e-6, 1e-12);
-    assert_rel(x.embed.comm_s, 22.97152e-6, 1e-12);
+    assert_rel(x.embed.comm_s, AR_2MB, 1e-12);
 }
 
 /* The LM head and loss on the last stage (pred_memo_build; Megatron's
@@ -478,9 +486,10 @@ Test(compose, embedding_stage)
  * / 1e12 = 327.68 us. Backward: the loss gradient 6 B per logit =
  * 196.608 us, two gradient GEMMs, and the norm's backward 10 x 2 B x
  * 1024 x 1024 / 2 = 10.48576 us. tp 2 without sp: three all-reduces of
- * 4 B x 1024 (max, sum, target logit), 2 (1/2) 4096 / 1e11 + 2 x 1 us =
- * 2.04096 us each, and the backward all-reduce of the input gradient,
- * 2 (1/2) 2,097,152 / 1e11 + 2 us = 22.97152 us: 29.0944 us of comm. */
+ * 4 B x 1024 (max, sum, target logit), LL (predictor/coll.c): 2 (1/2)
+ * 4096 at a quarter of 1e11 B/s + 2 x 1 us = 2.16384 us each, and the
+ * backward all-reduce of the input gradient, 2 MB as in embedding_stage
+ * (LL128). */
 Test(compose, head_and_loss_stage)
 {
     struct pred_ctx c;
@@ -500,5 +509,5 @@ Test(compose, head_and_loss_stage)
     cr_assert_eq(x.head.comm_s, 0.0);
     p = make_plan(2, 1, 1, 1);
     pred_memo_build(&c, &p, &x);
-    assert_rel(x.head.comm_s, 3 * 2.04096e-6 + 22.97152e-6, 1e-12);
+    assert_rel(x.head.comm_s, 3 * 2.16384e-6 + AR_2MB, 1e-12);
 }

@@ -175,11 +175,12 @@ Test(pred, memory_bound_operators_with_fits)
 
 /* Megatron's tensor-parallel layer (Shoeybi et al. 2019 sec. 3): two
  * all-reduces of the T x h activations (2 B: 2,097,152 B) each way; over
- * tp 2 a ring all-reduce moves 2 (1/2) S = 2,097,152 B at 1e11 B/s in
- * 20.97152 us plus 2 x 1 us of hops: 22.97152 us, twice: 45.94304 us.
- * With sp (Korthikanti et al. sec. 4.2.2) each becomes an all-gather and a
- * reduce-scatter of (1/2) S and 1 hop each: 2 x (11.48576 + 11.48576) =
- * 45.94304 us, the same volume. */
+ * tp 2 a ring all-reduce moves 2 (1/2) S = 2,097,152 B, at this size with
+ * NCCL's LL128 (predictor/coll.c): 0.92 of 1e11 B/s, 22.79513 us, plus 2
+ * LL128 hops of 1.9 / 0.6 x 1 us, twice. With sp (Korthikanti et al. sec.
+ * 4.2.2) each becomes an all-gather and a reduce-scatter of (1/2) S and 1
+ * hop each: the same volume and hops, the same time. */
+#define TP_AR_2MB (2097152 / 0.92e11 + 2 * NV_LL128)
 Test(pred, tensor_parallel_collectives)
 {
     struct model m = small(false, 1024);
@@ -187,10 +188,10 @@ Test(pred, tensor_parallel_collectives)
     struct pred_layer o;
     setup(&c, &m, JOB_ATTN_FLASH);
     o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
-    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
-    assert_rel(o.bwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 2 * TP_AR_2MB, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_TP_COMM], 2 * TP_AR_2MB, 1e-12);
     o = layer(&c, 2, true, PLAN_RECOMPUTE_NONE);
-    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 45.94304e-6, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_TP_COMM], 2 * TP_AR_2MB, 1e-12);
     o = layer(&c, 1, false, PLAN_RECOMPUTE_NONE);
     cr_assert_eq(o.fwd_s[PRED_OP_TP_COMM], 0.0);
 }
@@ -232,7 +233,7 @@ Test(pred, recompute_costs_by_mode)
     assert_rel(sel.recompute_s, none.fwd_s[PRED_OP_ATTN], 1e-12);
     cr_assert_eq(sel.recompute_comm_s, 0.0);
     assert_rel(full.recompute_s, none.fwd_total_s, 1e-12);
-    assert_rel(full.recompute_comm_s, 45.94304e-6, 1e-12);
+    assert_rel(full.recompute_comm_s, 2 * TP_AR_2MB, 1e-12);
 }
 
 /* torchtitan's op-level selective checkpointing (job selective "op",

@@ -10,11 +10,12 @@
  *
  * Time: the links of test_compose.c (NVLink 1e11 B/s, 1 us a hop, 8 GPUs a
  * domain, no base or launch cost), so over dp = 8 inside one domain an
- * all-gather of S bytes takes 7/8 S / 1e11 + 7 us and a reduce-scatter the
- * same (NCCL PERFORMANCE.md ring factors, as kernel.h). One layer of the
- * tiny model, U = 12,584,960 parameters (test_compose.c), gathers
- * 2U = 25,169,920 B: 220.2368 + 7 = 227.2368 us; reduces 4U = 50,339,840 B:
- * 440.4736 + 7 = 447.4736 us.
+ * all-gather of S bytes takes 7/8 S / 1e11 and 7 hops, Simple's for large
+ * buffers (NV_SIMPLE, helpers.h), and a reduce-scatter the same (NCCL
+ * PERFORMANCE.md ring factors, predictor/coll.c). One layer of the tiny
+ * model, U = 12,584,960 parameters (test_compose.c), gathers 2U =
+ * 25,169,920 B: 220.2368 us + 7 hops; reduces 4U = 50,339,840 B:
+ * 440.4736 us + 7 hops.
  * Interference (Calculon's processor_usage u = 0.15 on NVLink, shard.c):
  * compute that overlaps c seconds of communication lasts c u / (1 - u) =
  * c K longer, so a unit whose communication c outlasts its compute t
@@ -24,8 +25,8 @@
 #include <string.h>
 
 #define U      12584960.0       /* one layer of the tiny model */
-#define AG_S   227.2368e-6      /* all-gather of 2U over 8, by hand above */
-#define RS_S   447.4736e-6      /* reduce-scatter of 4U over 8 */
+#define AG_S   (220.2368e-6 + 7 * NV_SIMPLE)  /* all-gather of 2U over 8 */
+#define RS_S   (440.4736e-6 + 7 * NV_SIMPLE)  /* reduce-scatter of 4U over 8 */
 #define K      (0.15 / 0.85)    /* interference: u / (1 - u), NVLink */
 
 static void setup(struct pred_ctx *c, enum job_reshard rs, bool overlap)
@@ -182,14 +183,13 @@ Test(shard, memory_deepspeed_zero3_buffers)
 }
 
 /* ZeRO-3 resharded, one micro-batch, 8 layers of 0.1 ms forward and
- * 0.2 ms backward: forward AG + 7 (AG - 0.1 ms) = 227.2368 + 7 x 127.2368
- * = 1117.8944 us; backward RS + 7 (AG + RS - 0.2 ms) = 447.4736 +
- * 7 x 474.7104 = 3770.4464 us; 4888.3408 us in all (communication-bound:
+ * 0.2 ms backward: forward AG + 7 (AG - 0.1 ms); backward RS + 7 (AG +
+ * RS - 0.2 ms): 15 AG + 8 RS - 2.1 ms in all (communication-bound:
  * the interference moves time from exposed to slowed compute, no more).
  * With 1 ms and 2 ms layers the first gather and the last reduce show,
  * and the other 7 layers' compute slows by K of what hides behind it:
- * AG + RS + 7 K (AG + AG + RS) = 674.7104 + 7 x 159.167153 = 1788.8805 us.
- * Nothing overlapped: 8 AG + 8 (AG + RS) = 7215.5776 us, no interference. */
+ * AG + RS + 7 K (AG + AG + RS). Nothing overlapped: 8 AG + 8 (AG + RS),
+ * no interference. */
 Test(shard, zero3_exposed_per_layer)
 {
     struct pred_ctx c;
@@ -197,12 +197,11 @@ Test(shard, zero3_exposed_per_layer)
     struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-4, .bwd_s = 2e-4,
                                   .unit_params = U };
     setup(&c, JOB_RESHARD_ALWAYS, true);
-    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 4888.3408e-6, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), 15 * AG_S + 8 * RS_S - 2.1e-3, 1e-9);
     l.fwd_s = 1e-3;
     l.bwd_s = 2e-3;
     assert_rel(pred_shard_exposed(&c, &p, &l, 1),
                AG_S + RS_S + 7 * K * (2 * AG_S + RS_S), 1e-9);
-    assert_rel(AG_S + RS_S + 7 * K * (2 * AG_S + RS_S), 1788.8805e-6, 1e-7);
     setup(&c, JOB_RESHARD_ALWAYS, false);
     assert_rel(pred_shard_exposed(&c, &p, &l, 1), 16 * AG_S + 8 * RS_S, 1e-9);
 }
@@ -240,10 +239,10 @@ Test(shard, passes_per_step)
  * layers. The stage's ends are the two tables and the final norm,
  * 2 x 32,768,000 + 1,024 = 65,537,024 parameters, gathered before the
  * first layer and reduced after the last, exposed whole:
- * 7/8 x 131,074,048 / 1e11 + 7 us = 1153.897920 us and 7/8 x 262,148,096 /
- * 1e11 + 7 us = 2300.795840 us; with the first layer's gather, the
- * last's reduce and the other layers' interference (zero3_exposed_per_layer):
- * dp_exposed = 3454.693760 + 1788.8805 = 5243.574 us. */
+ * 7/8 x 131,074,048 / 1e11 = 1146.89792 us and 7/8 x 262,148,096 / 1e11
+ * = 2293.79584 us, each with 7 Simple hops; with the first layer's
+ * gather, the last's reduce and the other layers' interference
+ * (zero3_exposed_per_layer). */
 Test(shard, compose_zero3)
 {
     struct pred_ctx c;
@@ -259,7 +258,7 @@ Test(shard, compose_zero3)
     pred_compose(&c, &p, &x, &o);
     cr_assert_eq(o.microbatches, 1);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
-               1153.897920e-6 + 2300.795840e-6 + AG_S + RS_S +
+               1146.89792e-6 + 2293.79584e-6 + 14 * NV_SIMPLE + AG_S + RS_S +
                7 * K * (2 * AG_S + RS_S), 1e-9);
 }
 
@@ -318,10 +317,11 @@ Test(shard, plan_overlap_switch)
  * AG_S as over dp 8. The reduction adds, after RS_S, an all-reduce of the
  * 1/8 shard (4U/8 = 6,292,480 B) across the 2 replicas, 8 GPUs apart, so
  * on the network: ring factor 2 x (2-1)/2 x 6,292,480 / 1e10 = 629.248 us
- * plus min(2 x 1, 2 ceil(log2 2)) x 10 us = 20 us: 649.248 us. With long
+ * plus 2 Simple network hops (NET_SIMPLE). With long
  * layers, one micro-batch, ZeRO-3 resharded: AG + RS + AR exposed, and
  * the NVLink interference of the shard group (inside one domain) on the
  * 7 other layers' gathers and reductions. */
+#define HSDP_AR (629.248e-6 + 2 * NET_SIMPLE)
 Test(shard, hybrid_sharding)
 {
     struct pred_ctx c;
@@ -336,9 +336,9 @@ Test(shard, hybrid_sharding)
     assert_rel(s.weights_bytes, 0.25e9 + 4e7, 1e-12);
     assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
     assert_rel(pred_dp_gather_s(&c, &p, 2 * U), AG_S, 1e-9);
-    assert_rel(pred_dp_reduce_s(&c, &p, 4 * U), RS_S + 649.248e-6, 1e-9);
-    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S + 649.248e-6 +
-               7 * K * (2 * AG_S + RS_S + 649.248e-6), 1e-9);
+    assert_rel(pred_dp_reduce_s(&c, &p, 4 * U), RS_S + HSDP_AR, 1e-9);
+    assert_rel(pred_shard_exposed(&c, &p, &l, 1), AG_S + RS_S + HSDP_AR +
+               7 * K * (2 * AG_S + RS_S + HSDP_AR), 1e-9);
 }
 
 /* The rule replicas-dp: replicas divide dp and need a ZeRO stage. */
@@ -396,13 +396,14 @@ Test(shard, fsdp2_copy_out_and_nic_interference)
 
 /* DeepSpeed's ZeRO-3 (zero3_gather "parameter"): the tiny model's layer
  * has 6 tensors (4 GEMM weights, 2 RMSNorm weights, no biases), so a
- * gather is 6 all-gathers of 2U / 6 over dp 8: 6 x (7/8 x 4,194,986.67 /
- * 1e11 + 7 us) = 220.2368 + 42 = 262.2368 us, each into a list of 8
+ * gather is 6 all-gathers of 2U / 6 over dp 8, at that size LL128's (0.92
+ * of the rate, 7 hops of NV_LL128): 6 x (7/8 x 4,194,986.67 / 0.92e11 +
+ * 7 x 3.1667 us) = 372.388 us, each into a list of 8
  * per-rank views that PyTorch's process group copies out one by one:
  * 4U = 50,339,840 B read and written at 1e12 B/s = 50.33984 us and
  * 6 x 8 = 48 copy kernels (48 us at a 1 us launch). The gradients come
  * back the same way: 6 reduce-scatters of the 16-bit 2U / 6 (the same
- * 262.2368 us) after the same copy-in. Nothing overlapped, one
+ * time) after the same copy-in. Nothing overlapped, one
  * micro-batch: 8 gathers forward, 8 (gather + reduce) backward; with
  * full recompute the rebuilt forward gathers again: 8 more. */
 Test(shard, deepspeed_gathers_each_tensor)
@@ -411,7 +412,7 @@ Test(shard, deepspeed_gathers_each_tensor)
     struct plan p = zplan(1, 8, 3);
     struct pred_shard_layer l = { .n = 8, .fwd_s = 1e-3, .bwd_s = 2e-3,
                                   .unit_params = U };
-    double ag = 262.2368e-6 + 50.33984e-6;
+    double ag = 6 * (7.0 / 8 * 2 * U / 6 / 0.92e11 + 7 * NV_LL128) + 50.33984e-6;
     setup(&c, JOB_RESHARD_ALWAYS, false);
     c.job.zero3_gather = JOB_GATHER_PARAMETER;
     assert_rel(pred_shard_exposed(&c, &p, &l, 1), 24 * ag, 1e-9);
