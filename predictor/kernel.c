@@ -227,6 +227,17 @@ double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
            row * (tokens * k->memop_row_s[o][1] + touched * k->memop_row0_s[o][1]);
 }
 
+double pred_optim_s(const struct pred_kernels *k, double bytes, double params,
+                    double tensors, double launches)
+{
+    const enum hw_memop o = HW_MEMOP_OPTIM;
+    if (!k->has_memops || !k->memop_fitted[o] ||
+        (k->memop_row_s[o][0] <= 0 && k->memop_row0_s[o][0] <= 0))
+        return pred_memop_size_s(k, o, 0, bytes, 1, launches);
+    return k->memop_floor_s[o][0] + tensors * k->memop_row0_s[o][0] +
+           params * k->memop_row_s[o][0];
+}
+
 static double next_pow2(double x)
 {
     double p = 1;

@@ -181,6 +181,21 @@ double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd
 double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
                     double table_bytes, double tokens, double rows, double row);
 
+/* One optimizer step over a stage's 'params' parameters in 'tensors'
+ * parameter tensors, moving 'bytes' in all. With the system's step fit
+ * (memory_ops.optimizer_fwd_row_ns / _row_ps, the "rows" here being the
+ * parameter tensors): floor + tensors x row0 + params x row_s. The
+ * multi-tensor Adam (DeepSpeed FusedAdam, csrc/adam/multi_tensor_adam.cu
+ * through multi_tensor_apply) streams every element in one pass, but its
+ * step() first walks the parameter list in Python, one tensor at a time
+ * (state lookup, the lists of p, g, m, v; on a first step two zeros_like
+ * state allocations and fills per tensor: deepspeed/ops/adam/fused_adam.py):
+ * a host cost per tensor that the device waits on when the tensors are
+ * small, then a cost per element (the states' traffic). Without that fit:
+ * pred_memop_size_s of the bytes with 'launches'. */
+double pred_optim_s(const struct pred_kernels *k, double bytes, double params,
+                    double tensors, double launches);
+
 /* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
  * heads, lq queries against lk keys of head dim d, causal or not. */
 struct pred_flash_shape {
