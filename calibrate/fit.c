@@ -40,6 +40,26 @@ struct point {
 
 /* ---- the model of one sample ---- */
 
+/* A sampled backward's span, from its first kernel's start to its last's
+ * end: the data gradient, the weight gradient and (a layer with bias) the
+ * bias gradient's column sum, in PyTorch's order (AddmmBackward: mm, mm,
+ * sum). The host issues each kernel a gap after the last (autograd's
+ * nodes under the profiler's stack and shape recording, fitted as
+ * kernel.sample_gap_us): a kernel shorter than the gap leaves the GPU
+ * idle until the next arrives, so every kernel but the last counts for
+ * at least the gap. The GH200 samples' backward floor shows it: with
+ * forwards of 9-12 us, no linear backward takes under 52 us (103 us with
+ * the bias's third kernel). The predictor's own host time per kernel is
+ * the stack's (spaces/stacks host_us), not this. */
+static double bwd_span(const struct pred_kernels *k, double dgrad, double wgrad,
+                       bool wsplit, double bias_bytes)
+{
+    double g = k->sample_gap_s;
+    if (bias_bytes <= 0 && !wsplit)
+        return fmax(dgrad, g) + wgrad;
+    return fmax(dgrad, g) + fmax(wgrad, g) + (bias_bytes > 0 ? pred_mem_s(k, bias_bytes, 1) : 0);
+}
+
 /* A linear layer's GEMM of the samples: [tokens, k] x [k, n]. */
 static double linear_s(const struct pred_kernels *k, const struct point *p)
 {
@@ -51,9 +71,11 @@ static double linear_s(const struct pred_kernels *k, const struct point *p)
     case CAL_OP_L3: n = 4 * s->dim / s->mp; kk = s->dim; break;
     default:        n = s->dim; kk = 4 * s->dim / s->mp; break;
     }
-    if (p->dir)
-        return pred_gemm_s(k, &k->gemm_bwd, m, kk, n, 2) +
-               pred_gemm_s(k, &k->gemm_bwd, kk, n, m, 2);
+    if (p->dir)         /* linear1, the QKV projection, has a bias */
+        return bwd_span(k, pred_gemm_s(k, &k->gemm_bwd, m, kk, n, 2),
+                        pred_gemm_s(k, &k->gemm_bwd, kk, n, m, 2),
+                        pred_gemm_splits(k, &k->gemm_bwd, kk, n, m, 2) > 1,
+                        p->op == CAL_OP_L1 ? 2.0 * m * n : 0);
     return pred_gemm_s(k, &k->gemm, m, n, kk, 2);
 }
 
@@ -228,8 +250,12 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     case CAL_OP_BMM:
         return bmm_s(k, p);
     case CAL_OP_LFINAL:         /* the LM head: [tokens, dim] x [dim, vocab / mp] */
-        return p->dir ? pred_gemm_s(k, &k->gemm_bwd, tok, s->dim, vocab_part(s->mp), 2) +
-                        pred_gemm_s(k, &k->gemm_bwd, s->dim, vocab_part(s->mp), tok, 2)
+        return p->dir ? bwd_span(k, pred_gemm_s(k, &k->gemm_bwd, tok, s->dim,
+                                                vocab_part(s->mp), 2),
+                                 pred_gemm_s(k, &k->gemm_bwd, s->dim, vocab_part(s->mp),
+                                             tok, 2),
+                                 pred_gemm_splits(k, &k->gemm_bwd, s->dim,
+                                                  vocab_part(s->mp), tok, 2) > 1, 0)
                       : pred_gemm_s(k, &k->gemm, tok, vocab_part(s->mp), s->dim, 2);
     case CAL_OP_AR_INTRA:
     case CAL_OP_AR_INTER:
@@ -515,18 +541,39 @@ static double median_ratio(const struct cal_set *s)
 static const struct stage {
     enum cal_op ops[4];
     int n_ops, dir;
-    enum cal_field fields[2];
+    enum cal_field fields[3];
     int n_fields;
 } stages[] = {
     { { CAL_OP_GELU, CAL_OP_RESADD }, 2, DIR_FWD,
       { CAL_FIELD_LAUNCH, CAL_FIELD_HBM }, 2 },
     { { CAL_OP_NORM }, 1, DIR_BOTH, { CAL_FIELD_NORM }, 1 },    /* shared */
     { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_FWD,
-      { CAL_FIELD_GEMM, CAL_FIELD_GEMM_HALF }, 2 },
+      { CAL_FIELD_GEMM, CAL_FIELD_GEMM_HALF, CAL_FIELD_GEMM_FILL }, 3 },
     { { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 }, 4, DIR_BWD,
       { CAL_FIELD_GEMM_BWD }, 1 },
 };
 #define N_STAGES (sizeof stages / sizeof stages[0])
+
+/* The gradient GEMMs' efficiency with the samples' host gap (bwd_span)
+ * from several starts (the gap enters through a max: no gradient until it
+ * passes a kernel's time, local minima): 20, 40, 60 and 80 us; the best
+ * fit kept. */
+static void fit_gemm_bwd(struct hw_system *hw, const struct cal_samples *S,
+                         enum filter f)
+{
+    static const enum cal_op lin[4] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 };
+    static const enum cal_field fl[2] = { CAL_FIELD_GEMM_BWD, CAL_FIELD_SAMPLE_GAP };
+    struct hw_system best = *hw, trial;
+    double best_chi = INFINITY;
+    for (int i = 1; i <= 4; i++) {
+        trial = *hw;
+        trial.sample_gap_s = 20e-6 * i;
+        double chi = fit_fields(&trial, S, lin, 4, DIR_BWD, f, fl, 2);
+        if (chi > 0 && chi < best_chi)
+            best_chi = chi, best = trial;
+    }
+    *hw = best;
+}
 
 /* Flash-attention backward samples shorter than forward were not captured. */
 static bool attn_bwd_captured(const struct cal_samples *S)
@@ -774,9 +821,14 @@ static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
 {
     bool had = hw->has_memops;
     hw->has_memops = false;
+    if (hw->gemm_fill_k <= 0)           /* from 0 the fit cannot move: */
+        hw->gemm_fill_k = 64;           /* a K tile's worth */
+    if (hw->sample_gap_s <= 0)
+        hw->sample_gap_s = 10e-6;
     for (size_t i = 0; i < N_STAGES; i++)
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
+    fit_gemm_bwd(hw, S, f);
     fit_flash(hw, S, f);
     fit_bgemm(hw, S, f);
     hw->has_memops = true;
@@ -821,6 +873,7 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
         for (int k = 0; k < stages[i].n_fields; k++)
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
+    report_field(rep, CAL_FIELD_SAMPLE_GAP, hw, cal_field_get(base, CAL_FIELD_SAMPLE_GAP));
     report_field(rep, CAL_FIELD_ATTN, hw, cal_field_get(base, CAL_FIELD_ATTN));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
     report_memops(rep, hw, base, S);
@@ -983,6 +1036,37 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
         }
 }
 
+/* ---- the GPU's measured maximum ---- */
+
+/* The highest rate of the linear layers' samples (linear1-4 and the LM
+ * head, forward 2 M N K FLOPs, backward twice that) over the system's
+ * fp16 peak (the samples run fp16): what this GPU has been measured to do,
+ * the bound for its compute efficiencies. */
+static void gemm_rate_max(const struct hw_system *hw, const struct cal_samples *S,
+                          struct cal_report *rep)
+{
+    static const enum cal_op ops[5] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4,
+                                        CAL_OP_LFINAL };
+    static const double out[4] = { 3, 1, 4, 1 }, in[4] = { 1, 1, 1, 4 };
+    for (int o = 0; o < 5; o++)
+        for (int i = 0; i < S->op[ops[o]].n; i++)
+            for (int d = 0; d < 2; d++) {
+                const struct cal_sample *s = &S->op[ops[o]].s[i];
+                double n = o < 4 ? out[o] * s->dim / (o == 1 || o == 3 ? 1 : s->mp)
+                                 : vocab_part(s->mp);
+                double kk = o < 4 ? in[o] * s->dim / (o == 1 || o == 3 ? s->mp : 1)
+                                  : s->dim;
+                double r = s->t[d] > 0 ? 2.0 * (d + 1) * s->b * s->l * n * kk /
+                                         (s->t[d] * hw->fp16_flops) : 0;
+                if (r <= rep->gemm_rate_max)
+                    continue;
+                rep->gemm_rate_max = r;
+                snprintf(rep->gemm_rate_at, sizeof rep->gemm_rate_at,
+                         "%s %s, mp %g b %g l %g dim %g", cal_op_name(ops[o]),
+                         d ? "bwd" : "fwd", s->mp, s->b, s->l, s->dim);
+            }
+}
+
 /* ---- the chart's points ---- */
 
 /* An even spread of each operator file's samples, both directions, under
@@ -1028,6 +1112,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
     mark_disturbed(&S);
     fit_kernels(fitted, &S, F_ALL);
     report_kernels(rep, fitted, base, &S);
+    gemm_rate_max(base, &S, rep);
     fit_links(fitted, base, &S, F_ALL, rep);
     chart_points(fitted, &S, rep);
     report_rows(base, &S, rep);

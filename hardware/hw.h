@@ -120,6 +120,11 @@ struct hw_system {              /* a plain value: nothing to free */
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;
+    double gemm_fill_k;         /* a GEMM tile's fixed cost (mainloop
+                                 * prologue, epilogue) in K steps (0: none;
+                                 * predictor/kernel.h pred_gemm_s) */
+    double sample_gap_s;        /* calibrate only: the profiled samples'
+                                 * host gap between a backward's kernels */
     double collective_base_s;
     bool calibrated;            /* false: the efficiencies are modelling
                                    defaults (efficiency.calibrated = false) */

@@ -40,6 +40,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_bgemm;             /* batched-GEMM fit (hw batched_gemm group) */
     struct hw_bgemm_fit bgemm;
     int64_t tile_m, tile_n, sms;
+    double gemm_fill_k;         /* a tile's fixed cost in K steps (hw) */
+    double sample_gap_s;        /* calibrate only (hw.h) */
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
     double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
@@ -71,9 +73,26 @@ double pred_quant_eff(const struct pred_kernels *k, double m, double n);
 double pred_sat_eff(const struct pred_kparams *p, double flops);
 
 /* C[M,N] = A[M,K] B[K,N] with 'in_bytes' per input element, under the
- * GEMM class p (k->gemm forward, k->gemm_bwd for gradients). */
+ * GEMM class p (k->gemm forward, k->gemm_bwd for gradients): the padded
+ * work of whole waves of output tiles (pred_quant_eff), each tile's
+ * mainloop K steps plus gemm_fill_k more (the fixed cost of a tile: the
+ * multistage mainloop's prologue, which loads stages - 1 K tiles before
+ * the first MMA, and the epilogue's store of the tile, CUTLASS
+ * include/cutlass/gemm/threadblock/mma_multistage.h and epilogue/; the
+ * share of a small-K GEMM's time it takes), at the saturating efficiency,
+ * against the traffic. An output of fewer tiles than SMs with a long K is
+ * split along K over the idle SMs, as cuBLAS's split-K / stream-K kernels
+ * do (CUTLASS GemmSplitKParallel; Osama et al., "Stream-K", PPoPP 2023):
+ * the fastest of 1, 2, 4, ... splits while the split tiles fill at most
+ * one wave (the library's heuristic picks a split count; the fixed fill
+ * per tile and the fp32 partials' traffic, written and read once more,
+ * are what stop it splitting further). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
+/* The K splits pred_gemm_s runs that GEMM in (1: none); a split GEMM is
+ * two kernels, the partial products and their reduction. */
+double pred_gemm_splits(const struct pred_kernels *k, const struct pred_kparams *p,
+                        double m, double n, double kk, double in_bytes);
 /* 'batch' independent GEMMs of that shape in one kernel (cuBLAS strided
  * batched: baddbmm, bmm): the tiles of every GEMM share the waves, so
  * quantisation counts batch x tiles against the SMs. Also the grouped
