@@ -49,6 +49,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* the tiers' per-hop latencies and the NICs' exponent
                   * (predictor/coll.c) */
                  CAL_FIELD_NVLINK_LAT, CAL_FIELD_NET_LAT, CAL_FIELD_NIC_EXP,
+                 /* a GEMM tile's fixed cost in K steps (kernel.h
+                  * pred_gemm_s); the samples' host gap between a backward's
+                  * kernels (calibrate only) */
+                 CAL_FIELD_GEMM_FILL, CAL_FIELD_SAMPLE_GAP,
                  CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
@@ -114,6 +118,10 @@ struct cal_report {             /* a plain value (large: keep it static) */
     int n_rows;
     struct cal_row rows[CAL_MAX_ROWS];
     char gpu[64];               /* file prefix of the samples */
+    double gemm_rate_max;       /* the highest GEMM rate of the linear
+                                 * samples, a share of 16-bit peak: the
+                                 * GPU's measured maximum (efficiency.gemm_max) */
+    char gemm_rate_at[96];      /* its operator, direction and shape */
     int n_unused;
     struct cal_unused unused[CAL_MAX_UNUSED];  /* every file not fitted, why */
 };

@@ -125,8 +125,13 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
      * less than a square root, no shared bottleneck we know of */
     [CAL_FIELD_NIC_EXP] = { "network.nic_exp", AT(net_nic_exp), 1, CAL_X_LIN,
                             0.5, 1, "not a plausible share of the added NICs" },
+    [CAL_FIELD_GEMM_FILL] = { "kernel.gemm_fill_k", AT(gemm_fill_k), 1, CAL_X_POS,
+                              0, 4096, NULL, false },
+    [CAL_FIELD_SAMPLE_GAP] = { "kernel.sample_gap_us", AT(sample_gap_s), 1e-6,
+                               CAL_X_POS, 0, INFINITY, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 && HW_MEMOP_COUNT == 11,
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 &&
+              HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 
 double cal_field_get(const struct hw_system *hw, enum cal_field f)

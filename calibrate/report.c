@@ -47,6 +47,10 @@ void cal_report_write(FILE *fp, const struct cal_report *rep)
             fprintf(fp, "%-34s %12.4f %12.4f  %s\n", cal_fields[f].path, p->value,
                     p->prior, p->note);
     }
+    if (rep->gemm_rate_max > 0)
+        fprintf(fp, "\nhighest GEMM rate sampled: %.3f of 16-bit peak (%s): a "
+                "measured maximum for efficiency.gemm_max\n", rep->gemm_rate_max,
+                rep->gemm_rate_at);
     fprintf(fp, "\n%-18s %4s %6s %10s %10s %10s %8s %8s %8s\n", "operator", "dir",
             "n", "MAPE rand", "p90 rand", "ext hidden", "ext mp", "ext seq",
             "authors");

@@ -75,7 +75,8 @@ static const char *const efficiency_fields[] = {
     NULL,
 };
 static const char *const kernel_fields[] = {
-    "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us", NULL,
+    "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us",
+    "gemm_fill_k", "sample_gap_us", NULL,
 };
 static const char *const memory_fields[] = { "reserve_gib", NULL };
 static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
@@ -288,6 +289,22 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     return check_max(hw, &g, err);
 }
 
+/* The kernel group's optional fields, 0 when absent: a GEMM tile's fixed
+ * cost in K steps (at most 4096) and the samples' host gap (us, calibrate
+ * only). */
+static int read_kernel_extras(struct hw_system *hw, const struct conf_group *k,
+                              struct tpl_err *err)
+{
+    hw->gemm_fill_k = hw->sample_gap_s = 0;
+    if ((conf_has(k, "gemm_fill_k") &&
+         conf_num(k, "gemm_fill_k", 0, false, 4096, &hw->gemm_fill_k, err)) ||
+        (conf_has(k, "sample_gap_us") &&
+         conf_num(k, "sample_gap_us", 0, false, 1e6, &hw->sample_gap_s, err)))
+        return TPL_ECONFIG;
+    hw->sample_gap_s *= US;
+    return 0;
+}
+
 static int read_rest(struct hw_system *hw, const struct conf *c,
                      struct tpl_err *err)
 {
@@ -306,6 +323,8 @@ static int read_rest(struct hw_system *hw, const struct conf *c,
         group(c, "price", price_fields, &p, err) ||
         conf_num(&p, "usd_per_gpu_hour", 0, false, 1e6, &hw->usd_per_gpu_hour,
                  err))
+        return TPL_ECONFIG;
+    if (read_kernel_extras(hw, &k, err))
         return TPL_ECONFIG;
     hw->launch_s *= US;
     hw->collective_base_s *= US;

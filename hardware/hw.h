@@ -122,6 +122,11 @@ struct hw_system {              /* a plain value: nothing to free */
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;
+    double gemm_fill_k;         /* a GEMM tile's fixed cost (mainloop
+                                 * prologue, epilogue) in K steps (0: none;
+                                 * predictor/kernel.h pred_gemm_s) */
+    double sample_gap_s;        /* calibrate only: the profiled samples'
+                                 * host gap between a backward's kernels */
     double collective_base_s;
     double p2p_base_s;          /* a send's fixed cost (optional: 0) */
     bool calibrated;            /* false: the efficiencies are modelling

@@ -77,6 +77,8 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->bgemm = hw->bgemm;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
+    k->gemm_fill_k = hw->gemm_fill_k;
+    k->sample_gap_s = hw->sample_gap_s;
     k->sms = hw->sms;
     link_params(k, hw);
 }
@@ -110,16 +112,52 @@ double pred_compute_s(const struct pred_kernels *k, const struct pred_kparams *p
     return fmax(t_math, t_mem) + k->launch_s;
 }
 
+/* The GEMM in s splits of K (kernel.h pred_gemm_s): the work the tiles
+ * really do, useful FLOPs over quantisation efficiency, each tile's K
+ * steps plus the fixed fill; the saturating curve applies to that padded
+ * work, so a bigger problem never takes less time than a smaller one;
+ * split partials in fp32, written and read. */
+static double gemm_split_s(const struct pred_kernels *k, const struct pred_kparams *p,
+                           double m, double n, double kk, double in_bytes, double s)
+{
+    double tm = (double)k->tile_m, tn = (double)k->tile_n;
+    double waves = ceil(s * ceil(m / tm) * ceil(n / tn) / (double)k->sms);
+    double padded = 2.0 * (kk / s + k->gemm_fill_k) * waves * (double)k->sms * tm * tn;
+    double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n +
+                   (s > 1 ? 8.0 * s * m * n : 0);
+    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
+    return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+}
+
+/* The splits tried: powers of two while the split tiles fit the SMs in
+ * one wave (none for an output of as many tiles as SMs). The set shrinks
+ * as M or N grows and does not depend on K, so the fastest of them keeps
+ * the time monotone in every dimension. */
+static double max_splits(const struct pred_kernels *k, double m, double n)
+{
+    double tiles = ceil(m / (double)k->tile_m) * ceil(n / (double)k->tile_n);
+    return tiles >= (double)k->sms ? 1 : floor((double)k->sms / tiles);
+}
+
+double pred_gemm_splits(const struct pred_kernels *k, const struct pred_kparams *p,
+                        double m, double n, double kk, double in_bytes)
+{
+    double best = 1, t = gemm_split_s(k, p, m, n, kk, in_bytes, 1), hi = max_splits(k, m, n);
+    for (double s = 2; s <= hi; s *= 2) {
+        double u = gemm_split_s(k, p, m, n, kk, in_bytes, s);
+        if (u < t)
+            t = u, best = s;
+    }
+    return best;
+}
+
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes)
 {
-    /* the work the tiles really do: useful FLOPs over quantisation
-     * efficiency; the saturating curve applies to that padded work, so a
-     * bigger problem never takes less time than a smaller one */
-    double padded = 2.0 * kk * covered(k, m, n);
-    double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n;
-    double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
-    return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;
+    double t = gemm_split_s(k, p, m, n, kk, in_bytes, 1), hi = max_splits(k, m, n);
+    for (double s = 2; s <= hi; s *= 2)
+        t = fmin(t, gemm_split_s(k, p, m, n, kk, in_bytes, s));
+    return t;
 }
 
 /* The batched GEMM as its tiles run it (kernel.h): math over the covered
@@ -227,6 +265,17 @@ double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
     touched = rows > 0 ? rows * -expm1(-tokens / rows) : 0;
     return k->memop_floor_s[o][1] + table_bytes / k->memop_bytes_per_s[o][1] +
            row * (tokens * k->memop_row_s[o][1] + touched * k->memop_row0_s[o][1]);
+}
+
+double pred_optim_s(const struct pred_kernels *k, double bytes, double params,
+                    double tensors, double launches)
+{
+    const enum hw_memop o = HW_MEMOP_OPTIM;
+    if (!k->has_memops || !k->memop_fitted[o] ||
+        (k->memop_row_s[o][0] <= 0 && k->memop_row0_s[o][0] <= 0))
+        return pred_memop_size_s(k, o, 0, bytes, 1, launches);
+    return k->memop_floor_s[o][0] + tensors * k->memop_row0_s[o][0] +
+           params * k->memop_row_s[o][0];
 }
 
 static double next_pow2(double x)

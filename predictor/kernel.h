@@ -40,6 +40,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_bgemm;             /* batched-GEMM fit (hw batched_gemm group) */
     struct hw_bgemm_fit bgemm;
     int64_t tile_m, tile_n, sms;
+    double gemm_fill_k;         /* a tile's fixed cost in K steps (hw) */
+    double sample_gap_s;        /* calibrate only (hw.h) */
     /* links: achievable bus bandwidth and per-hop latency */
     double intra_bytes_per_s, intra_lat_s;
     double pair_bytes_per_s;    /* achievable between two GPUs of a domain */
@@ -74,9 +76,26 @@ double pred_quant_eff(const struct pred_kernels *k, double m, double n);
 double pred_sat_eff(const struct pred_kparams *p, double flops);
 
 /* C[M,N] = A[M,K] B[K,N] with 'in_bytes' per input element, under the
- * GEMM class p (k->gemm forward, k->gemm_bwd for gradients). */
+ * GEMM class p (k->gemm forward, k->gemm_bwd for gradients): the padded
+ * work of whole waves of output tiles (pred_quant_eff), each tile's
+ * mainloop K steps plus gemm_fill_k more (the fixed cost of a tile: the
+ * multistage mainloop's prologue, which loads stages - 1 K tiles before
+ * the first MMA, and the epilogue's store of the tile, CUTLASS
+ * include/cutlass/gemm/threadblock/mma_multistage.h and epilogue/; the
+ * share of a small-K GEMM's time it takes), at the saturating efficiency,
+ * against the traffic. An output of fewer tiles than SMs with a long K is
+ * split along K over the idle SMs, as cuBLAS's split-K / stream-K kernels
+ * do (CUTLASS GemmSplitKParallel; Osama et al., "Stream-K", PPoPP 2023):
+ * the fastest of 1, 2, 4, ... splits while the split tiles fill at most
+ * one wave (the library's heuristic picks a split count; the fixed fill
+ * per tile and the fp32 partials' traffic, written and read once more,
+ * are what stop it splitting further). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
+/* The K splits pred_gemm_s runs that GEMM in (1: none); a split GEMM is
+ * two kernels, the partial products and their reduction. */
+double pred_gemm_splits(const struct pred_kernels *k, const struct pred_kparams *p,
+                        double m, double n, double kk, double in_bytes);
 /* 'batch' independent GEMMs of that shape in one kernel (cuBLAS strided
  * batched: baddbmm, bmm): the tiles of every GEMM share the waves, so
  * quantisation counts batch x tiles against the SMs. Also the grouped
@@ -183,6 +202,21 @@ double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd
  * counts with 'launches' 2. */
 double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
                     double table_bytes, double tokens, double rows, double row);
+
+/* One optimizer step over a stage's 'params' parameters in 'tensors'
+ * parameter tensors, moving 'bytes' in all. With the system's step fit
+ * (memory_ops.optimizer_fwd_row_ns / _row_ps, the "rows" here being the
+ * parameter tensors): floor + tensors x row0 + params x row_s. The
+ * multi-tensor Adam (DeepSpeed FusedAdam, csrc/adam/multi_tensor_adam.cu
+ * through multi_tensor_apply) streams every element in one pass, but its
+ * step() first walks the parameter list in Python, one tensor at a time
+ * (state lookup, the lists of p, g, m, v; on a first step two zeros_like
+ * state allocations and fills per tensor: deepspeed/ops/adam/fused_adam.py):
+ * a host cost per tensor that the device waits on when the tensors are
+ * small, then a cost per element (the states' traffic). Without that fit:
+ * pred_memop_size_s of the bytes with 'launches'. */
+double pred_optim_s(const struct pred_kernels *k, double bytes, double params,
+                    double tensors, double launches);
 
 /* One FlashAttention-2 call (predictor/flash.c): b sequences of 'heads'
  * heads, lq queries against lk keys of head dim d, causal or not. */

@@ -194,9 +194,11 @@ double pred_grouped_gemm_s(const struct pred_kernels *k,
     if (groups <= 0 || m <= 0 || n <= 0 || kk <= 0)
         return 0;
     /* each group's tiles rounded up, all groups' tiles scheduled in waves
-     * over the SMs together (as pred_gemm_s for one GEMM) */
+     * over the SMs together, each with the tile's fixed fill (as
+     * pred_gemm_s for one GEMM) */
     tiles = groups * ceil(m / tm) * ceil(n / tn);
-    padded = 2.0 * kk * ceil(tiles / (double)k->sms) * (double)k->sms * tm * tn;
+    padded = 2.0 * (kk + k->gemm_fill_k) * ceil(tiles / (double)k->sms) *
+             (double)k->sms * tm * tn;
     bytes = groups * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
     t_math = padded / (kp->peak_flops * pred_sat_eff(kp, padded));
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;

@@ -53,12 +53,27 @@ static void synth_softmax(FILE *fp, const struct pred_kernels *k, enum hw_memop 
 
 /* Write the samples a GPU with 'hw' would produce: the same operator
  * shapes as the real sample sets. */
+static double bwd_span(const struct pred_kernels *k, double tok, double n,
+                       double kk, bool bias)
+{
+    double g = k->sample_gap_s;
+    double dg = pred_gemm_s(k, &k->gemm_bwd, tok, kk, n, 2);
+    double wg = pred_gemm_s(k, &k->gemm_bwd, kk, n, tok, 2);
+    if (!bias && pred_gemm_splits(k, &k->gemm_bwd, kk, n, tok, 2) <= 1)
+        return fmax(dg, g) + wg;
+    return fmax(dg, g) + fmax(wg, g) + (bias ? pred_mem_s(k, 2 * tok * n, 1) : 0);
+}
+
 static void synthesize(const char *dir, const struct hw_system *hw)
 {
     char path[512];
     struct pred_kernels k;
     FILE *g, *r, *n, *f, *lin[4], *sm;
     static const char *const names[4] = { "linear1", "linear2", "linear3", "linear4" };
+    /* the samples' backward span (calibrate/fit.c bwd_span): data- and
+     * weight-gradient GEMMs, a kernel shorter than the host's gap counting
+     * for the gap unless last; a bias (linear1) or split weight gradient
+     * adds a kernel */
     pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
     snprintf(path, sizeof path, "%s/operator", dir);
     cr_assert_eq(mkdir(path, 0755), 0);
@@ -107,8 +122,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
                     for (int i = 0; i < 4; i++)
                         fprintf(lin[i], "%g,%g,%g,%g,%.3f,%.3f\n", mp, b, l, d,
                                 1e6 * noisy(pred_gemm_s(&k, &k.gemm, tok, N[i], K[i], 2)),
-                                1e6 * noisy(pred_gemm_s(&k, &k.gemm_bwd, tok, K[i], N[i], 2) +
-                                            pred_gemm_s(&k, &k.gemm_bwd, K[i], N[i], tok, 2)));
+                                1e6 * noisy(bwd_span(&k, tok, N[i], K[i], i == 0)));
                 }
     fclose(g);
     fclose(r);
@@ -131,6 +145,8 @@ Test(calib, recovers_known_parameters)
     truth.eff_gemm = 0.75;
     truth.gemm_half_flop = 2e9;
     truth.eff_gemm_bwd = 0.85;
+    truth.gemm_fill_k = 96;         /* a tile's fixed cost, K steps */
+    truth.sample_gap_s = 30e-6;     /* the samples' host gap */
     truth.eff_attn = 0.6;
     truth.eff_attn_bwd = 0.45;
     truth.has_flash = true;
@@ -148,6 +164,8 @@ Test(calib, recovers_known_parameters)
     assert_rel(fit.eff_gemm, truth.eff_gemm, 0.02);
     assert_rel(fit.gemm_half_flop, truth.gemm_half_flop, 0.25);
     assert_rel(fit.eff_gemm_bwd, truth.eff_gemm_bwd, 0.02);
+    assert_rel(fit.gemm_fill_k, truth.gemm_fill_k, 0.15);
+    assert_rel(fit.sample_gap_s, truth.sample_gap_s, 0.05);
     assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
     assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
     for (int d = 0; d < 2; d++) {   /* FlashAttention-2's fit (flash.c) */
