@@ -39,8 +39,9 @@ static const char usage[] =
 "\n"
 "With --runs, fit the one constant taken from published runs rather than\n"
 "kernel samples: the host time per modelled kernel of the eager stacks\n"
-"(megatron-lm-2021, megatron-deepspeed: host_us), minimising the MAPE of\n"
-"their timed rows in RUNS.csv; prints the value and the stack-file line.\n"
+"(megatron-lm-2021, megatron-deepspeed: host_us; megatron-core's MoE\n"
+"layers outside CUDA graphs: moe_host_us), minimising the MAPE of their\n"
+"timed rows in RUNS.csv; prints the value and the stack-file line.\n"
 "'trainplan validate RUNS.csv --cv source' cross-validates it. Then each\n"
 "stack preset's error band (band_low_pct, band_high_pct): the 10th and\n"
 "90th percentiles of the signed error predicted / measured - 1 of its\n"
@@ -152,8 +153,9 @@ static int calibrate_runs(const char *path, struct tpl_err *err)
         rc = tpl_errorf(err, TPL_ECONFIG, "%s: no timed row of an eager stack "
                         "(megatron-lm-2021, megatron-deepspeed) to fit", path);
     else
-        printf("host_us = %.1f;  # fitted on %d timed rows of eager stacks in "
-               "%s: trainplan calibrate --runs %s\n", host, n, path, path);
+        printf("host_us = %.1f;  # fitted on %d timed rows of eager stacks "
+               "and MoE layers outside CUDA graphs (moe_host_us) in %s: "
+               "trainplan calibrate --runs %s\n", host, n, path, path);
     if (rc == 0 && calibrate_bands(&runs, path))
         rc = tpl_errorf(err, TPL_ECONFIG, "%s: no timed, predicted row for "
                         "the error band", path);

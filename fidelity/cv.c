@@ -2,7 +2,11 @@
  * cross-validation by source (see fidelity.h).
  *
  * What is fitted: the host time per modelled kernel of the eager stacks
- * (spaces/stacks/megatron-lm-2021.cfg, megatron-deepspeed.cfg, host_us).
+ * (spaces/stacks/megatron-lm-2021.cfg, megatron-deepspeed.cfg, host_us),
+ * and of megatron-core's MoE layers outside CUDA graphs (megatron-core.cfg
+ * moe_host_us: predictor/host.c; their rows are host_bound too, so
+ * leaving mlm_moe_recipes out predicts it from vTrain's fit and leaving
+ * vTrain out predicts it from the MoE rows').
  * It only matters where the host, not the GPU, sets the pace: small layers
  * issued one Python-level operation at a time. The objective is the MAPE of
  * the timed, predicted rows of those stacks; the time of a row grows with

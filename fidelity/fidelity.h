@@ -30,7 +30,9 @@ struct fid_row {
     bool pred_fits;
     double params_b;            /* the run's model size, billions */
     bool host_bound;            /* its stack issues kernels from an eager host
-                                   (stack host_us > 0): what the fit moves */
+                                   (stack host_us > 0), or its MoE layers do
+                                   outside CUDA graphs (predict.c
+                                   moe_host_row): what the fit moves */
     bool launch_blocking;       /* run with CUDA_LAUNCH_BLOCKING=1: left out
                                    of the host fit (fidelity/cv.c) */
     const char *stack;          /* the stack preset it is predicted with
@@ -139,8 +141,10 @@ double fid_golden(fid_objective *f, void *arg, double a, double b, int steps);
 
 /* A constant fitted on published runs rather than on kernel samples: the
  * host time per modelled kernel of the eager stacks (megatron-lm-2021,
- * megatron-deepspeed), chosen to minimise the MAPE of the timed, predicted
- * rows of those stacks, leaving out the rows of 'exclude' (NULL: none).
+ * megatron-deepspeed) and of megatron-core's MoE layers outside CUDA
+ * graphs (the same Python host issuing the same kernels one by one:
+ * predictor/host.c), chosen to minimise the MAPE of the timed, predicted
+ * rows they bind, leaving out the rows of 'exclude' (NULL: none).
  * Golden-section search over [0, FID_HOST_MAX_US] us. *n_rows gets how many
  * rows the fit saw (0: nothing to fit; the result is then -1). */
 #define FID_HOST_MAX_US 200.0

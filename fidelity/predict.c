@@ -275,6 +275,34 @@ static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
     hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
 }
 
+/* A row of a stack that is not eager but whose MoE layers issue kernels
+ * from an eager host outside CUDA graphs (predictor/host.c): the same host
+ * time per kernel as the eager stacks', so the run fit reads these rows
+ * too (fidelity/cv.c), unless the row's stack is 'other' (a company's own
+ * software, predicted as the default stack: nothing to fit it on). */
+static bool moe_host_row(const struct stack *st, const struct model *m,
+                         const struct job *j)
+{
+    return st->host_s <= 0 && j->moe_host_s > 0 && model_is_moe(m) &&
+           !(j->cuda_graphs & JOB_GRAPH_BIT(JOB_GRAPH_FULL));
+}
+
+/* Whether the row is host-bound, and the run fit's host time per kernel
+ * (host_us >= 0) where it is: the eager stack's, or its MoE layers'. */
+static void row_host(const struct run_row *r, const struct stack *st,
+                     const struct model *m, double host_us, struct job *j,
+                     struct fid_row *o)
+{
+    o->host_bound = st->host_s > 0 ||
+                    (moe_host_row(st, m, j) && strcmp(r->stack, "other"));
+    if (!o->host_bound || host_us < 0)
+        return;
+    if (st->host_s > 0)
+        j->host_s = host_us * 1e-6;
+    else
+        j->moe_host_s = host_us * 1e-6;
+}
+
 /* The prediction of a row whose inputs are known. */
 static void predict_known(const struct run_row *r, struct model m,
                           const struct hw_system *hw, const struct stack *st,
@@ -291,12 +319,10 @@ static void predict_known(const struct run_row *r, struct model m,
     row_launch(r, &j);
     row_fp8(r, &j);
     fid_recipe_apply(r, &j, &o->plan);
-    o->host_bound = st->host_s > 0;
+    row_host(r, st, &m, host_us, &j, o);
     o->uncalibrated = !hw->calibrated;
     o->launch_blocking = j.launch_blocking;
     o->params_b = (double)model_params(&m) / 1e9;
-    if (o->host_bound && host_us >= 0)     /* the run fit's value */
-        j.host_s = host_us * 1e-6;
     if (t && !hw->calibrated) {            /* the uncalibrated fit's values */
         tuned = *hw;
         tune_apply(t, &tuned);

@@ -70,9 +70,71 @@ static bool matches(const struct recipe *e, const struct run_row *r)
            (e->prec == ANY_PREC || e->prec == r->precision);
 }
 
+/* ---- CUDA graphs and the dispatcher's sync (predictor/host.c) ----
+ * Each recipe's --cuda-graph-impl / --external-cuda-graph with
+ * --cuda-graph-scope, and whether its dispatcher has a static budget
+ * (--moe-expert-rank-capacity-factor, which the recipes' paged stash and
+ * full-iteration graphs set): then the host never waits for the token
+ * counts. Matched on the row's id where one model, system and precision
+ * has recipes that differ only in these (RUNS.md "mlm_moe_recipes": "Same-
+ * configuration pairs differ only in CUDA-graph scope or paged stash").
+ * Recipes not listed capture nothing and sync (the stack's defaults). */
+#define GR(g) JOB_GRAPH_BIT(JOB_GRAPH_##g)
+
+struct graph_recipe {
+    const char *source, *id_suffix;     /* a row id ending */
+    unsigned graphs;
+    bool sync;
+};
+
+static const struct graph_recipe graph_recipes[] = {
+    /* deepseek_v3/gb200/mxfp8_256GPU_TP1PP4EP64.yaml: cuda_graph_impl
+     * transformer_engine, scope moe_router, moe_preprocess */
+    { "mlm_moe_recipes", "DSV3-GB200-MXFP8",
+      GR(MOE_ROUTER) | GR(MOE_PREPROCESS), true },
+    /* qwen3_235b/h100/bf16_256GPU_TP2PP8EP32.yaml: the same scopes */
+    { "mlm_moe_recipes", "Q235-H100-BF16",
+      GR(MOE_ROUTER) | GR(MOE_PREPROCESS), true },
+    /* qwen3_235b/gb200/mxfp8_128GPU_TP1PP1EP64_paged_stash_fullcg_
+     * overlap.yaml: cuda_graph_impl local, scope full_iteration,
+     * moe_expert_rank_capacity_factor 1.2 */
+    { "mlm_moe_recipes", "-FULLCG", GR(FULL), false },
+    /* qwen3_235b/gb200/..._partial_cg_overlap.yaml and qwen3_30b/gb200/
+     * mxfp8_16GPU_TP1PP1EP16_partial_cg.yaml (external_cuda_graph): attn,
+     * moe_router, moe_preprocess */
+    { "mlm_moe_recipes", "-PARTCG",
+      GR(ATTN) | GR(MOE_ROUTER) | GR(MOE_PREPROCESS), true },
+    /* qwen3_30b/gb200/mxfp8_16GPU_TP1PP1EP16_paged_stash.yaml: local,
+     * full_iteration, moe_expert_rank_capacity_factor 1.5 */
+    { "mlm_moe_recipes", "-PAGED", GR(FULL), false },
+    /* qwen3_30b/h100/fp8_32GPU_TP1PP1EP8.yaml: transformer_engine, attn,
+     * moe_router, moe_preprocess (its bf16 recipe captures nothing) */
+    { "mlm_moe_recipes", "Q30-H100-FP8",
+      GR(ATTN) | GR(MOE_ROUTER) | GR(MOE_PREPROCESS), true },
+};
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
+static void graphs_apply(const struct run_row *r, struct job *j)
+{
+    for (size_t i = 0; i < sizeof graph_recipes / sizeof graph_recipes[0]; i++) {
+        const struct graph_recipe *e = &graph_recipes[i];
+        if (strcmp(e->source, r->source) || !ends_with(r->id, e->id_suffix))
+            continue;
+        j->cuda_graphs = e->graphs;
+        j->moe_host_sync = j->moe_host_sync && e->sync;
+        return;
+    }
+}
+
 bool fid_recipe_apply(const struct run_row *r, struct job *j,
                       struct plan *p)
 {
+    graphs_apply(r, j);
     for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
         const struct recipe *e = &recipes[i];
         if (!matches(e, r))

@@ -508,7 +508,10 @@ void pred_layer_time_kind(const struct pred_ctx *c, const struct plan *p,
     if (moe)
         pred_moe_layer(c, p, o);
     sum_totals(o);
-    host_wait(c, p, o);
+    if (moe && pred_moe_host_applies(c))
+        pred_moe_host_wait(c, p, o);
+    else
+        host_wait(c, p, o);
     recompute_time(c, p, moe, o);
 }
 

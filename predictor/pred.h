@@ -82,7 +82,20 @@ enum pred_launch_rule {
     PRED_LAUNCH_MLP,            /* the table's, 0 in an MoE layer without
                                    shared experts */
     PRED_LAUNCH_MOE,            /* the table's in an MoE layer, else 0 */
+    PRED_LAUNCH_EXPERTS,        /* the table's per local expert (E / ep) in
+                                   an MoE layer, one more each with FP8
+                                   (pred_op_launches), else 0 */
     PRED_LAUNCH_COUNT
+};
+/* Which CUDA-graph scope (job.h enum job_graph) captures an operator's
+ * kernels, and where it sits against the MoE dispatcher's host sync
+ * (predictor/host.c). */
+enum pred_graph { PRED_GRAPH_NONE, PRED_GRAPH_ATTN, PRED_GRAPH_ROUTER,
+                  PRED_GRAPH_PREPROCESS, PRED_GRAPH_COUNT };
+enum pred_sync_seg {
+    PRED_SEG_BEFORE,            /* issued before the layer's sync point */
+    PRED_SEG_AFTER,             /* issued after it, while the GPU waits */
+    PRED_SEG_COUNT
 };
 struct pred_op_info {
     const char *name;           /* "qkv": JSON keys and the table */
@@ -91,6 +104,9 @@ struct pred_op_info {
     int launches_fwd;           /* kernels per layer and micro-batch, */
     int launches_bwd;           /* as the launch rule reads them */
     enum pred_launch_rule launch;
+    enum pred_graph graph;      /* the CUDA-graph scope that captures it */
+    double graphed;             /* the share of its kernels that scope holds */
+    enum pred_sync_seg seg;     /* before or after the dispatcher's sync */
 };
 extern const struct pred_op_info pred_ops[PRED_OP_COUNT];
 const char *pred_op_name(enum pred_op op);      /* "qkv", "tp_comm", ... */
@@ -257,6 +273,26 @@ void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
                       enum pred_op op, double *fwd, double *bwd);
 void pred_layer_launches(const struct pred_ctx *c, const struct plan *p,
                          double *fwd, double *bwd);
+/* ---- the host's wait in an MoE layer (host.c) ---- */
+/* Whether the MoE layers pay the host time of their kernels outside CUDA
+ * graphs: job.moe_host_s > 0, not an eager stack (job.host_s, pred.c's
+ * host wait, covers those) and no full-iteration graph. */
+bool pred_moe_host_applies(const struct pred_ctx *c);
+/* Kernels the host issues in one pass (bwd) of the layer in segment seg:
+ * the operators' launches less what CUDA graphs capture, plus one launch
+ * per captured scope (before the sync). */
+double pred_host_kernels(const struct pred_ctx *c, const struct plan *p,
+                         bool bwd, enum pred_sync_seg seg);
+/* The GPU's idle time in the segment from one MoE layer's host sync to
+ * the next: h_after, g_after the host's and GPU's time of the part issued
+ * after the sync, h_before, g_before of the rest, h one kernel's host
+ * time (host.c). */
+double pred_host_sync_wait(double h_after, double g_after, double h_before,
+                           double g_before, double h);
+/* Set o's host wait (PRED_OP_HOST) both ways and add it to its totals. */
+void pred_moe_host_wait(const struct pred_ctx *c, const struct plan *p,
+                        struct pred_layer *o);
+
 
 /* Everything about one plan. Numbers are computed even when a rule is broken
  * or memory does not fit (out->rule, out->mem.fits say so); degrees must be

@@ -61,7 +61,8 @@ static void table_ops(FILE *fp, const struct pred_ctx *c,
     fprintf(fp, "\n%-24s %12s %12s\n", moe ? "per MoE layer, one micro-batch"
             : "per layer, one micro-batch", "fwd ms", "bwd ms");
     for (int i = 0; i < PRED_OP_COUNT; i++)
-        if (moe || pred_ops[i].launch != PRED_LAUNCH_MOE)
+        if (moe || (pred_ops[i].launch != PRED_LAUNCH_MOE &&
+                    pred_ops[i].launch != PRED_LAUNCH_EXPERTS))
             fprintf(fp, "  %-22s %12.4f %12.4f\n",
                     pred_op_name((enum pred_op)i), 1e3 * l->fwd_s[i],
                     1e3 * l->bwd_s[i]);

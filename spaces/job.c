@@ -43,6 +43,9 @@ void job_default(struct job *j)
     j->grad_reduce_16bit = false;   /* fp32, as Megatron-LM forces for bf16 */
     j->cp_comm = JOB_CP_P2P;
     j->moe_dispatch = JOB_MOE_ALLTOALL;
+    j->moe_host_s = 0;
+    j->moe_host_sync = false;
+    j->cuda_graphs = 0;
     j->fsdp_copy_out = false;
     j->selective = JOB_SELECTIVE_ATTENTION;
     j->zero3_gather = JOB_GATHER_UNIT;

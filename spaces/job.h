@@ -35,6 +35,14 @@ enum job_rc_module { JOB_RC_CORE_ATTN, JOB_RC_MOE_ACT, JOB_RC_LAYERNORM,
                      JOB_RC_MLA_UP_PROJ, JOB_RC_MLP, JOB_RC_SHARED_EXPERTS,
                      JOB_RC_MOE, JOB_RC_COUNT };
 #define JOB_RC_BIT(m) (1u << (m))
+/* What CUDA graphs capture (Megatron-LM --cuda-graph-scope with
+ * --cuda-graph-impl transformer_engine | local, megatron/training/
+ * arguments.py; predictor/host.c): a layer's attention (TransformerLayer.
+ * _forward_attention), the MoE router, the dispatcher's preprocessing, or
+ * the whole iteration (full_iteration). A bit set of them. */
+enum job_graph { JOB_GRAPH_ATTN, JOB_GRAPH_MOE_ROUTER,
+                 JOB_GRAPH_MOE_PREPROCESS, JOB_GRAPH_FULL, JOB_GRAPH_COUNT };
+#define JOB_GRAPH_BIT(g) (1u << (g))
 /* How ZeRO-3 gathers a unit (predictor/shard.c): one collective over its
  * flat parameters (FSDP, Megatron-FSDP), or DeepSpeed's one per parameter
  * tensor, fetched again by every forward call, the recompute's too. */
@@ -102,6 +110,16 @@ struct job {                    /* a plain value */
                                    to the GPU's instead of overlapping */
     enum job_cp_comm cp_comm;   /* the stack's KV exchange under cp */
     enum job_moe_dispatch moe_dispatch; /* the stack's token dispatcher */
+    double moe_host_s;          /* host time to issue one kernel of an MoE
+                                   layer that no CUDA graph captures (0:
+                                   the host never holds the GPU up there;
+                                   predictor/host.c) */
+    bool moe_host_sync;         /* the dispatcher makes the host wait for
+                                   the GPU's token counts in each MoE
+                                   layer's forward (dropless, no static
+                                   budget: token_dispatcher.py) */
+    unsigned cuda_graphs;       /* JOB_GRAPH_BIT set: what CUDA graphs
+                                   capture */
     /* FSDP2 and op-level activation checkpointing (the stack's optional
      * fields; predictor/shard.c, pred.c) */
     bool fsdp_copy_out;         /* gathered units copied out on the compute stream */

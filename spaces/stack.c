@@ -89,7 +89,7 @@ static const char *const stack_fields[] = {
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
     "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
-    "loss_logit_bytes", NULL,
+    "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -377,6 +377,32 @@ static int read_moe(struct stack *s, const struct conf_group *g,
          ? TPL_ECONFIG : 0;
 }
 
+static const char *const graph_names[JOB_GRAPH_COUNT] = {
+    [JOB_GRAPH_ATTN] = "attn", [JOB_GRAPH_MOE_ROUTER] = "moe_router",
+    [JOB_GRAPH_MOE_PREPROCESS] = "moe_preprocess",
+    [JOB_GRAPH_FULL] = "full_iteration",
+};
+
+/* Optional: the host cost of MoE layers (predictor/host.c): the host time
+ * per kernel outside CUDA graphs (absent 0), the dispatcher's per-layer
+ * sync (absent false), what CUDA graphs capture (absent: nothing). */
+static int read_host(struct stack *s, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    if ((conf_has(g, "moe_host_us") &&
+         conf_num(g, "moe_host_us", 0, false, 1e6, &s->moe_host_s, err)) ||
+        (conf_has(g, "moe_host_sync") &&
+         conf_bool(g, "moe_host_sync", &s->moe_host_sync, err)) ||
+        (conf_has(g, "cuda_graph_scope") &&
+         read_set(g, "cuda_graph_scope", (struct names){ graph_names, JOB_GRAPH_COUNT },
+                  true, &s->cuda_graphs, err)))
+        return TPL_ECONFIG;
+    s->moe_host_s *= 1e-6;
+    return 0;
+}
+
+const char *stack_graph_name(enum job_graph g) { return graph_names[g]; }
+
 int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
@@ -388,7 +414,7 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
         read_moe(s, &g, err) || read_fsdp2(s, &g, err) ||
-        read_optional(s, &g, err))
+        read_optional(s, &g, err) || read_host(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -429,6 +455,9 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->reserve_bytes = s->reserve_bytes;
     j->cp_comm = s->cp_comm;
     j->moe_dispatch = s->moe_dispatch;
+    j->moe_host_s = s->moe_host_s;
+    j->moe_host_sync = s->moe_host_sync;
+    j->cuda_graphs = s->cuda_graphs;
     j->fsdp_copy_out = s->fsdp_copy_out;
     j->selective = s->selective;
     j->zero3_gather = s->zero3_gather;

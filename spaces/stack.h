@@ -75,6 +75,12 @@ struct stack {                  /* a plain value */
     enum job_moe_dispatch moe_dispatch; /* its MoE token dispatcher
                                            (none: no expert parallelism) */
     bool moe_a2a_overlap;       /* it can overlap the all-to-alls (epo) */
+    double moe_host_s;          /* moe_host_us: host time per MoE-layer
+                                   kernel outside CUDA graphs (optional, 0) */
+    bool moe_host_sync;         /* the dispatcher syncs the host each MoE
+                                   layer forward (optional, false) */
+    uint32_t cuda_graphs;       /* cuda_graph: JOB_GRAPH_BIT set (optional,
+                                   none) */
     enum plan_ep_mesh ep_mesh;  /* how it lays out the expert ranks */
     uint32_t frameworks;        /* bit (1 << enum stack_framework); 0: none */
     double band_lo, band_hi;    /* error band: band_low_pct / band_high_pct
@@ -115,6 +121,7 @@ const char *stack_moe_dispatch_name(enum job_moe_dispatch d);  /* "alltoall" */
 const char *stack_selective_name(enum job_selective k); /* "op" */
 const char *stack_fp8_cast_name(enum job_fp8_cast k);   /* "torchao" */
 const char *stack_zero3_gather_name(enum job_zero3_gather k); /* "unit" */
+const char *stack_graph_name(enum job_graph g);   /* "moe_router" */
 int stack_framework_parse(const char *name, enum stack_framework *out);
 bool stack_has_framework(const struct stack *s, enum stack_framework f);
 

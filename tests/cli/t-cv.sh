@@ -73,6 +73,13 @@ if need_shared cv-shared runs-dev.csv; then
     # factor refitted without them, within the fit's bracket (the unit test
     # fidelity/cv_refits_what_each_source_fed checks it differs)
     expect cv-dev-refit 'grep -q "^nemo_longseq,17,[0-9.]*,0\.[3-9][0-9]*," "$T_OUT"'
+    # the MoE host cost (predictor/host.c): the recipes that differ only in
+    # CUDA-graph scope are ordered as measured, partial graphs slower than
+    # a full-iteration graph (Qwen3-235B on GB200 38.1 against 33.5 s,
+    # Qwen3-30B 5.87 against 4.66 s), and the host wait shows in the time
+    run_tp validate "$T_SHARED/data/runs-dev.csv" --source mlm_moe_recipes --format csv
+    expect cv-moe-graph-pairs 'exit=0' \
+        'awk -F, '"'"'$1 ~ /Q235-GB200-MXFP8-PARTCG$/ {a = $7} $1 ~ /Q235-GB200-MXFP8-FULLCG$/ {b = $7} $1 ~ /Q30-GB200-MXFP8-PARTCG$/ {c = $7} $1 ~ /Q30-GB200-MXFP8-PAGED$/ {d = $7} END {exit !(a > b && c > d && b > 0 && d > 0)}'"'"' "$T_OUT"'
 fi
 
 # bench/targets.sh on hand-made figures: a bound met, one missed, a

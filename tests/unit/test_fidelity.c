@@ -480,8 +480,21 @@ Test(fidelity, cv_refits_what_each_source_fed, .timeout = 600)
         sum += c->held_out.n;
         cr_assert_eq(c->held_out.n, c->in_sample.n, "%s", c->source);
         if (!strcmp(c->source, "vtrain")) {
+            /* refitted on the MoE layers' rows alone (megatron-core outside
+             * CUDA graphs: mlm_moe_recipes' 9 and NeMo's Mixtral rows),
+             * the same physical constant from other software and GPUs:
+             * it must land below vTrain's own and well above 0 */
             cr_assert_eq(c->fit.host_rows, full.host_rows - 1549);
-            cr_assert(fabs(c->fit.host_us - full.host_us) > 10, "%g", c->fit.host_us);
+            cr_assert(c->fit.host_rows >= 9, "%d", c->fit.host_rows);
+            cr_assert(c->fit.host_us > 30 && c->fit.host_us < full.host_us - 5,
+                      "%g", c->fit.host_us);
+            seen++;
+        } else if (!strcmp(c->source, "mlm_moe_recipes")) {
+            /* its 9 rows outside full-iteration graphs fed the host fit;
+             * held out, vTrain's fit predicts them: 21.3 % before the MoE
+             * host cost (predictor/host.c), 17.2 % with it */
+            cr_assert_eq(c->fit.host_rows, full.host_rows - 9);
+            cr_assert(c->held_out.mape < 18.0, "%g", c->held_out.mape);
             seen++;
         } else if (!strcmp(c->source, "nemo_longseq")) {
             cr_assert_eq(c->fit.tune_rows, full.tune_rows - 8);
@@ -497,7 +510,7 @@ Test(fidelity, cv_refits_what_each_source_fed, .timeout = 600)
             seen++;
         }
     }
-    cr_assert_eq(seen, 3);
+    cr_assert_eq(seen, 4);
     fid_cv_overall(rows, n, &all);
     cr_assert_eq(all.held_out.n, sum);
     cr_assert_eq(all.in_sample.n, sum);

@@ -79,3 +79,36 @@ Test(recipe, deepseek_report_and_unlisted_rows)
     cr_assert_eq(j.recompute_modules, JOB_RC_BIT(JOB_RC_CORE_ATTN));
     cr_assert_eq(p.recompute, PLAN_RECOMPUTE_NONE);
 }
+
+/* CUDA-graph scopes and the dispatcher's sync, by the row's id (RUNS.md:
+ * pairs that differ only in them): qwen3_30b/gb200's partial_cg recipe
+ * captures attn, moe_router, moe_preprocess and syncs; its paged_stash
+ * recipe captures the full iteration with a static budget (no sync); the
+ * bf16 recipe captures nothing; another source is untouched. */
+Test(recipe, megatron_moe_graph_scopes)
+{
+    struct job j;
+    struct plan p;
+    struct run_row r = row("mlm_moe_recipes", "Qwen3-30B-A3B", "gb200-nvl72",
+                           JOB_PREC_FP8);
+    unsigned part = JOB_GRAPH_BIT(JOB_GRAPH_ATTN) |
+                    JOB_GRAPH_BIT(JOB_GRAPH_MOE_ROUTER) |
+                    JOB_GRAPH_BIT(JOB_GRAPH_MOE_PREPROCESS);
+    snprintf(r.id, sizeof r.id, "MLMMOE-Q30-GB200-MXFP8-PARTCG");
+    apply(&r, &j, &p);
+    j.moe_host_sync = true;
+    fid_recipe_apply(&r, &j, &p);
+    cr_assert_eq(j.cuda_graphs, part);
+    cr_assert(j.moe_host_sync);
+    snprintf(r.id, sizeof r.id, "MLMMOE-Q30-GB200-MXFP8-PAGED");
+    fid_recipe_apply(&r, &j, &p);
+    cr_assert_eq(j.cuda_graphs, JOB_GRAPH_BIT(JOB_GRAPH_FULL));
+    cr_assert(!j.moe_host_sync);
+    snprintf(r.id, sizeof r.id, "MLMMOE-Q30-GB200-BF16");
+    apply(&r, &j, &p);
+    cr_assert_eq(j.cuda_graphs, 0);
+    snprintf(r.source, sizeof r.source, "automodel");
+    snprintf(r.id, sizeof r.id, "X-PARTCG");
+    apply(&r, &j, &p);
+    cr_assert_eq(j.cuda_graphs, 0);
+}
