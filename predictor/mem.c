@@ -202,18 +202,6 @@ double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
 
 /* ---- parameters per GPU ---- */
 
-void pred_layout(const struct pred_ctx *c, const struct plan *p,
-                 struct stage_layout *out)
-{
-    int32_t n;
-    if (plan_stage_layout(p, &c->model, &c->limits, out) == 0)
-        return;
-    n = (int32_t)((c->model.layers + p->pp - 1) / (p->pp > 0 ? p->pp : 1));
-    *out = (struct stage_layout){ .rule = STAGE_SPLIT_EVEN,
-        .layers = (int32_t)c->model.layers, .pp = p->pp, .vpp = p->vpp,
-        .first = n, .last = n, .mid = n };
-}
-
 double pred_layer_params(const struct model *m, const struct plan *p)
 {
     double h = (double)m->hidden;
@@ -348,6 +336,32 @@ static double rank_act(const struct pred_ctx *c, const struct plan *p,
     return (moe * act_moe_layer_bytes(c, p) + (n - moe) * dense) / n;
 }
 
+/* ---- Megatron's block recompute (the plan's rc_layers) ---- */
+
+/* Saved activations of rank 'rank' holding 'chunks' model chunks in flight,
+ * each counted at the rank's largest chunk of cl layers. Full recompute of
+ * every layer keeps each layer's input and rebuilds one layer at a time
+ * (rebuilt_act). Megatron's block method (megatron/core/transformer/
+ * transformer_block.py _checkpointed_forward, recompute_method 'block')
+ * checkpoints layers l < N of each chunk, one checkpoint a layer, and runs
+ * the others plainly: N layers keep their input, cl - N everything. The
+ * backward goes through a chunk last layer first, so it frees a plain
+ * layer's activations before it rebuilds the first checkpointed one: for
+ * N < cl the rebuild never adds to the peak. N >= cl is every layer. */
+static double stage_act(const struct pred_ctx *c, const struct plan *p,
+                        const struct stage_layout *s, int64_t rank,
+                        double chunks)
+{
+    double cl = stage_rank_chunk(s, rank), act = rank_act(c, p, s, rank);
+    double n = p->rc_layers;
+    struct plan q = *p;
+    if (p->recompute != PLAN_RECOMPUTE_FULL || n <= 0 || n >= cl)
+        return chunks * cl * act + rebuilt_act(c, p, act);
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    q.rc_layers = 0;
+    return chunks * (n * act + (cl - n) * rank_act(c, &q, s, rank));
+}
+
 /* DeepSeek-V3's MTP layers on the last rank: each in-flight micro-batch's
  * MoE layer, and the fp32 logits of one more head (compose.c add_mtp). */
 static double mtp_act(const struct pred_ctx *c, const struct plan *p,
@@ -400,8 +414,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
 {
     double params = pred_stage_params(&c->model, p, s, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
-    double chunk_layers = stage_rank_chunk(s, rank);
-    double act = rank_act(c, p, s, rank), mbs_in = ceil(chunks / (double)p->vpp);
+    double mbs_in = ceil(chunks / (double)p->vpp);
     struct pred_shard_mem sm;
     pred_shard_mem(c, p, params, pred_layer_params_kind(&c->model, p,
                    model_is_moe(&c->model)), &sm);
@@ -410,7 +423,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->grads_bytes = sm.grads_bytes + grad_copy_bytes(c, p, params);
     out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
     expert_states(c, p, s, rank, out);
-    out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
+    out->activations_bytes = stage_act(c, p, s, rank, chunks);
     out->embed_logits_bytes = end_stage_act(c, p, rank, mbs_in);
     if (rank == p->pp - 1)
         out->activations_bytes += mtp_act(c, p, mbs_in);
@@ -441,6 +454,39 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
     out->margin_bytes = out->usable_bytes - out->headroom_bytes -
                         out->total_bytes;
     out->fits = out->margin_bytes >= 0;
+}
+
+/* The block method's need (header): per worst rank, the memory without
+ * recompute T0 less N layers per chunk of saving, chunks (a_none - a_full)
+ * bytes each (stage_act), must reach the usable memory less the headroom;
+ * the largest of the ranks' ceil((T0 - limit) / saving). */
+int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
+                           int32_t *top)
+{
+    int64_t mb = plan_microbatches(p, &c->job), ranks[3];
+    double limit = (c->hw.hbm_bytes - pred_reserve_bytes(c)) - c->headroom_bytes;
+    double need = 0;
+    struct plan q = *p;
+    struct stage_layout s;
+    struct pred_mem m;
+    int n;
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    q.rc_layers = 0;
+    mb = mb < 1 ? 1 : mb;
+    pred_layout(c, p, &s);
+    n = stage_worst_ranks(&s, ranks);
+    *top = 0;
+    for (int i = 0; i < n; i++) {
+        double save = pred_inflight_chunks(p, mb, ranks[i]) *
+                      (rank_act(c, &q, &s, ranks[i]) - rank_act(c, p, &s, ranks[i]));
+        int32_t cl = stage_rank_chunk(&s, ranks[i]);
+        *top = cl > *top ? cl : *top;
+        stage_mem(c, &q, &s, ranks[i], mb, &m);
+        if (m.total_bytes > limit)
+            need = fmax(need, save > 0 ? ceil((m.total_bytes - limit) / save)
+                                       : PLAN_MAX_DEGREE);
+    }
+    return (int32_t)fmin(need, PLAN_MAX_DEGREE);
 }
 
 double pred_reserve_bytes(const struct pred_ctx *c)

@@ -96,6 +96,15 @@ static int divisors(int64_t n, int64_t cap, int32_t *out)
     return k;
 }
 
+/* lo, lo + 1, .. hi (at most DIM_MAX values). */
+static int range_values(int32_t lo, int64_t hi, int32_t *out)
+{
+    int n = 0;
+    for (int64_t v = lo; v <= hi && n < DIM_MAX; v++)
+        out[n++] = (int32_t)v;
+    return n;
+}
+
 /* What "auto" means for dimension d (spaces/dims.h, enum plan_dim_auto). */
 static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
 {
@@ -107,9 +116,7 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         return divisors(m->heads, cfg->space->tp_cross_node ? max_gpus
                         : cfg->ctx->hw.nvlink_domain, out);
     case PLAN_AUTO_LAYERS:          /* every depth the split rules may take */
-        for (int64_t v = 1; v <= m->layers && v <= max_gpus && n < DIM_MAX; v++)
-            out[n++] = (int32_t)v;
-        return n;
+        return range_values(1, m->layers < max_gpus ? m->layers : max_gpus, out);
     case PLAN_AUTO_SMALL:
         return divisors(8 * 7 * 5 * 3, 8, out);
     case PLAN_AUTO_CP:
@@ -124,6 +131,9 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         if (cfg->ctx->limits.stack_epo && model_is_moe(m))
             out[n++] = 1;
         return n;
+    case PLAN_AUTO_STACK_RC_BLOCK:  /* 0, and 1 .. the layers */
+        return range_values(0, cfg->ctx->limits.stack_rc_block ? m->layers : 0,
+                            out);
     case PLAN_AUTO_EXPERTS:     /* up to the GPUs of a stage */
         if (m->moe.experts > 0)
             return divisors(m->moe.experts, max_gpus, out);
@@ -326,6 +336,57 @@ static void compose_best(const struct engine *e, struct plan *p,
     p->overlap = pick;
 }
 
+/* The first index of the sorted values v[0 .. n) that is >= x (n: none). */
+static int lower_bound(const int32_t *v, int n, int32_t x)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The fit dimension (recompute_layers) of a plan with full recompute: the
+ * smallest listed N > 0 under which it fits, from the closed-form need
+ * (pred_rc_layers_fit: one below it too, for rounding) checked by
+ * pred_memory, so no N is walked; 0 (every layer) when it is listed and
+ * the plan fits without recompute (the plan without recompute, faster, is
+ * in the space anyway), when no smaller N fits, or when N would rebuild
+ * every layer of every chunk anyway. Other plans keep 0. *mem gets the
+ * chosen plan's memory. Returns the rule a stack without block recompute
+ * breaks when 0 is not listed. */
+static enum plan_rule fit_layers(const struct engine *e, struct plan *p,
+                                 struct pred_mem *mem)
+{
+    const struct pred_ctx *c = e->ctx;
+    const int32_t *v = e->d.v[PLAN_DIM_RC_LAYERS];
+    int n = e->d.n[PLAN_DIM_RC_LAYERS];
+    bool all = v[0] == 0;       /* 0 listed: sorted first */
+    int32_t top, need;
+    p->rc_layers = 0;
+    if (p->recompute == PLAN_RECOMPUTE_FULL && (n > 1 || !all)) {
+        if (!c->limits.stack_rc_block)
+            return all ? (pred_memory(c, p, mem), PLAN_OK)
+                       : PLAN_RULE_STACK_RC_BLOCK;
+        need = pred_rc_layers_fit(c, p, &top);
+        for (int i = need || !all ? lower_bound(v, n, need > 1 ? need - 1 : 1)
+                                  : n;
+             i < n && !(all && v[i] >= top); i++) {
+            p->rc_layers = v[i];
+            pred_memory(c, p, mem);
+            if (mem->fits)
+                return PLAN_OK;
+        }
+        p->rc_layers = all ? 0 : v[n - 1];
+    }
+    pred_memory(c, p, mem);
+    return PLAN_OK;
+}
+
 static void eval_one(const struct engine *e, struct block_rules *br,
                      struct search_gpu *g, struct plan *p,
                      const struct pred_memo *memo, uint64_t idx)
@@ -338,13 +399,17 @@ static void eval_one(const struct engine *e, struct block_rules *br,
     int32_t ok[SPACE_MAX_VALUES];
     enum plan_rule rule = PLAN_OK;
     g->enumerated++;
+    p->rc_layers = 0;                   /* the last plan's fit */
     if (!(n = choices(e, br, p, ok, &rule))) {
         g->rule[rule]++;
         return;
     }
     p->overlap = ok[0];
+    if ((rule = fit_layers(e, p, &mem)) != PLAN_OK) {
+        g->rule[rule]++;
+        return;
+    }
     g->valid++;
-    pred_memory(c, p, &mem);
     q = *p;                             /* the key shows the split chosen */
     plan_stages_resolve(&q, &c->model, &c->limits);
     if (!mem.fits) {
