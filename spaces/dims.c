@@ -90,11 +90,12 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
      * "recompute_num_layers specifies the number of layers per virtual
      * pipeline stage") checkpoints its first N layers and keeps the
      * others' activations. 0: every layer (the uniform method, the plan
-     * 'rc-full'); the key joins it to the recompute token, "rc-full4".
+     * 'rc-full'); the key joins it to the recompute token, "rc-full4"
+     * ("rc4" after none, a plan rule recompute-layers refuses).
      * A search does not walk it: each plan with full recompute gets the
      * smallest listed value that fits (predictor/mem.c
      * pred_rc_layers_fit). */
-    [PLAN_DIM_RC_LAYERS] = { .name = "recompute_layers", .key = "",
+    [PLAN_DIM_RC_LAYERS] = { .name = "recompute_layers", .key = "rc",
         .help = "with full recompute, layers per stage/chunk recomputed (block; 0 all)",
         .lo = 0, .hi = PLAN_MAX_DEGREE, .dflt = 0, .key_omits_default = true,
         .key_joins = true, .role = PLAN_ROLE_FIT,

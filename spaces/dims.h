@@ -84,8 +84,10 @@ struct plan_dim_info {
     int32_t lo, hi;             /* allowed values */
     int32_t dflt;               /* what a plan that does not say has */
     bool key_omits_default;     /* plan_key leaves dflt out (vpp1, z0) */
-    bool key_joins;             /* the token follows the previous one with
-                                   no '.' ("rc-full" + "4": "rc-full4") */
+    bool key_joins;             /* the value follows the previous token
+                                   with no '.' and no key ("rc-full" + "4":
+                                   "rc-full4"); key + value where the
+                                   previous dimension printed nothing */
     bool is_switch;             /* off/on ("n"/"y"); a space may say "any" */
     bool per_layer;             /* changes per-layer times: memo key */
     enum plan_dim_role role;

@@ -107,28 +107,35 @@ int plan_recompute_parse(const char *s, enum plan_recompute *out)
 /* Each dimension's token in table order: key + value for integers (left
  * out at the default where the table says so), the value's own token for
  * named values ("" leaves it out). */
-static int key_token(const struct plan *p, int d, char *buf, size_t n)
+static int key_token(const struct plan *p, int d, bool joined, char *buf,
+                     size_t n)
 {
     const struct plan_dim_info *di = &plan_dims[d];
     int32_t v = plan_dim_get(p, (enum plan_dim)d);
-    const char *sep = d && !di->key_joins ? "." : "";
+    const char *sep = d ? "." : "";
     if (di->key_names) {
         const char *tok = v >= di->lo && v <= di->hi ? di->key_names[v] : "?";
         return *tok ? snprintf(buf, n, "%s%s", sep, tok) : 0;
     }
     if (di->key_omits_default && v == di->dflt)
         return 0;
+    if (joined)                 /* "rc-full" + "4" */
+        return snprintf(buf, n, "%d", (int)v);
     return snprintf(buf, n, "%s%s%d", sep, di->key, (int)v);
 }
 
 int plan_key(const struct plan *p, char *buf, size_t n)
 {
     size_t len = 0;
+    int last = 0;
     if (n)
         buf[0] = '\0';
-    for (int d = 0; d < PLAN_DIM_COUNT; d++)
-        len += (size_t)key_token(p, d, len < n ? buf + len : NULL,
-                                 len < n ? n - len : 0);
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        bool joined = plan_dims[d].key_joins && last > 0;
+        last = key_token(p, d, joined, len < n ? buf + len : NULL,
+                         len < n ? n - len : 0);
+        len += (size_t)last;
+    }
     return (int)len;
 }
 

@@ -253,6 +253,10 @@ Test(rclayers, key_joins_the_recompute_token)
     p.rc_layers = 0;
     plan_key(&p, key, sizeof key);
     cr_assert_str_eq(key, "tp1.pp4.dp1.mb1.rc-full.no-ov");
+    p.rc_layers = 2;                    /* no recompute token to join */
+    p.recompute = PLAN_RECOMPUTE_NONE;
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp1.pp4.dp1.mb1.rc2.no-ov");
 }
 
 Test(rclayers, rules)
@@ -317,4 +321,23 @@ Test(rclayers, export_spellings)
                "--recompute-num-layers 1 \\\n");
     assert_has(export_text(RES_FW_NEMO, &c, &p),
                "  recompute_method: uniform\n  recompute_num_layers: 1\n");
+}
+
+/* Which presets have block recompute (each cites its source): Megatron's
+ * three stacks, not torchtitan's every-k-th-block option nor AutoModel. */
+Test(rclayers, stack_presets)
+{
+    static const struct { const char *name; bool block; } want[] = {
+        { "megatron-core", true }, { "megatron-lm-2021", true },
+        { "megatron-deepspeed", true }, { "torchtitan", false },
+        { "nemo-automodel", false },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct stack s;
+        struct plan_limits lim = { 0 };
+        struct tpl_err err = { 0 };
+        cr_assert_eq(stack_load(&s, want[i].name, NULL, 0, &err), 0, "%s", err.msg);
+        stack_limits(&s, &lim);
+        cr_assert_eq(lim.stack_rc_block, want[i].block, "%s", want[i].name);
+    }
 }
