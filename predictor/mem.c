@@ -354,9 +354,10 @@ static double stage_act(const struct pred_ctx *c, const struct plan *p,
 {
     double cl = stage_rank_chunk(s, rank), act = rank_act(c, p, s, rank);
     double n = p->rc_layers;
-    struct plan q = *p;
+    struct plan q;
     if (p->recompute != PLAN_RECOMPUTE_FULL || n <= 0 || n >= cl)
         return chunks * cl * act + rebuilt_act(c, p, act);
+    q = *p;
     q.recompute = PLAN_RECOMPUTE_NONE;
     q.rc_layers = 0;
     return chunks * (n * act + (cl - n) * rank_act(c, &q, s, rank));
@@ -433,19 +434,58 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->worst_stage = (int)rank;
 }
 
-void pred_memory(const struct pred_ctx *c, const struct plan *p,
-                 struct pred_mem *out)
+/* What the block method's fit gathers over the worst ranks (pred_rc_layers_
+ * fit): the fewest layers per chunk, the largest chunk, the budget; for a
+ * dense model the layer's activations with every layer recomputed, without
+ * recompute and rebuilt, the same on every rank (< 0: per rank). */
+struct block_fit { double need, limit; int32_t top;
+                   double a_full, a_none, rebuilt; };
+
+/* Rank 'rank' of plan p (full recompute of every layer), whose stage memory
+ * is m: without recompute it would hold T0 = m - k (cl a_full + rebuilt) +
+ * k cl a_none (k chunks in flight of cl layers, stage_act), and each layer
+ * of a chunk recomputed saves k (a_none - a_full); the ceiling of the
+ * shortfall over the saving, the quotient taken 1e-12 smaller so that
+ * rounding can only make the answer one too small (a check by pred_memory
+ * steps over it), never too large. */
+static void rank_need(const struct pred_ctx *c, const struct plan *p,
+                      const struct stage_layout *s, int64_t rank, int64_t mb,
+                      double total, struct block_fit *f)
+{
+    struct plan q = *p;
+    double k = pred_inflight_chunks(p, mb, rank), cl = stage_rank_chunk(s, rank);
+    double a_full = f->a_full, a_none = f->a_none, rebuilt = f->rebuilt, t0, save;
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    if (a_full < 0) {
+        a_full = rank_act(c, p, s, rank);
+        a_none = rank_act(c, &q, s, rank);
+        rebuilt = rebuilt_act(c, p, a_full);
+    }
+    t0 = total - (k * cl * a_full + rebuilt) + k * cl * a_none;
+    save = k * (a_none - a_full);
+    f->top = (int32_t)fmax(f->top, cl);
+    if (t0 > f->limit)
+        f->need = fmax(f->need, save > 0
+                       ? ceil((t0 - f->limit) / save * (1 - 1e-12))
+                       : PLAN_MAX_DEGREE);
+}
+
+/* pred_memory, and with f the block method's need in the same pass. */
+static void memory_pass(const struct pred_ctx *c, const struct plan *p,
+                        struct pred_mem *out, struct block_fit *f)
 {
     int64_t mb = plan_microbatches(p, &c->job), ranks[3];
     struct stage_layout s;
     struct pred_mem other;
     int n;
+    mb = mb < 1 ? 1 : mb;
     pred_layout(c, p, &s);
     n = stage_worst_ranks(&s, ranks);
-    stage_mem(c, p, &s, 0, mb < 1 ? 1 : mb, out);
-    for (int i = 1; i < n; i++) {           /* the worst stage, lowest rank */
-        stage_mem(c, p, &s, ranks[i], mb < 1 ? 1 : mb, &other);
-        if (other.total_bytes > out->total_bytes)
+    for (int i = 0; i < n; i++) {           /* the worst stage, lowest rank */
+        stage_mem(c, p, &s, ranks[i], mb, i ? &other : out);
+        if (f)
+            rank_need(c, p, &s, ranks[i], mb, (i ? &other : out)->total_bytes, f);
+        if (i && other.total_bytes > out->total_bytes)
             *out = other;
     }
     out->reserve_bytes = pred_reserve_bytes(c);
@@ -456,37 +496,33 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
     out->fits = out->margin_bytes >= 0;
 }
 
-/* The block method's need (header): per worst rank, the memory without
- * recompute T0 less N layers per chunk of saving, chunks (a_none - a_full)
- * bytes each (stage_act), must reach the usable memory less the headroom;
- * the largest of the ranks' ceil((T0 - limit) / saving). */
-int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
-                           int32_t *top)
+void pred_memory(const struct pred_ctx *c, const struct plan *p,
+                 struct pred_mem *out)
 {
-    int64_t mb = plan_microbatches(p, &c->job), ranks[3];
-    double limit = (c->hw.hbm_bytes - pred_reserve_bytes(c)) - c->headroom_bytes;
-    double need = 0;
-    struct plan q = *p;
-    struct stage_layout s;
+    memory_pass(c, p, out, NULL);
+}
+
+/* The block method's need (header), beside the memory of every layer
+ * recomputed (rank_need). */
+int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
+                           int32_t *top, struct pred_mem *full)
+{
+    struct block_fit f = { 0, (c->hw.hbm_bytes - pred_reserve_bytes(c)) -
+                              c->headroom_bytes, 0, -1, -1, -1 };
+    struct plan q = *p, none;
     struct pred_mem m;
-    int n;
-    q.recompute = PLAN_RECOMPUTE_NONE;
+    q.recompute = PLAN_RECOMPUTE_FULL;
     q.rc_layers = 0;
-    mb = mb < 1 ? 1 : mb;
-    pred_layout(c, p, &s);
-    n = stage_worst_ranks(&s, ranks);
-    *top = 0;
-    for (int i = 0; i < n; i++) {
-        double save = pred_inflight_chunks(p, mb, ranks[i]) *
-                      (rank_act(c, &q, &s, ranks[i]) - rank_act(c, p, &s, ranks[i]));
-        int32_t cl = stage_rank_chunk(&s, ranks[i]);
-        *top = cl > *top ? cl : *top;
-        stage_mem(c, &q, &s, ranks[i], mb, &m);
-        if (m.total_bytes > limit)
-            need = fmax(need, save > 0 ? ceil((m.total_bytes - limit) / save)
-                                       : PLAN_MAX_DEGREE);
+    none = q;
+    none.recompute = PLAN_RECOMPUTE_NONE;
+    if (!model_is_moe(&c->model)) {     /* rank_act: the dense layer's */
+        f.a_full = pred_act_layer_bytes(&c->model, &c->job, &q);
+        f.a_none = pred_act_layer_bytes(&c->model, &c->job, &none);
+        f.rebuilt = rebuilt_act(c, &q, f.a_full);
     }
-    return (int32_t)fmin(need, PLAN_MAX_DEGREE);
+    memory_pass(c, &q, full ? full : &m, &f);
+    *top = f.top;
+    return (int32_t)fmin(f.need, PLAN_MAX_DEGREE);
 }
 
 double pred_reserve_bytes(const struct pred_ctx *c)

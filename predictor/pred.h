@@ -231,11 +231,14 @@ struct pred_band pred_band_widen(struct pred_band b);
  * recompute makes its memory fit (0: it fits without recompute; above the
  * chunks' layers: no N does, full recompute of every layer may), in closed
  * form, nothing allocated; *top gets the most layers a chunk of its worst
- * ranks holds (N >= *top recomputes every layer). Memory falls by the same
+ * ranks holds (N >= *top recomputes every layer), *full (may be NULL) the
+ * memory of p with every layer recomputed, pred_memory's, from the same
+ * pass. Memory falls by the same
  * amount per N below a chunk's layers, so the answer is exact up to
- * rounding: a search checks it with pred_memory. */
+ * rounding, and never above the true one: a search checks it with
+ * pred_memory, and one more where it misses. */
 int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
-                           int32_t *top);
+                           int32_t *top, struct pred_mem *full);
 /* With full recompute, the share of the model's layers whose forward runs
  * again: 1, or with rc_layers N the first N of every chunk over the
  * layers (spaces/stages.h stage_first_layers); 1 for other plans. */

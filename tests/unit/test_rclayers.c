@@ -172,7 +172,7 @@ Test(rclayers, fit_is_the_smallest_n)
     q.recompute = PLAN_RECOMPUTE_NONE;
     pred_memory(&c, &q, &none);
     c.headroom_bytes = none.margin_bytes + 2.5 * save;
-    cr_assert_eq(pred_rc_layers_fit(&c, &p, &top), 3);
+    cr_assert_eq(pred_rc_layers_fit(&c, &p, &top, NULL), 3);
     cr_assert_eq(top, 8);
     p.rc_layers = 2;
     pred_memory(&c, &p, &m);
@@ -181,7 +181,7 @@ Test(rclayers, fit_is_the_smallest_n)
     pred_memory(&c, &p, &m);
     cr_assert(m.fits);
     c.headroom_bytes = none.margin_bytes;       /* exactly fits without */
-    cr_assert_eq(pred_rc_layers_fit(&c, &p, &top), 0);
+    cr_assert_eq(pred_rc_layers_fit(&c, &p, &top, NULL), 0);
 }
 
 static void search_one(const struct pred_ctx *c, const struct space *s,
