@@ -411,10 +411,26 @@ static void torchtitan_dp(FILE *fp, const struct pred_ctx *c,
                 "data_parallel_replicate_degree = %d\n", (int)p->dp);
 }
 
-static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+/* [activation_checkpoint] (every layer or op-level selective; a block
+ * recompute of some layers is refused: torchtitan_refuses) and [compile]. */
+static void torchtitan_ac_compile(FILE *fp, const struct plan *p)
 {
     static const char *const ac[PLAN_RECOMPUTE_COUNT] = { "none", "selective",
                                                           "full" };
+    fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+        fputs("selective_ac_option = \"op\"\n", fp);
+    /* torchtitan refuses async TP without the model compiled
+     * (models/llama3/infra/parallelize.py: RuntimeError("Async TP requires
+     * torch.compile") unless compile.enable and "model" in
+     * compile.components, config/job_config.py Compile) */
+    if (p->tpo)
+        fputs("\n[compile]\nenable = true\ncomponents = [\"model\", "
+              "\"loss\"]\n", fp);
+}
+
+static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
     /* local_batch_size is one rank's batch per forward: without a pipeline
      * the micro-batch (gradient accumulation over global / (local dp) steps,
      * torchtitan train.py), with one the pipeline's whole batch, split into
@@ -451,16 +467,7 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (p->tp > 1 && !p->sp)
         fputs("# torchtitan's tensor parallelism always shards norms and "
               "dropout by sequence\n", fp);
-    fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        fputs("selective_ac_option = \"op\"\n", fp);
-    /* torchtitan refuses async TP without the model compiled
-     * (models/llama3/infra/parallelize.py: RuntimeError("Async TP requires
-     * torch.compile") unless compile.enable and "model" in
-     * compile.components, config/job_config.py Compile) */
-    if (p->tpo)
-        fputs("\n[compile]\nenable = true\ncomponents = [\"model\", "
-              "\"loss\"]\n", fp);
+    torchtitan_ac_compile(fp, p);
     torchtitan_model(fp, c, p);
 }
 
