@@ -91,19 +91,38 @@ static void add_stage_n(struct pred_stage *s, const struct pred_stage *e,
     s->recompute_s += n * e->recompute_s;
 }
 
-/* n layers of one kind: their times, recompute in the backward. */
+/* n layers of one kind: their times, and the recompute of rc of them in
+ * the backward (rc = n but under Megatron's block method). */
 static void add_layers(struct pred_stage *s, const struct pred_layer *l,
-                       double n)
+                       double n, double rc)
 {
     if (n <= 0)
         return;
     s->fwd_s += n * l->fwd_total_s;
-    s->bwd_s += n * (l->bwd_total_s + l->recompute_s);
-    s->comm_s += n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
-                      l->recompute_comm_s);
+    if (rc == n) {              /* every layer: the sums as they always were */
+        s->bwd_s += n * (l->bwd_total_s + l->recompute_s);
+        s->comm_s += n * (pred_layer_part_s(l, PRED_PART_TP_COMM) +
+                          l->recompute_comm_s);
+    } else {
+        s->bwd_s += n * l->bwd_total_s + rc * l->recompute_s;
+        s->comm_s += n * pred_layer_part_s(l, PRED_PART_TP_COMM) +
+                     rc * l->recompute_comm_s;
+    }
     s->cp_comm_s += n * pred_layer_part_s(l, PRED_PART_CP_COMM);
     s->ep_comm_s += n * pred_layer_part_s(l, PRED_PART_EP_COMM);
-    s->recompute_s += n * (l->recompute_s - l->recompute_comm_s);
+    s->recompute_s += rc * (l->recompute_s - l->recompute_comm_s);
+}
+
+/* Layers of rank 'rank' whose forward runs again: with full recompute and
+ * rc_layers N, Megatron's block method rebuilds only the first N of each
+ * model chunk (transformer_block.py _checkpointed_forward; memory:
+ * mem.c stage_act), one forward each, in the backward; all n otherwise. */
+static double rc_rank_layers(const struct plan *p,
+                             const struct stage_layout *lay, int64_t rank)
+{
+    if (p->recompute != PLAN_RECOMPUTE_FULL || p->rc_layers <= 0)
+        return stage_rank_layers(lay, rank);
+    return stage_rank_first_layers(lay, rank, p->rc_layers);
 }
 
 /* The typical layer (MoE in an MoE model) and an MoE model's dense ones. */
@@ -112,12 +131,13 @@ static void stage_time(const struct pred_ctx *c, const struct plan *p,
                        const struct stage_layout *lay, int64_t rank,
                        struct pred_stage *s)
 {
-    double n = stage_rank_layers(lay, rank);
+    double n = stage_rank_layers(lay, rank), rc = rc_rank_layers(p, lay, rank);
     double typical = model_is_moe(&c->model)
                    ? pred_stage_moe_layers(&c->model, lay, rank) : n;
+    double rc_typical = n > 0 ? rc * typical / n : 0;  /* kinds pro rata */
     memset(s, 0, sizeof *s);
-    add_layers(s, &memo->layer, typical);
-    add_layers(s, &memo->dense, n - typical);
+    add_layers(s, &memo->layer, typical, rc_typical);
+    add_layers(s, &memo->dense, n - typical, rc - rc_typical);
     if (rank == 0)
         add_stage_n(s, &memo->embed, 1.0);
     if (rank == p->pp - 1)
@@ -139,7 +159,7 @@ static void add_mtp(const struct pred_ctx *c, const struct plan *p,
                                        ? 1.0 : 2.0, proj;
     if (n <= 0)
         return;
-    add_layers(&one, &o->layer, 1.0);
+    add_layers(&one, &o->layer, 1.0, 1.0);
     add_head(c, p, &one);
     proj = pred_gemm_s(k, &k->gemm, tok, h / p->tp, 2.0 * h, in);
     one.fwd_s += proj;
@@ -160,18 +180,36 @@ void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
     add_mtp(c, p, out);
 }
 
+/* The fullest stage's layer time under the block method, at most what
+ * stage_time gives it: its n layers at the cheaper kind's forward and
+ * backward, and at least vpp min(N, floor(n / vpp)) of them recomputed
+ * (each of its chunks holds floor(n / vpp) layers or one more). */
+static double block_bound(const struct plan *p, const struct pred_layer *l,
+                          const struct pred_layer *d, double n)
+{
+    double fb = l->fwd_total_s + l->bwd_total_s, rc = l->recompute_s;
+    double chunk = floor(n / p->vpp);
+    if (d->fwd_total_s > 0) {
+        fb = fmin(fb, d->fwd_total_s + d->bwd_total_s);
+        rc = fmin(rc, d->recompute_s);
+    }
+    return n * fb + p->vpp * fmin(p->rc_layers, chunk) * rc;
+}
+
 double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
                        const struct pred_memo *memo)
 {
     const struct pred_layer *l = &memo->layer, *d = &memo->dense;
     double m = (double)(c->job.gbs / ((int64_t)p->dp * p->mbs));
     double per = l->fwd_total_s + l->bwd_total_s + l->recompute_s;
+    double slots = fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp;
     struct stage_layout s;
     pred_layout(c, p, &s);
     if (d->fwd_total_s > 0)     /* an MoE model's dense layers */
         per = fmin(per, d->fwd_total_s + d->bwd_total_s + d->recompute_s);
-    return (fmax(m, 1.0) + (double)(p->pp - 1) / p->vpp) *
-           stage_max_layers(&s) * per;
+    if (p->recompute == PLAN_RECOMPUTE_FULL && p->rc_layers > 0)
+        return slots * block_bound(p, l, d, stage_max_layers(&s));
+    return slots * stage_max_layers(&s) * per;
 }
 
 /* ---- data parallel and optimizer ---- */
@@ -261,7 +299,7 @@ static void shard_layer(const struct pred_ctx *c, const struct plan *p,
     pred_layout(c, p, &lay);
     o->n = stage_max_layers(&lay);      /* the fullest stage's units */
     o->fwd_s = l->fwd_total_s;
-    o->bwd_s = l->bwd_total_s + l->recompute_s;
+    o->bwd_s = l->bwd_total_s + pred_rc_share(c, p) * l->recompute_s;
     o->unit_params = pred_layer_params_kind(&c->model, p,
                                             model_is_moe(&c->model));
     o->ends_params = fmax(0.0, params - o->n * o->unit_params);
@@ -403,6 +441,9 @@ static void rates(const struct pred_ctx *c, const struct plan *p,
         o->iteration_s += o->part_s[i];
     o->model_flops = c->model_flops;
     o->hw_flops = c->hw_flops[p->recompute];
+    if (p->recompute == PLAN_RECOMPUTE_FULL && p->rc_layers > 0)
+        o->hw_flops = c->hw_flops[PLAN_RECOMPUTE_NONE] + pred_rc_share(c, p) *
+                      (o->hw_flops - c->hw_flops[PLAN_RECOMPUTE_NONE]);
     o->tokens_per_s = (double)c->job.gbs * (double)c->job.seq / o->iteration_s;
     o->mfu = o->model_flops / (o->iteration_s * gpus * c->peak_flops);
     o->hfu = o->hw_flops / (o->iteration_s * gpus * c->peak_flops);

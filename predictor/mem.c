@@ -202,18 +202,6 @@ double pred_inflight_chunks(const struct plan *p, int64_t microbatches,
 
 /* ---- parameters per GPU ---- */
 
-void pred_layout(const struct pred_ctx *c, const struct plan *p,
-                 struct stage_layout *out)
-{
-    int32_t n;
-    if (plan_stage_layout(p, &c->model, &c->limits, out) == 0)
-        return;
-    n = (int32_t)((c->model.layers + p->pp - 1) / (p->pp > 0 ? p->pp : 1));
-    *out = (struct stage_layout){ .rule = STAGE_SPLIT_EVEN,
-        .layers = (int32_t)c->model.layers, .pp = p->pp, .vpp = p->vpp,
-        .first = n, .last = n, .mid = n };
-}
-
 double pred_layer_params(const struct model *m, const struct plan *p)
 {
     double h = (double)m->hidden;
@@ -348,6 +336,33 @@ static double rank_act(const struct pred_ctx *c, const struct plan *p,
     return (moe * act_moe_layer_bytes(c, p) + (n - moe) * dense) / n;
 }
 
+/* ---- Megatron's block recompute (the plan's rc_layers) ---- */
+
+/* Saved activations of rank 'rank' holding 'chunks' model chunks in flight,
+ * each counted at the rank's largest chunk of cl layers. Full recompute of
+ * every layer keeps each layer's input and rebuilds one layer at a time
+ * (rebuilt_act). Megatron's block method (megatron/core/transformer/
+ * transformer_block.py _checkpointed_forward, recompute_method 'block')
+ * checkpoints layers l < N of each chunk, one checkpoint a layer, and runs
+ * the others plainly: N layers keep their input, cl - N everything. The
+ * backward goes through a chunk last layer first, so it frees a plain
+ * layer's activations before it rebuilds the first checkpointed one: for
+ * N < cl the rebuild never adds to the peak. N >= cl is every layer. */
+static double stage_act(const struct pred_ctx *c, const struct plan *p,
+                        const struct stage_layout *s, int64_t rank,
+                        double chunks)
+{
+    double cl = stage_rank_chunk(s, rank), act = rank_act(c, p, s, rank);
+    double n = p->rc_layers;
+    struct plan q;
+    if (p->recompute != PLAN_RECOMPUTE_FULL || n <= 0 || n >= cl)
+        return chunks * cl * act + rebuilt_act(c, p, act);
+    q = *p;
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    q.rc_layers = 0;
+    return chunks * (n * act + (cl - n) * rank_act(c, &q, s, rank));
+}
+
 /* DeepSeek-V3's MTP layers on the last rank: each in-flight micro-batch's
  * MoE layer, and the fp32 logits of one more head (compose.c add_mtp). */
 static double mtp_act(const struct pred_ctx *c, const struct plan *p,
@@ -400,8 +415,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
 {
     double params = pred_stage_params(&c->model, p, s, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
-    double chunk_layers = stage_rank_chunk(s, rank);
-    double act = rank_act(c, p, s, rank), mbs_in = ceil(chunks / (double)p->vpp);
+    double mbs_in = ceil(chunks / (double)p->vpp);
     struct pred_shard_mem sm;
     pred_shard_mem(c, p, params, pred_layer_params_kind(&c->model, p,
                    model_is_moe(&c->model)), &sm);
@@ -410,7 +424,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->grads_bytes = sm.grads_bytes + grad_copy_bytes(c, p, params);
     out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
     expert_states(c, p, s, rank, out);
-    out->activations_bytes = chunks * chunk_layers * act + rebuilt_act(c, p, act);
+    out->activations_bytes = stage_act(c, p, s, rank, chunks);
     out->embed_logits_bytes = end_stage_act(c, p, rank, mbs_in);
     if (rank == p->pp - 1)
         out->activations_bytes += mtp_act(c, p, mbs_in);
@@ -420,19 +434,58 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     out->worst_stage = (int)rank;
 }
 
-void pred_memory(const struct pred_ctx *c, const struct plan *p,
-                 struct pred_mem *out)
+/* What the block method's fit gathers over the worst ranks (pred_rc_layers_
+ * fit): the fewest layers per chunk, the largest chunk, the budget; for a
+ * dense model the layer's activations with every layer recomputed, without
+ * recompute and rebuilt, the same on every rank (< 0: per rank). */
+struct block_fit { double need, limit; int32_t top;
+                   double a_full, a_none, rebuilt; };
+
+/* Rank 'rank' of plan p (full recompute of every layer), whose stage memory
+ * is m: without recompute it would hold T0 = m - k (cl a_full + rebuilt) +
+ * k cl a_none (k chunks in flight of cl layers, stage_act), and each layer
+ * of a chunk recomputed saves k (a_none - a_full); the ceiling of the
+ * shortfall over the saving, the quotient taken 1e-12 smaller so that
+ * rounding can only make the answer one too small (a check by pred_memory
+ * steps over it), never too large. */
+static void rank_need(const struct pred_ctx *c, const struct plan *p,
+                      const struct stage_layout *s, int64_t rank, int64_t mb,
+                      double total, struct block_fit *f)
+{
+    struct plan q = *p;
+    double k = pred_inflight_chunks(p, mb, rank), cl = stage_rank_chunk(s, rank);
+    double a_full = f->a_full, a_none = f->a_none, rebuilt = f->rebuilt, t0, save;
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    if (a_full < 0) {
+        a_full = rank_act(c, p, s, rank);
+        a_none = rank_act(c, &q, s, rank);
+        rebuilt = rebuilt_act(c, p, a_full);
+    }
+    t0 = total - (k * cl * a_full + rebuilt) + k * cl * a_none;
+    save = k * (a_none - a_full);
+    f->top = (int32_t)fmax(f->top, cl);
+    if (t0 > f->limit)
+        f->need = fmax(f->need, save > 0
+                       ? ceil((t0 - f->limit) / save * (1 - 1e-12))
+                       : PLAN_MAX_DEGREE);
+}
+
+/* pred_memory, and with f the block method's need in the same pass. */
+static void memory_pass(const struct pred_ctx *c, const struct plan *p,
+                        struct pred_mem *out, struct block_fit *f)
 {
     int64_t mb = plan_microbatches(p, &c->job), ranks[3];
     struct stage_layout s;
     struct pred_mem other;
     int n;
+    mb = mb < 1 ? 1 : mb;
     pred_layout(c, p, &s);
     n = stage_worst_ranks(&s, ranks);
-    stage_mem(c, p, &s, 0, mb < 1 ? 1 : mb, out);
-    for (int i = 1; i < n; i++) {           /* the worst stage, lowest rank */
-        stage_mem(c, p, &s, ranks[i], mb < 1 ? 1 : mb, &other);
-        if (other.total_bytes > out->total_bytes)
+    for (int i = 0; i < n; i++) {           /* the worst stage, lowest rank */
+        stage_mem(c, p, &s, ranks[i], mb, i ? &other : out);
+        if (f)
+            rank_need(c, p, &s, ranks[i], mb, (i ? &other : out)->total_bytes, f);
+        if (i && other.total_bytes > out->total_bytes)
             *out = other;
     }
     out->reserve_bytes = pred_reserve_bytes(c);
@@ -441,6 +494,35 @@ void pred_memory(const struct pred_ctx *c, const struct plan *p,
     out->margin_bytes = out->usable_bytes - out->headroom_bytes -
                         out->total_bytes;
     out->fits = out->margin_bytes >= 0;
+}
+
+void pred_memory(const struct pred_ctx *c, const struct plan *p,
+                 struct pred_mem *out)
+{
+    memory_pass(c, p, out, NULL);
+}
+
+/* The block method's need (header), beside the memory of every layer
+ * recomputed (rank_need). */
+int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
+                           int32_t *top, struct pred_mem *full)
+{
+    struct block_fit f = { 0, (c->hw.hbm_bytes - pred_reserve_bytes(c)) -
+                              c->headroom_bytes, 0, -1, -1, -1 };
+    struct plan q = *p, none;
+    struct pred_mem m;
+    q.recompute = PLAN_RECOMPUTE_FULL;
+    q.rc_layers = 0;
+    none = q;
+    none.recompute = PLAN_RECOMPUTE_NONE;
+    if (!model_is_moe(&c->model)) {     /* rank_act: the dense layer's */
+        f.a_full = pred_act_layer_bytes(&c->model, &c->job, &q);
+        f.a_none = pred_act_layer_bytes(&c->model, &c->job, &none);
+        f.rebuilt = rebuilt_act(c, &q, f.a_full);
+    }
+    memory_pass(c, &q, full ? full : &m, &f);
+    *top = f.top;
+    return (int32_t)fmin(f.need, PLAN_MAX_DEGREE);
 }
 
 double pred_reserve_bytes(const struct pred_ctx *c)

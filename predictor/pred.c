@@ -90,6 +90,7 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     c->limits.stack_ep = stack->stack_ep;
     c->limits.stack_epo = stack->stack_epo;
     c->limits.ep_mesh = stack->ep_mesh;
+    c->limits.stack_rc_block = stack->stack_rc_block;
 }
 
 void pred_band_apply(struct pred_band b, double t, double *low, double *high)

@@ -242,6 +242,24 @@ bool pred_band_outside(const struct pred_band *b, double gpus, double params,
 /* The band widened about its centre by PRED_BAND_WIDEN (lo kept > -0.9). */
 struct pred_band pred_band_widen(struct pred_band b);
 
+/* Megatron's block recompute (the plan's rc_layers; mem.c stage_act): for
+ * plan p with full recompute, the fewest layers per model chunk N whose
+ * recompute makes its memory fit (0: it fits without recompute; above the
+ * chunks' layers: no N does, full recompute of every layer may), in closed
+ * form, nothing allocated; *top gets the most layers a chunk of its worst
+ * ranks holds (N >= *top recomputes every layer), *full (may be NULL) the
+ * memory of p with every layer recomputed, pred_memory's, from the same
+ * pass. Memory falls by the same
+ * amount per N below a chunk's layers, so the answer is exact up to
+ * rounding, and never above the true one: a search checks it with
+ * pred_memory, and one more where it misses. */
+int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
+                           int32_t *top, struct pred_mem *full);
+/* With full recompute, the share of the model's layers whose forward runs
+ * again: 1, or with rc_layers N the first N of every chunk over the
+ * layers (spaces/stages.h stage_first_layers); 1 for other plans. */
+double pred_rc_share(const struct pred_ctx *c, const struct plan *p);
+
 /* Memory a plan must leave free beyond the system's reserve (--headroom):
  * 'value' GiB, or with 'pct' that percentage of the GPU's HBM capacity. A
  * plan fits only when its total <= usable - headroom. Fujii et al., arXiv

@@ -333,7 +333,8 @@ static void shard_colls(const struct pred_ctx *c, const struct plan *p,
     o->ag_s = unit_gather_s(c, p, unit);
     o->rs_s = unit_reduce_s(c, p, unit);
     o->bwd_gathers = c->job.zero3_gather == JOB_GATHER_PARAMETER &&
-                     p->recompute == PLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
+                     p->recompute == PLAN_RECOMPUTE_FULL
+                   ? 1.0 + pred_rc_share(c, p) : 1.0;
     o->ends_ag_s = ends > 0 ? pred_dp_gather_s(c, p, 2.0 * ends) : 0;
     o->ends_rs_s = ends > 0
                  ? pred_dp_reduce_s(c, p, pred_grad_reduce_bytes(c) * ends) : 0;

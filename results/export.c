@@ -16,7 +16,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 17, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 18, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -130,6 +130,19 @@ static const char *mfsdp_strategy(const struct plan *p)
     return p->zero >= 3 ? "optim_grads_params" : "optim_grads";
 }
 
+/* Full recompute (megatron/training/arguments.py, megatron/core/
+ * transformer/transformer_block.py _checkpointed_forward): of every layer,
+ * uniform with one layer a group, so each layer's input is checkpointed and
+ * one layer rebuilt at a time (what the memory model keeps: mem.c); with
+ * recompute_layers N, the block method: the first N layers of each model
+ * chunk checkpointed, the rest keep their activations. */
+static void megatron_full(FILE *fp, const struct plan *p)
+{
+    fprintf(fp, "--recompute-granularity full \\\n--recompute-method %s \\\n"
+            "--recompute-num-layers %d \\\n", p->rc_layers > 0 ? "block"
+            : "uniform", p->rc_layers > 0 ? (int)p->rc_layers : 1);
+}
+
 /* The plan's flags: parallelism, batch, recompute, sharding, overlap. */
 static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
 {
@@ -148,8 +161,7 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
         fprintf(fp, "--recompute-granularity selective \\\n"
                 "--recompute-modules %s \\\n", mods);
     } else if (p->recompute == PLAN_RECOMPUTE_FULL)
-        fputs("--recompute-granularity full \\\n--recompute-method uniform \\\n"
-              "--recompute-num-layers 1 \\\n", fp);
+        megatron_full(fp, p);
     if (p->zero)
         fputs("--use-distributed-optimizer \\\n", fp);
     if (p->zero >= 2)           /* Megatron-FSDP: its user guide's flags */
@@ -307,8 +319,9 @@ static void nemo_recompute(FILE *fp, const struct pred_ctx *c,
             }
         fputs("]\n", fp);
     } else if (p->recompute == PLAN_RECOMPUTE_FULL)
-        fputs("  recompute_granularity: full\n  recompute_method: uniform\n"
-              "  recompute_num_layers: 1\n", fp);
+        fprintf(fp, "  recompute_granularity: full\n  recompute_method: %s\n"
+                "  recompute_num_layers: %d\n", p->rc_layers > 0 ? "block"
+                : "uniform", p->rc_layers > 0 ? (int)p->rc_layers : 1);
     else
         fputs("  recompute_granularity: null\n", fp);
 }
@@ -403,10 +416,26 @@ static void torchtitan_dp(FILE *fp, const struct pred_ctx *c,
                 "data_parallel_replicate_degree = %d\n", (int)p->dp);
 }
 
-static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+/* [activation_checkpoint] (every layer or op-level selective; a block
+ * recompute of some layers is refused: torchtitan_refuses) and [compile]. */
+static void torchtitan_ac_compile(FILE *fp, const struct plan *p)
 {
     static const char *const ac[PLAN_RECOMPUTE_COUNT] = { "none", "selective",
                                                           "full" };
+    fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
+    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
+        fputs("selective_ac_option = \"op\"\n", fp);
+    /* torchtitan refuses async TP without the model compiled
+     * (models/llama3/infra/parallelize.py: RuntimeError("Async TP requires
+     * torch.compile") unless compile.enable and "model" in
+     * compile.components, config/job_config.py Compile) */
+    if (p->tpo)
+        fputs("\n[compile]\nenable = true\ncomponents = [\"model\", "
+              "\"loss\"]\n", fp);
+}
+
+static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
+{
     /* local_batch_size is one rank's batch per forward: without a pipeline
      * the micro-batch (gradient accumulation over global / (local dp) steps,
      * torchtitan train.py), with one the pipeline's whole batch, split into
@@ -443,16 +472,7 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
     if (p->tp > 1 && !p->sp)
         fputs("# torchtitan's tensor parallelism always shards norms and "
               "dropout by sequence\n", fp);
-    fprintf(fp, "\n[activation_checkpoint]\nmode = \"%s\"\n", ac[p->recompute]);
-    if (p->recompute == PLAN_RECOMPUTE_SELECTIVE)
-        fputs("selective_ac_option = \"op\"\n", fp);
-    /* torchtitan refuses async TP without the model compiled
-     * (models/llama3/infra/parallelize.py: RuntimeError("Async TP requires
-     * torch.compile") unless compile.enable and "model" in
-     * compile.components, config/job_config.py Compile) */
-    if (p->tpo)
-        fputs("\n[compile]\nenable = true\ncomponents = [\"model\", "
-              "\"loss\"]\n", fp);
+    torchtitan_ac_compile(fp, p);
     torchtitan_model(fp, c, p);
 }
 
@@ -465,6 +485,10 @@ static const char *torchtitan_refuses(const struct plan *p)
     if (p->epo)
         return "torchtitan has no combined 1F1B overlap of the MoE "
                "all-to-alls; use --epo=n";
+    if (p->rc_layers > 0)
+        return "torchtitan cannot recompute only the first layers of each "
+               "stage (its selective_ac_option k checkpoints every k-th "
+               "block); use --recompute_layers 0";
     if (!p->overlap && p->dp > 1)
         return "torchtitan always overlaps data-parallel communication "
                "(FSDP2 prefetch, DDP's bucketed all-reduce hooks); use "

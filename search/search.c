@@ -47,6 +47,8 @@ struct engine {                 /* shared, read-only during the loop */
     struct dims d;
     struct pred_memo *memo;     /* by the per-layer dimensions' indices */
     bool in_range;              /* every listed value within its row's range */
+    bool fit_layers;            /* recompute_layers has a choice: a value
+                                   other than 0 listed or auto */
     uint64_t n_blocks;
 };
 
@@ -56,6 +58,10 @@ struct block_rules {
     uint8_t seq[2][2];          /* plan_check_seq by sp, tpo; RULE_UNSET */
     int32_t mbs, vpp;           /* what 'batch' was checked for */
     enum plan_rule batch;       /* plan_check_batch */
+    struct plan none;           /* the last plan without recompute whose */
+    int none_fits;              /* memory was computed, and whether it fit
+                                   (-1: none yet): recompute turns fast, so
+                                   a full plan's sibling is usually it */
 };
 #define RULE_UNSET PLAN_RULE_COUNT
 
@@ -96,6 +102,15 @@ static int divisors(int64_t n, int64_t cap, int32_t *out)
     return k;
 }
 
+/* lo, lo + 1, .. hi (at most DIM_MAX values). */
+static int range_values(int32_t lo, int64_t hi, int32_t *out)
+{
+    int n = 0;
+    for (int64_t v = lo; v <= hi && n < DIM_MAX; v++)
+        out[n++] = (int32_t)v;
+    return n;
+}
+
 /* What "auto" means for dimension d (spaces/dims.h, enum plan_dim_auto). */
 static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
 {
@@ -107,9 +122,7 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         return divisors(m->heads, cfg->space->tp_cross_node ? max_gpus
                         : cfg->ctx->hw.nvlink_domain, out);
     case PLAN_AUTO_LAYERS:          /* every depth the split rules may take */
-        for (int64_t v = 1; v <= m->layers && v <= max_gpus && n < DIM_MAX; v++)
-            out[n++] = (int32_t)v;
-        return n;
+        return range_values(1, m->layers < max_gpus ? m->layers : max_gpus, out);
     case PLAN_AUTO_SMALL:
         return divisors(8 * 7 * 5 * 3, 8, out);
     case PLAN_AUTO_CP:
@@ -124,6 +137,9 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
         if (cfg->ctx->limits.stack_epo && model_is_moe(m))
             out[n++] = 1;
         return n;
+    case PLAN_AUTO_STACK_RC_BLOCK:  /* 0, and 1 .. the layers */
+        return range_values(0, cfg->ctx->limits.stack_rc_block ? m->layers : 0,
+                            out);
     case PLAN_AUTO_EXPERTS:     /* up to the GPUs of a stage */
         if (m->moe.experts > 0)
             return divisors(m->moe.experts, max_gpus, out);
@@ -326,6 +342,123 @@ static void compose_best(const struct engine *e, struct plan *p,
     p->overlap = pick;
 }
 
+/* The first index of the sorted values v[0 .. n) that is >= x (n: none). */
+static int lower_bound(const int32_t *v, int n, int32_t x)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether plan p (full recompute) would fit without recompute, from the
+ * block's last plan without recompute when it is p's sibling (the same
+ * in every field but recompute, rc_layers and the overlap, which memory
+ * does not read): 1, 0, or -1 unknown. */
+static int sibling_fits(const struct block_rules *br, const struct plan *p)
+{
+    struct plan q = *p;
+    if (!br || br->none_fits < 0)
+        return -1;
+    q.recompute = PLAN_RECOMPUTE_NONE;
+    q.rc_layers = 0;
+    q.overlap = br->none.overlap;
+    return memcmp(&q, &br->none, sizeof q) ? -1 : br->none_fits;
+}
+
+/* The smallest listed N >= need (need from pred_rc_layers_fit, never
+ * above the answer) under which p fits, checked by pred_memory, below
+ * 'top' when 0 (every layer) is listed; 0 when there is none. */
+static int32_t fit_from(const struct engine *e, struct plan *p, int32_t need,
+                        int32_t top, struct pred_mem *mem)
+{
+    const int32_t *v = e->d.v[PLAN_DIM_RC_LAYERS];
+    int n = e->d.n[PLAN_DIM_RC_LAYERS];
+    bool all = v[0] == 0;       /* 0 listed: sorted first */
+    for (int i = lower_bound(v, n, need > 1 ? need : 1);
+         i < n && !(all && v[i] >= top); i++) {
+        p->rc_layers = v[i];
+        pred_memory(e->ctx, p, mem);
+        if (mem->fits)
+            return v[i];
+    }
+    return 0;
+}
+
+/* Whether some N < the chunk's layers might fit where recompute of every
+ * layer (*full) does not: only where the stage that misses holds one
+ * chunk in flight. With k >= 2 chunks, N layers checkpointed of cl cost
+ * k (N a_full + (cl - N) a_none) >= k (cl - 1) a_full + k a_none, at
+ * least the k cl a_full + a_none of every layer as a_none >= 2 a_full
+ * (mem.c: the two norm inputs alone are 2 a_full). */
+static bool block_may_fit(const struct pred_ctx *c, const struct plan *p,
+                          const struct pred_mem *full)
+{
+    int64_t mb = plan_microbatches(p, &c->job);
+    return full->fits ||
+           pred_inflight_chunks(p, mb < 1 ? 1 : mb, full->worst_stage) < 2.0;
+}
+
+/* The fit dimension (recompute_layers) of a plan with full recompute, when
+ * the space lists more than 0 and the stack has block recompute: the
+ * smallest listed N > 0 under which it fits (fit_from), from the need
+ * computed beside the memory of every layer recomputed, so no N is
+ * walked; 0 (every layer) when it is listed and the plan fits without
+ * recompute (the plan without recompute, faster, is in the space anyway:
+ * known from the sibling without recompute the odometer just passed, or
+ * from the need), when no smaller N fits, or when N would rebuild every
+ * layer of every chunk anyway; without 0 listed, the largest listed where
+ * none fits. *mem gets the chosen plan's memory. */
+static __attribute__((noinline)) void fit_layers(const struct engine *e,
+                                                 struct block_rules *br,
+                                                 struct plan *p,
+                                                 struct pred_mem *mem)
+{
+    const int32_t *v = e->d.v[PLAN_DIM_RC_LAYERS];
+    int n = e->d.n[PLAN_DIM_RC_LAYERS];
+    bool all = v[0] == 0;       /* 0 listed: sorted first */
+    int32_t top, need;
+    struct pred_mem full;
+    if (all && sibling_fits(br, p) == 1) {
+        pred_memory(e->ctx, p, mem);    /* every layer */
+        return;
+    }
+    need = pred_rc_layers_fit(e->ctx, p, &top, mem);
+    if (all && (need == 0 || !block_may_fit(e->ctx, p, mem)))
+        return;
+    full = *mem;
+    if ((need > 0 || !all) && fit_from(e, p, need, top, mem))
+        return;
+    p->rc_layers = all ? 0 : v[n - 1];
+    *mem = full;
+    if (!all)
+        pred_memory(e->ctx, p, mem);
+}
+
+/* The plan's memory (with the fit dimension chosen); the rule a stack
+ * without block recompute breaks when the space lists no 0. */
+static __attribute__((noinline)) enum plan_rule plan_memory(const struct engine *e, struct block_rules *br,
+                                  struct plan *p, struct pred_mem *mem)
+{
+    if (p->recompute == PLAN_RECOMPUTE_FULL && e->fit_layers) {
+        if (!e->ctx->limits.stack_rc_block)
+            return PLAN_RULE_STACK_RC_BLOCK;
+        fit_layers(e, br, p, mem);
+        return PLAN_OK;
+    }
+    pred_memory(e->ctx, p, mem);
+    if (br && p->recompute == PLAN_RECOMPUTE_NONE) {
+        br->none = *p;
+        br->none_fits = mem->fits;
+    }
+    return PLAN_OK;
+}
+
 static void eval_one(const struct engine *e, struct block_rules *br,
                      struct search_gpu *g, struct plan *p,
                      const struct pred_memo *memo, uint64_t idx)
@@ -338,13 +471,17 @@ static void eval_one(const struct engine *e, struct block_rules *br,
     int32_t ok[SPACE_MAX_VALUES];
     enum plan_rule rule = PLAN_OK;
     g->enumerated++;
+    p->rc_layers = 0;                   /* the last plan's fit */
     if (!(n = choices(e, br, p, ok, &rule))) {
         g->rule[rule]++;
         return;
     }
     p->overlap = ok[0];
+    if ((rule = plan_memory(e, br, p, &mem)) != PLAN_OK) {
+        g->rule[rule]++;
+        return;
+    }
     g->valid++;
-    pred_memory(c, p, &mem);
     q = *p;                             /* the key shows the split chosen */
     plan_stages_resolve(&q, &c->model, &c->limits);
     if (!mem.fits) {
@@ -450,13 +587,17 @@ static bool skip_block(const struct engine *e, struct search_gpu *g,
 static void run_block(const struct engine *e, struct local *L, uint64_t b)
 {
     struct plan p = { 0 };
-    struct block_rules br = { .mbs = -1 };
+    struct block_rules br;              /* .none is read after none_fits */
     int x[PLAN_DIM_COUNT] = { 0 };
     size_t gi, m;
     uint64_t first = b * e->d.n_inner_plans;
     if (!block_plan(e, b, &gi, &m, &p) || skip_block(e, &L->g[gi], &p))
         return;
     memset(br.seq, RULE_UNSET, sizeof br.seq);
+    br.mbs = -1;
+    br.vpp = 0;
+    br.batch = PLAN_OK;
+    br.none_fits = -1;
     m += inner_plan(&e->d, 0, &p);
     for (uint64_t j = 0; j < e->d.n_inner_plans; j++) {
         eval_one(e, e->in_range ? &br : NULL, &L->g[gi], &p, &e->memo[m],
@@ -612,6 +753,8 @@ static int prepare(const struct search_cfg *cfg, struct engine *e,
                           "or a bad --top");
     build_dims(cfg, &e->d);
     e->in_range = dims_in_range(&e->d);
+    e->fit_layers = e->d.n[PLAN_DIM_RC_LAYERS] > 1 ||
+                    e->d.v[PLAN_DIM_RC_LAYERS][0] != 0;
     e->n_blocks = cfg->n_gpus;
     for (int i = 0; i < e->d.n_block; i++)
         e->n_blocks *= (uint64_t)e->d.n[e->d.block[i]];

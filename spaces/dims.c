@@ -82,6 +82,25 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .key_names = recompute_keys, .lo = 0, .hi = PLAN_RECOMPUTE_COUNT - 1,
         .dflt = PLAN_RECOMPUTE_NONE, .per_layer = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_ALL, .offset = offsetof(struct plan, recompute) },
+    /* Megatron-LM --recompute-method block --recompute-num-layers N with
+     * --recompute-granularity full (megatron/training/arguments.py; the
+     * loop in megatron/core/transformer/transformer_block.py
+     * _checkpointed_forward): each model chunk (a pipeline stage, or a
+     * virtual stage with interleaving: NeMo's activation_recomputation.rst
+     * "recompute_num_layers specifies the number of layers per virtual
+     * pipeline stage") checkpoints its first N layers and keeps the
+     * others' activations. 0: every layer (the uniform method, the plan
+     * 'rc-full'); the key joins it to the recompute token, "rc-full4"
+     * ("rc4" after none, a plan rule recompute-layers refuses).
+     * A search does not walk it: each plan with full recompute gets the
+     * smallest listed value that fits (predictor/mem.c
+     * pred_rc_layers_fit). */
+    [PLAN_DIM_RC_LAYERS] = { .name = "recompute_layers", .key = "rc",
+        .help = "with full recompute, layers per stage/chunk recomputed (block; 0 all)",
+        .lo = 0, .hi = PLAN_MAX_DEGREE, .dflt = 0, .key_omits_default = true,
+        .key_joins = true, .role = PLAN_ROLE_FIT,
+        .autorule = PLAN_AUTO_STACK_RC_BLOCK,
+        .offset = offsetof(struct plan, rc_layers) },
     /* a block dimension: a block whose zero the stack refuses (stack-zero,
      * zero-pp: the first rules checked) is skipped whole */
     [PLAN_DIM_ZERO] = { .name = "zero", .key = "z", .lo = 0, .hi = 3,
@@ -135,7 +154,7 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .is_switch = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_STACK_EPO, .offset = offsetof(struct plan, epo) },
 };
-static_assert(PLAN_DIM_COUNT == 17, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 18, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

@@ -19,7 +19,8 @@
 enum plan_dim {
     PLAN_DIM_TP, PLAN_DIM_CP, PLAN_DIM_PP, PLAN_DIM_DP, PLAN_DIM_MBS,
     PLAN_DIM_VPP, PLAN_DIM_PP_FIRST, PLAN_DIM_PP_LAST,
-    PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_ZERO,
+    PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_RC_LAYERS,
+    PLAN_DIM_ZERO,
     PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_EP, PLAN_DIM_ETP,
     PLAN_DIM_EPO, PLAN_DIM_COUNT
 };
@@ -45,6 +46,8 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
     PLAN_AUTO_STACK_EPO,        /* off, and on where the stack overlaps
                                    MoE all-to-alls and the model has
                                    experts */
+    PLAN_AUTO_STACK_RC_BLOCK,   /* 0 (every layer), and 1 .. the layers
+                                   where the stack has block recompute */
     PLAN_AUTO_COUNT
 };
 
@@ -65,6 +68,10 @@ enum plan_dim_role {            /* where a block of the search ends */
     PLAN_ROLE_CHOICE,           /* not walked: each plan of the search gets
                                    the fastest of its listed values, which
                                    the plan then shows (overlap) */
+    PLAN_ROLE_FIT,              /* not walked: each plan with full recompute
+                                   gets the listed value its memory needs,
+                                   found in closed form (recompute_layers:
+                                   the fewest layers that make it fit) */
 };
 
 struct plan_dim_info {
@@ -77,6 +84,10 @@ struct plan_dim_info {
     int32_t lo, hi;             /* allowed values */
     int32_t dflt;               /* what a plan that does not say has */
     bool key_omits_default;     /* plan_key leaves dflt out (vpp1, z0) */
+    bool key_joins;             /* the value follows the previous token
+                                   with no '.' and no key ("rc-full" + "4":
+                                   "rc-full4"); key + value where the
+                                   previous dimension printed nothing */
     bool is_switch;             /* off/on ("n"/"y"); a space may say "any" */
     bool per_layer;             /* changes per-layer times: memo key */
     enum plan_dim_role role;

@@ -18,7 +18,10 @@
  * Last, what the stack can run (spaces/stack.h): its pipeline schedules
  * (stack-schedule), its optimizer-sharding modes (stack-zero), its TP
  * communication overlap (stack-tp-overlap), context parallelism
- * (stack-cp) and how far it shards under a pipeline (zero-pp: DeepSpeed's
+ * (stack-cp), its block recompute (stack-rc-block: recompute_layers
+ * > 0, which needs recompute full, recompute-layers: Megatron-Core
+ * TransformerConfig refuses a recompute_method without granularity full)
+ * and how far it shards under a pipeline (zero-pp: DeepSpeed's
  * PipelineEngine refuses ZeRO stages 2 and 3, deepspeed/runtime/pipe/
  * engine.py asserts zero_optimization_stage() < 2); data-parallel overlap
  * only where the stack overlaps something (stack-overlap) and there is
@@ -72,6 +75,8 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_STACK_CP] = "stack-cp", [PLAN_RULE_ZERO_PP] = "zero-pp",
     [PLAN_RULE_STACK_OVERLAP] = "stack-overlap",
     [PLAN_RULE_OVERLAP_DP] = "overlap-dp", [PLAN_RULE_REPLICAS] = "replicas-dp",
+    [PLAN_RULE_RC_LAYERS] = "recompute-layers",
+    [PLAN_RULE_STACK_RC_BLOCK] = "stack-rc-block",
     [PLAN_RULE_EP_DENSE] = "ep-dense", [PLAN_RULE_EP_EXPERTS] = "ep-experts",
     [PLAN_RULE_ETP_FFN] = "etp-ffn", [PLAN_RULE_EP_FOLD] = "ep-fold",
     [PLAN_RULE_EP_MESH_ETP] = "ep-mesh-etp",
@@ -81,7 +86,7 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_EPO_SCHEDULE] = "epo-schedule",
     [PLAN_RULE_STACK_EPO] = "stack-epo",
 };
-static_assert(PLAN_RULE_COUNT == 35, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 37, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -102,7 +107,8 @@ int plan_recompute_parse(const char *s, enum plan_recompute *out)
 /* Each dimension's token in table order: key + value for integers (left
  * out at the default where the table says so), the value's own token for
  * named values ("" leaves it out). */
-static int key_token(const struct plan *p, int d, char *buf, size_t n)
+static int key_token(const struct plan *p, int d, bool joined, char *buf,
+                     size_t n)
 {
     const struct plan_dim_info *di = &plan_dims[d];
     int32_t v = plan_dim_get(p, (enum plan_dim)d);
@@ -113,17 +119,23 @@ static int key_token(const struct plan *p, int d, char *buf, size_t n)
     }
     if (di->key_omits_default && v == di->dflt)
         return 0;
+    if (joined)                 /* "rc-full" + "4" */
+        return snprintf(buf, n, "%d", (int)v);
     return snprintf(buf, n, "%s%s%d", sep, di->key, (int)v);
 }
 
 int plan_key(const struct plan *p, char *buf, size_t n)
 {
     size_t len = 0;
+    int last = 0;
     if (n)
         buf[0] = '\0';
-    for (int d = 0; d < PLAN_DIM_COUNT; d++)
-        len += (size_t)key_token(p, d, len < n ? buf + len : NULL,
-                                 len < n ? n - len : 0);
+    for (int d = 0; d < PLAN_DIM_COUNT; d++) {
+        bool joined = plan_dims[d].key_joins && last > 0;
+        last = key_token(p, d, joined, len < n ? buf + len : NULL,
+                         len < n ? n - len : 0);
+        len += (size_t)last;
+    }
     return (int)len;
 }
 
@@ -265,6 +277,10 @@ enum plan_rule plan_check_stack(const struct plan *p,
         return PLAN_RULE_STACK_CP;
     if (p->replicas > 1 && (p->zero == 0 || p->dp % p->replicas))
         return PLAN_RULE_REPLICAS;
+    if (p->rc_layers > 0 && p->recompute != PLAN_RECOMPUTE_FULL)
+        return PLAN_RULE_RC_LAYERS;
+    if (p->rc_layers > 0 && !lim->stack_rc_block)
+        return PLAN_RULE_STACK_RC_BLOCK;
     return plan_check_overlap(p, lim);
 }
 
@@ -526,6 +542,21 @@ static void why_replicas(const struct why *w)
                     w->p->replicas);
 }
 
+static void why_rc_layers(const struct why *w)
+{
+    snprintf(w->buf, w->n, "recompute-layers: recompute_layers (%d) > 0 "
+             "recomputes whole layers and needs recompute full, not %s",
+             (int)w->p->rc_layers,
+             plan_recompute_name((enum plan_recompute)w->p->recompute));
+}
+
+static void why_stack_rc_block(const struct why *w)
+{
+    snprintf(w->buf, w->n, "stack-rc-block: the stack cannot recompute only "
+             "some layers of a stage (recompute_block false), "
+             "recompute_layers %d", (int)w->p->rc_layers);
+}
+
 static void why_ep_dense(const struct why *w)
 {
     snprintf(w->buf, w->n, "ep-dense: model '%s' has no experts to split "
@@ -610,6 +641,8 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_STACK_CP] = why_stack_cp, [PLAN_RULE_ZERO_PP] = why_zero_pp,
     [PLAN_RULE_STACK_OVERLAP] = why_stack_overlap,
     [PLAN_RULE_OVERLAP_DP] = why_overlap_dp, [PLAN_RULE_REPLICAS] = why_replicas,
+    [PLAN_RULE_RC_LAYERS] = why_rc_layers,
+    [PLAN_RULE_STACK_RC_BLOCK] = why_stack_rc_block,
     [PLAN_RULE_EP_DENSE] = why_ep_dense, [PLAN_RULE_EP_EXPERTS] = why_ep_experts,
     [PLAN_RULE_ETP_FFN] = why_etp_ffn, [PLAN_RULE_EP_FOLD] = why_ep_fold,
     [PLAN_RULE_EP_MESH_ETP] = why_ep_mesh_etp,

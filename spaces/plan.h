@@ -29,6 +29,9 @@ struct plan {                   /* a plain value */
     int32_t sp;                 /* 1: Megatron sequence parallelism */
     int32_t tpo;                /* 1: TP communication overlapped with GEMMs */
     int32_t recompute;          /* enum plan_recompute */
+    int32_t rc_layers;          /* with full recompute: layers per model
+                                   chunk recomputed (Megatron's block
+                                   method), 0 every layer */
     int32_t zero;               /* ZeRO stage over dp: 0 none, 1 optimizer
                                    states, 2 + gradients, 3 + parameters
                                    (FSDP) */
@@ -93,6 +96,10 @@ enum plan_rule {
     PLAN_RULE_STACK_CP,         /* the stack has no context parallelism */
     PLAN_RULE_ZERO_PP,          /* the stack shards no further than
                                    stack_zero_pp with pp > 1 */
+    PLAN_RULE_RC_LAYERS,        /* recompute_layers > 0 without full
+                                   recompute */
+    PLAN_RULE_STACK_RC_BLOCK,   /* recompute_layers > 0 and the stack has no
+                                   block recompute */
     PLAN_RULE_STACK_OVERLAP,    /* overlap on, and the stack overlaps no
                                    data-parallel communication */
     PLAN_RULE_OVERLAP_DP,       /* overlap on with dp 1: nothing to
@@ -136,6 +143,8 @@ struct plan_limits {            /* what the rules need to know of the system
     bool stack_cp;              /* it has context parallelism (cp > 1) */
     bool stack_ep;              /* it has expert parallelism (ep > 1) */
     bool stack_epo;             /* it overlaps MoE all-to-alls (epo) */
+    bool stack_rc_block;        /* it recomputes the first N layers of a
+                                   chunk (recompute_layers > 0) */
     enum plan_ep_mesh ep_mesh;  /* its expert layout (0: Megatron's) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
@@ -144,7 +153,7 @@ struct plan_limits {            /* what the rules need to know of the system
                        .stack_overlap = true, .stack_1f1b = true, \
                        .stack_interleaved = true, .stack_tpo = true, \
                        .stack_cp = true, .stack_ep = true, \
-                       .stack_epo = true
+                       .stack_epo = true, .stack_rc_block = true
 
 /* The plan's pipeline layout under the stack's split rule: 0, or -1 when
  * the rule cannot split the layers so (rule layers-pp). */
@@ -201,8 +210,9 @@ enum plan_rule plan_check_ep_mesh(const struct plan *p);
  * reads dp, mbs, pp, vpp, pp_first, pp_last. */
 enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim);
-/* stack: stack-tp-overlap, stack-cp, replicas-dp, then the overlap's;
- * reads tpo, cp, replicas, zero, dp, overlap. */
+/* stack: stack-tp-overlap, stack-cp, replicas-dp, recompute-layers,
+ * stack-rc-block, then the overlap's; reads tpo, cp, replicas, zero, dp,
+ * recompute, rc_layers, overlap. */
 enum plan_rule plan_check_stack(const struct plan *p,
                                 const struct plan_limits *lim);
 /* The last rules, the only ones the overlap changes (stack-overlap,

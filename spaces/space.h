@@ -22,7 +22,8 @@ struct space {
     union {                     /* by table row, or by name */
         struct space_list dim[PLAN_DIM_COUNT];
         struct { struct space_list tp, cp, pp, dp, mbs, vpp, pp_first, pp_last,
-                         sp, tpo, recompute, zero, overlap, replicas; };
+                         sp, tpo, recompute, recompute_layers, zero, overlap,
+                         replicas; };
     };
     bool tp_cross_node;
 };

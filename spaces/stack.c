@@ -89,7 +89,8 @@ static const char *const stack_fields[] = {
     "grad_copy_bf16_bytes", "reserve_gib", "bf16_grad_allreduce",
     "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
-    "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope", NULL,
+    "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
+    "recompute_block", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -204,7 +205,9 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
 {
     int sel = JOB_SELECTIVE_ATTENTION, ga = JOB_GATHER_UNIT;
     int fc = JOB_FP8_CAST_FUSED;
-    if ((conf_has(g, "separate_proj") &&
+    if ((conf_has(g, "recompute_block") &&
+         conf_bool(g, "recompute_block", &s->recompute_block, err)) ||
+        (conf_has(g, "separate_proj") &&
          conf_bool(g, "separate_proj", &s->separate_proj, err)) ||
         (conf_has(g, "cp_merge_eager") &&
          conf_bool(g, "cp_merge_eager", &s->cp_merge_eager, err)) ||
@@ -479,6 +482,7 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_ep = s->moe_dispatch != JOB_MOE_NONE;
     lim->stack_epo = lim->stack_ep && s->moe_a2a_overlap;
     lim->ep_mesh = s->ep_mesh;
+    lim->stack_rc_block = s->recompute_block;
 }
 
 void stack_plan_defaults(const struct stack *s, struct plan *p)

@@ -96,6 +96,10 @@ struct stack {                  /* a plain value */
     bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
                                    eager kernels (PyTorch ring attention) */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
+    bool recompute_block;       /* full recompute of the first N layers of
+                                   each chunk only (Megatron's
+                                   --recompute-method block; optional,
+                                   false) */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):

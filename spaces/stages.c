@@ -274,6 +274,22 @@ int32_t stage_chunk_layers(const struct stage_layout *s, int64_t r, int64_t k)
     return (int32_t)(n / s->vpp + (k < n % s->vpp));
 }
 
+int32_t stage_rank_first_layers(const struct stage_layout *s, int64_t r,
+                                int64_t n)
+{
+    int64_t l = stage_rank_layers(s, r), q = l / s->vpp, rem = l % s->vpp;
+    int64_t big = q + 1 < n ? q + 1 : n, small = q < n ? q : n;
+    return (int32_t)(rem * big + (s->vpp - rem) * small);
+}
+
+int64_t stage_first_layers(const struct stage_layout *s, int64_t n)
+{
+    int64_t t = 0;
+    for (int64_t r = 0; r < s->pp; r++)
+        t += stage_rank_first_layers(s, r, n);
+    return t;
+}
+
 int stage_layout_string(const struct stage_layout *s, int64_t mtp, char *buf,
                         size_t n)
 {

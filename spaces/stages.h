@@ -67,6 +67,13 @@ int32_t stage_max_layers(const struct stage_layout *s);
  * rank's layers over its vpp chunks, the first ones one more where vpp
  * does not divide them. */
 int32_t stage_chunk_layers(const struct stage_layout *s, int64_t r, int64_t k);
+/* Layers among the first n of each of rank r's model chunks: what
+ * Megatron's block recompute (--recompute-num-layers n) rebuilds on the
+ * rank, sum over its chunks k of min(n, stage_chunk_layers(s, r, k)). */
+int32_t stage_rank_first_layers(const struct stage_layout *s, int64_t r,
+                                int64_t n);
+/* The same summed over every rank: the model's layers it rebuilds. */
+int64_t stage_first_layers(const struct stage_layout *s, int64_t n);
 /* Megatron's --pipeline-model-parallel-layout for s: virtual stages in
  * order (stage v on rank v % pp), '|' between them, "E" the embedding on
  * the first, "t*n" its layers, mtp "m"s and "L" the loss on the last

@@ -65,6 +65,21 @@ for e_fw in megatron nemo; do
         --framework "$e_fw" --model llama3-405b --system dgx-h100 --seq 8192 \
         --gbs 2048 --tp 8 --pp 10 --dp 64 --sp --recompute full --zero 1
 done
+# Megatron's block recompute (recompute_layers): 1 of each chunk's layers
+# on Meta's PP16 with 4 virtual stages; torchtitan has no such knob (its
+# stack breaks rule stack-rc-block; a plan from another stack meets
+# torchtitan_refuses, tests/unit/test_rclayers.c export_spellings)
+for e_fw in megatron nemo; do
+    golden "golden-export-$e_fw-rc-block" "export-$e_fw-rc-block.expected" -- \
+        export --framework "$e_fw" --model llama3-405b --system dgx-h100 \
+        --seq 8192 --gbs 2048 --tp 8 --pp 16 --dp 128 --vpp 4 --sp --tpo \
+        --recompute full --recompute_layers 1 --zero 1
+done
+run_tp export --framework torchtitan --model llama3-8b --tp 1 --dp 8 \
+    --recompute full --recompute_layers 2 --zero 3 --seq 8192 --gbs 64
+expect export-titan-rc-block exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan cannot run tp1.pp1.dp8.mb1.rc-full2.z3: stack-rc-block: the stack cannot recompute only some layers of a stage (recompute_block false), recompute_layers 2 (--nearest exports the nearest plan it runs)"
+
 # a layout torchtitan cannot be told to build: refused (exit 1) like any
 # plan the framework cannot run
 run_tp export --framework torchtitan --model llama3-405b --tp 8 --pp 8 --dp 8 \

@@ -22,6 +22,15 @@ golden golden-search-lists search-lists.expected -- search $SMALL \
 # "Long sequences and communication overlap")
 golden golden-search-long-seq search-long-seq.expected -- search \
     --model llama3-8b --system dgx-h100 --seq 131072 --gbs 64 --gpus 64,128 --top 3
+# Llama 3 405B at 1,024..16,384 H100s (issue 10's "done when", README
+# "Capacity planning"): with Megatron's block recompute in the space
+# (recompute_layers) the deep pipelines rebuild only some layers
+golden golden-search-405b search-405b.expected -- search --model llama3-405b \
+    --system dgx-h100 --seq 8192 --gbs 2048 --gpus 1024..16384 --top 3
+same_output threads-405b OMP_NUM_THREADS=1 search --model llama3-405b \
+    --system dgx-h100 --seq 8192 --gbs 2048 --gpus 1024..16384 --format csv vs \
+    OMP_NUM_THREADS=2 search --model llama3-405b --system dgx-h100 --seq 8192 \
+    --gbs 2048 --gpus 1024..16384 --format csv
 same_output threads-long-seq OMP_NUM_THREADS=1 search --model llama3-8b \
     --system dgx-h100 --seq 131072 --gbs 64 --gpus 64..512 --format csv vs \
     OMP_NUM_THREADS=2 search --model llama3-8b --system dgx-h100 --seq 131072 \
