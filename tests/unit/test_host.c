@@ -126,7 +126,11 @@ Test(host, stack_fields)
                            "stack.moe_host_sync=false" };
     const char *bad[] = { "stack.cuda_graph_scope=mlp" };
     cr_assert_eq(stack_load(&s, "megatron-core", NULL, 0, &err), 0, "%s", err.msg);
-    cr_assert_float_eq(s.moe_host_s, 64e-6, 1e-12);
+    {   /* the eager stacks' fitted host time (calibrate --runs fits one) */
+        struct stack lm;
+        cr_assert_eq(stack_load(&lm, "megatron-lm-2021", NULL, 0, &err), 0);
+        cr_assert(s.moe_host_s > 0 && s.moe_host_s == lm.host_s);
+    }
     cr_assert(s.moe_host_sync);
     cr_assert_eq(s.cuda_graphs, 0);
     cr_assert_eq(stack_load(&s, "megatron-core", sets, 2, &err), 0, "%s", err.msg);
