@@ -210,11 +210,15 @@ static void gpu_key(const char *s, char *out, size_t n)
 }
 
 /* Samples of another GPU describe that GPU: say so (the sample files name
- * theirs, "NVIDIAA100-SXM4-80GB"; the system file its gpu.name). */
+ * theirs, "NVIDIAA100-SXM4-80GB"; the system file its gpu.name, whose
+ * first part names the chip: "A100" of "A100-SXM4-80GB", "GH200" of
+ * "GH200-96GB-HBM3"; the memory variant is not compared). */
 static void warn_other_gpu(const struct hw_system *base, const char *samples_gpu)
 {
-    char a[64], b[64];
-    gpu_key(base->gpu_name, a, sizeof a);
+    char a[64], b[64], chip[64];
+    snprintf(chip, sizeof chip, "%s", base->gpu_name);
+    chip[strcspn(chip, "- ")] = '\0';
+    gpu_key(chip, a, sizeof a);
     gpu_key(samples_gpu, b, sizeof b);
     if (a[0] && !strstr(b, a))
         tpl_log(TPL_LOG_WARN, "the samples are of %s, the system's GPU is %s: "
