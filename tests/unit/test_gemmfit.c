@@ -2,7 +2,7 @@
  * split-K of an output of few tiles (predictor/kernel.c pred_gemm_s) by
  * hand on round kernel numbers, and the published samples' linear-layer
  * errors with the GPU's own measured maximum as the cap. */
-#include "helpers.h"
+#include "calfit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,27 +82,12 @@ Test(gemmfit, published_samples_meet_the_readme)
         { "vista-gh200", "linear2", "fwd", 6 }, { "vista-gh200", "linear3", "bwd", 5.2 },
         { "vista-gh200", "linear4", "bwd", 4.2 }, { "vista-gh200", "linear_final", "bwd", 5 },
     };
-    const char *shared = getenv("TRAINPLAN_SHARED");
-    char samples[4096];
-    static struct cal_report rep;
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
-        struct hw_system base = load_system(want[w].gpu), fit;
-        struct tpl_err err = { 0 };
-        bool seen = false;
-        snprintf(samples, sizeof samples, "%s/data/kernel-samples/%s",
-                 shared && *shared ? shared : "../shared", want[w].gpu);
-        if (access(samples, F_OK) != 0)
-            skip_without_shared("%s absent", samples);
-        if (w == 0 || strcmp(want[w].gpu, want[w - 1].gpu)) {
-            cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
-            assert_rel(rep.gemm_rate_max, base.eff_max, 0.002);     /* the cap */
-        }
-        for (int i = 0; i < rep.n_rows; i++)
-            if (!strcmp(rep.rows[i].op, want[w].op) && !strcmp(rep.rows[i].dir, want[w].dir)) {
-                cr_assert_lt(rep.rows[i].mape_random, want[w].max, "%s %s %s: %.2f",
-                             want[w].gpu, want[w].op, want[w].dir, rep.rows[i].mape_random);
-                seen = true;
-            }
-        cr_assert(seen, "%s %s", want[w].gpu, want[w].op);
+        struct hw_system base;
+        const struct cal_report *rep = published_fit(want[w].gpu, &base);
+        const struct cal_row *r = report_row(rep, want[w].op, want[w].dir);
+        assert_rel(rep->gemm_rate_max, base.eff_max, 0.002);     /* the cap */
+        cr_assert_lt(r->mape_random, want[w].max, "%s %s %s: %.2f", want[w].gpu,
+                     want[w].op, want[w].dir, r->mape_random);
     }
 }

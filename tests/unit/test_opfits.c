@@ -3,7 +3,7 @@
  * the all-gather shares) by hand, and calibrate recovering each one's
  * parameters from synthetic samples (times from known parameters, +-1 %
  * PCG noise), with failed and disturbed collective runs left out. */
-#include "helpers.h"
+#include "calfit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -333,25 +333,11 @@ Test(opfits, published_samples_meet_the_readme)
         { "vista-gh200", "embedding", "fwd", 4 }, { "vista-gh200", "embedding", "bwd", 7 },
         { "vista-gh200", "allgather (nodes)", "-", 15 },
     };
-    const char *shared = getenv("TRAINPLAN_SHARED");
-    char samples[4096];
-    static struct cal_report rep;
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
-        struct hw_system base = load_system(want[w].gpu), fit;
-        struct tpl_err err = { 0 };
-        bool seen = false;
-        snprintf(samples, sizeof samples, "%s/data/kernel-samples/%s",
-                 shared && *shared ? shared : "../shared", want[w].gpu);
-        if (access(samples, F_OK) != 0)
-            skip_without_shared("%s absent", samples);
-        if (w == 0 || strcmp(want[w].gpu, want[w - 1].gpu))
-            cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
-        for (int i = 0; i < rep.n_rows; i++)
-            if (!strcmp(rep.rows[i].op, want[w].op) && !strcmp(rep.rows[i].dir, want[w].dir)) {
-                cr_assert_lt(rep.rows[i].mape_random, want[w].max, "%s %s %s: %.2f",
-                             want[w].gpu, want[w].op, want[w].dir, rep.rows[i].mape_random);
-                seen = true;
-            }
-        cr_assert(seen, "%s %s", want[w].gpu, want[w].op);
+        struct hw_system base;
+        const struct cal_row *r = report_row(published_fit(want[w].gpu, &base),
+                                             want[w].op, want[w].dir);
+        cr_assert_lt(r->mape_random, want[w].max, "%s %s %s: %.2f", want[w].gpu,
+                     want[w].op, want[w].dir, r->mape_random);
     }
 }

@@ -4,7 +4,7 @@
  * numbers from synthetic per-stage samples (+-1 % PCG noise) with disturbed
  * runs (seconds where the rest take milliseconds) left out, and the
  * published samples' errors. */
-#include "helpers.h"
+#include "calfit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,27 +155,13 @@ Test(optfit, published_samples_meet_the_readme)
         { "vista-gh200", "optimizer (middle)", 9.0, 0 },
         { "vista-gh200", "optimizer (last)", 12.0, 0 },
     };
-    const char *shared = getenv("TRAINPLAN_SHARED");
-    char samples[4096];
-    static struct cal_report rep;
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
-        struct hw_system base = load_system(want[w].gpu), fit;
-        struct tpl_err err = { 0 };
-        bool seen = false;
-        snprintf(samples, sizeof samples, "%s/data/kernel-samples/%s",
-                 shared && *shared ? shared : "../shared", want[w].gpu);
-        if (access(samples, F_OK) != 0)
-            skip_without_shared("%s absent", samples);
-        if (w == 0 || strcmp(want[w].gpu, want[w - 1].gpu))
-            cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
-        for (int i = 0; i < rep.n_rows; i++)
-            if (!strcmp(rep.rows[i].op, want[w].op)) {
-                cr_assert_null(rep.rows[i].why, "%s %s", want[w].gpu, want[w].op);
-                cr_assert_lt(rep.rows[i].mape_random, want[w].max, "%s %s: %.2f",
-                             want[w].gpu, want[w].op, rep.rows[i].mape_random);
-                cr_assert_eq(rep.rows[i].n_failed, want[w].failed);
-                seen = true;
-            }
-        cr_assert(seen, "%s %s", want[w].gpu, want[w].op);
+        struct hw_system base;
+        const struct cal_row *r = report_row(published_fit(want[w].gpu, &base),
+                                             want[w].op, NULL);
+        cr_assert_null(r->why, "%s %s", want[w].gpu, want[w].op);
+        cr_assert_lt(r->mape_random, want[w].max, "%s %s: %.2f", want[w].gpu,
+                     want[w].op, r->mape_random);
+        cr_assert_eq(r->n_failed, want[w].failed);
     }
 }
