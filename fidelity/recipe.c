@@ -145,7 +145,7 @@ bool fid_recipe_apply(const struct run_row *r, struct job *j,
         }
         if (e->optim_bytes > 0)
             j->optim_bytes = e->optim_bytes;
-        j->optim_offload = e->optim_offload;
+        p->offload = e->optim_offload;  /* the plan's offload (dims.c) */
         return true;
     }
     return false;

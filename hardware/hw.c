@@ -61,7 +61,7 @@ static const char *const gpu_fields[] = {
 };
 static const char *const node_fields[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_pair_gbs", "nvlink_latency_us",
-    NULL,
+    "host_gbs", "host_mem_gbs", NULL,
 };
 static const char *const network_fields[] = { "nic_gbps", "latency_us", "nic_exp", NULL };
 static const char *const network_required[] = { "nic_gbps", "latency_us", NULL };
@@ -71,7 +71,7 @@ static const char *const node_required[] = {
 static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network",
-    "allgather_nvlink", "allgather_network", "calibrated",
+    "allgather_nvlink", "allgather_network", "host", "calibrated",
     NULL,
 };
 static const char *const kernel_fields[] = {
@@ -172,6 +172,22 @@ static int read_gpu(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The node's optional host fields (GB/s): the GPUs' host link and the
+ * node's host memory; 0 where the file does not say. */
+static int read_host(struct hw_system *hw, const struct conf_group *g,
+                     struct tpl_err *err)
+{
+    double host = 0, mem = 0;
+    if ((conf_has(g, "host_gbs") &&
+         conf_num(g, "host_gbs", 0, true, 1e6, &host, err)) ||
+        (conf_has(g, "host_mem_gbs") &&
+         conf_num(g, "host_mem_gbs", 0, true, 1e6, &mem, err)))
+        return TPL_ECONFIG;
+    hw->host_bytes_per_s = host * GIGA;
+    hw->host_mem_bytes_per_s = mem * GIGA;
+    return 0;
+}
+
 static int read_links(struct hw_system *hw, const struct conf *c,
                       struct tpl_err *err)
 {
@@ -206,6 +222,8 @@ static int read_links(struct hw_system *hw, const struct conf *c,
         hw->nvlink_pair_bytes_per_s = fmin(pair * GIGA, hw->nvlink_bytes_per_s);
     }
     hw->nvlink_latency_s *= US;
+    if (read_host(hw, &g, err))
+        return TPL_ECONFIG;
     hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
     hw->net_latency_s *= US;
     hw->net_nic_exp = 1;                        /* each GPU's NIC adds its rate */
@@ -240,6 +258,29 @@ static int check_max(struct hw_system *hw, const struct conf_group *g,
     return 0;
 }
 
+/* The links' optional shares, each defaulting to the collectives' (or,
+ * for the host link, to its whole rate). */
+static int read_link_shares(struct hw_system *hw, const struct conf_group *gp,
+                            struct tpl_err *err)
+{
+    hw->eff_p2p_nvlink = hw->eff_ag_nvlink = hw->eff_nvlink;
+    hw->eff_p2p_net = hw->eff_ag_net = hw->eff_net;
+    hw->eff_host = 1.0;                         /* the host link's rate */
+    if ((conf_has(gp, "host") &&
+         conf_num(gp, "host", 0, true, 1, &hw->eff_host, err)) ||
+        (conf_has(gp, "allgather_nvlink") &&
+         conf_num(gp, "allgather_nvlink", 0, true, 1.5, &hw->eff_ag_nvlink, err)) ||
+        (conf_has(gp, "allgather_network") &&
+         conf_num(gp, "allgather_network", 0, true, 1, &hw->eff_ag_net, err)))
+        return TPL_ECONFIG;
+    if ((conf_has(gp, "p2p_nvlink") &&
+         conf_num(gp, "p2p_nvlink", 0, true, 1.5, &hw->eff_p2p_nvlink, err)) ||
+        (conf_has(gp, "p2p_network") &&
+         conf_num(gp, "p2p_network", 0, true, 1, &hw->eff_p2p_net, err)))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 static int read_efficiency(struct hw_system *hw, const struct conf *c,
                            struct tpl_err *err)
 {
@@ -269,17 +310,7 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     if (conf_has(&g, "gemm_fp8_cs") &&
         conf_num(&g, "gemm_fp8_cs", 0, true, 1, &hw->eff_gemm_fp8_cs, err))
         return TPL_ECONFIG;
-    hw->eff_p2p_nvlink = hw->eff_ag_nvlink = hw->eff_nvlink;
-    hw->eff_p2p_net = hw->eff_ag_net = hw->eff_net;
-    if ((conf_has(&g, "allgather_nvlink") &&
-         conf_num(&g, "allgather_nvlink", 0, true, 1.5, &hw->eff_ag_nvlink, err)) ||
-        (conf_has(&g, "allgather_network") &&
-         conf_num(&g, "allgather_network", 0, true, 1, &hw->eff_ag_net, err)))
-        return TPL_ECONFIG;
-    if ((conf_has(&g, "p2p_nvlink") &&
-         conf_num(&g, "p2p_nvlink", 0, true, 1.5, &hw->eff_p2p_nvlink, err)) ||
-        (conf_has(&g, "p2p_network") &&
-         conf_num(&g, "p2p_network", 0, true, 1, &hw->eff_p2p_net, err)))
+    if (read_link_shares(hw, &g, err))
         return TPL_ECONFIG;
     hw->gemm_half_flop = half_gflop * GIGA;
     hw->calibrated = true;      /* unless the file says they are defaults */

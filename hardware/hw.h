@@ -94,6 +94,15 @@ struct hw_system {              /* a plain value: nothing to free */
     double nvlink_bytes_per_s;                 /* per GPU, per direction */
     double nvlink_pair_bytes_per_s;            /* between two GPUs (switched: all of it) */
     double nvlink_latency_s;
+    double host_bytes_per_s;                   /* GPU <-> host memory (PCIe,
+                                                * NVLink-C2C), per GPU, per
+                                                * direction (optional: 0, no
+                                                * host link said: no
+                                                * optimizer offload) */
+    double host_mem_bytes_per_s;               /* the node's host memory (all
+                                                * sockets), which its GPUs'
+                                                * copies share both ways
+                                                * (optional: 0, no cap) */
     /* network */
     double nic_bytes_per_s;                    /* per GPU, per direction */
     double net_latency_s;
@@ -110,6 +119,8 @@ struct hw_system {              /* a plain value: nothing to free */
     double eff_hbm, eff_norm, eff_nvlink, eff_net;
     double eff_p2p_nvlink, eff_p2p_net;    /* point-to-point sends (optional:
                                  * the collectives' nvlink / network) */
+    double eff_host;            /* achieved share of host_bytes_per_s
+                                 * (optional: 1) */
     double eff_ag_nvlink, eff_ag_net;      /* all-gather and reduce-scatter
                                  * (optional: the all-reduce's nvlink /
                                  * network) */

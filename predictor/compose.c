@@ -325,6 +325,41 @@ static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
     return t + pred_shard_exposed(c, &q, &se, m);
 }
 
+/* The optimizer step of the rank's shard of 'local' parameters. With the
+ * optimizer offloaded (the plan's offload; Megatron-Core --chunked-
+ * optimizer-state-offload, megatron/core/optimizer/cpu_offloading/
+ * README.md) the step still runs on the GPU, but its master weights and
+ * states (the job's optim_bytes per parameter) come in over the host link
+ * and go back out: "H2D for the next chunk, optimizer compute for the
+ * current chunk, and D2H for the previous chunk can overlap", each
+ * direction on its own copy stream, and "D2H completion does not block
+ * the host at the forward boundary". So the step takes the longest of the
+ * three, optim_bytes x local over the rate each direction gets, or the
+ * GPU's own step; never less than without offload. The rate: the host
+ * link's achievable one (node.host_gbs x efficiency.host), unless the
+ * node's host memory (node.host_mem_gbs) is the narrower: every rank steps
+ * at once, so the node's GPUs of the plan (at most gpus per node) copy in
+ * both directions together through it, 2 n x rate. */
+double pred_host_copy_bytes_per_s(const struct pred_ctx *c, const struct plan *p)
+{
+    int64_t n = plan_gpus(p) < c->hw.gpus_per_node ? plan_gpus(p)
+                                                    : c->hw.gpus_per_node;
+    double link = c->k.host_bytes_per_s, mem = c->hw.host_mem_bytes_per_s;
+    return mem > 0 ? fmin(link, mem / (2.0 * (double)n)) : link;
+}
+
+double pred_optimizer_step_s(const struct pred_ctx *c, const struct plan *p,
+                             double local)
+{
+    /* mixed-precision Adam: 34 B a parameter (fp32 master, m, v, gradient
+     * read; master, m, v written; the 16-bit copy written), at the
+     * system's optimizer-step fit where it has one (no preset does) */
+    double gpu = pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0, 34.0 * local, 1, 8);
+    if (!p->offload || c->k.host_bytes_per_s <= 0)  /* offload-host */
+        return gpu;
+    return fmax(gpu, c->job.optim_bytes * local / pred_host_copy_bytes_per_s(c, p));
+}
+
 static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
                              struct dp_params w)
 {
@@ -332,10 +367,7 @@ static double optimizer_time(const struct pred_ctx *c, const struct plan *p,
     double local = w.dense / (p->zero ? (double)pred_shard_degree(p) : 1.0);
     pred_expert_plan(p, &q);
     local += w.experts / (p->zero ? (double)pred_shard_degree(&q) : 1.0);
-    /* mixed-precision Adam: 34 B a parameter (fp32 master, m, v, gradient
-     * read; master, m, v written; the 16-bit copy written), at the
-     * system's optimizer-step fit where it has one (no preset does) */
-    return pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0, 34.0 * local, 1, 8);
+    return pred_optimizer_step_s(c, p, local);
 }
 
 /* ---- gradient accumulation outside the GEMM ---- */

@@ -45,6 +45,7 @@ static void link_params(struct pred_kernels *k, const struct hw_system *hw)
     k->ag_intra_scale = hw->eff_ag_nvlink / hw->eff_nvlink;
     k->ag_inter_scale = hw->eff_ag_net / hw->eff_net;
     k->inter_lat_s = hw->net_latency_s;
+    k->host_bytes_per_s = hw->host_bytes_per_s * hw->eff_host;
     k->nic_exp = hw->net_nic_exp;
     k->coll_base_s = hw->collective_base_s;
     k->p2p_base_s = hw->p2p_base_s;

@@ -50,6 +50,8 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double ag_intra_scale, ag_inter_scale;  /* the same for all-gather and
                                  * reduce-scatter (efficiency.allgather_*) */
     double inter_bytes_per_s, inter_lat_s;
+    double host_bytes_per_s;    /* achievable GPU <-> host, per direction
+                                 * (0: the system says no host link) */
     double nic_exp;             /* k GPUs of a node: k^nic_exp NIC rates
                                  * (network.nic_exp; 0 reads as 1) */
     double coll_base_s;

@@ -377,21 +377,35 @@ static double mtp_act(const struct pred_ctx *c, const struct plan *p,
 }
 
 /* The routed experts' model states, sharded over the expert-data-parallel
- * group (pred_expert_plan), added to out. */
-static void expert_states(const struct pred_ctx *c, const struct plan *p,
-                          const struct stage_layout *s, int64_t rank,
-                          struct pred_mem *out)
+ * group (pred_expert_plan), added to out; returns their master weights
+ * restored for an offloaded step. */
+static double expert_states(const struct pred_ctx *c, const struct plan *p,
+                            const struct stage_layout *s, int64_t rank,
+                            struct pred_mem *out)
 {
     struct pred_shard_mem sm;
     struct plan q;
     double e = pred_stage_expert_params(&c->model, p, s, rank);
     if (e <= 0)
-        return;
+        return 0;
     pred_expert_plan(p, &q);
     pred_shard_mem(c, &q, e, pred_layer_expert_params(&c->model, p), &sm);
     out->weights_bytes += sm.weights_bytes;
     out->grads_bytes += sm.grads_bytes;
     out->optimizer_bytes += sm.optimizer_bytes;
+    return sm.restore_bytes;
+}
+
+/* An offloaded optimizer's step (shard.c): after the backward has freed
+ * the activations and logits, the step holds the restored master weights
+ * and the state windows (pred.h) beside the weights and gradients. The
+ * optimizer part is what that holds beyond the freed activations, so
+ * that the parts still add up to the larger of the two peaks. */
+static double offload_step_bytes(const struct pred_mem *m, double restore)
+{
+    double step = restore + PRED_OFFLOAD_WINDOWS * PRED_OFFLOAD_CHUNK_MB *
+                            1024.0 * 1024.0;
+    return fmax(0.0, step - (m->activations_bytes + m->embed_logits_bytes));
 }
 
 /* A stack that keeps each parameter's bf16 gradient beside the fp32
@@ -415,7 +429,7 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
 {
     double params = pred_stage_params(&c->model, p, s, rank);
     double chunks = pred_inflight_chunks(p, mb, rank);
-    double mbs_in = ceil(chunks / (double)p->vpp);
+    double mbs_in = ceil(chunks / (double)p->vpp), restore;
     struct pred_shard_mem sm;
     pred_shard_mem(c, p, params, pred_layer_params_kind(&c->model, p,
                    model_is_moe(&c->model)), &sm);
@@ -423,11 +437,13 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
                          pred_fp8_scaling_bytes(&c->job, stage_rank_layers(s, rank));
     out->grads_bytes = sm.grads_bytes + grad_copy_bytes(c, p, params);
     out->optimizer_bytes = sm.optimizer_bytes;     /* over dp * cp: cp.c */
-    expert_states(c, p, s, rank, out);
+    restore = sm.restore_bytes + expert_states(c, p, s, rank, out);
     out->activations_bytes = stage_act(c, p, s, rank, chunks);
     out->embed_logits_bytes = end_stage_act(c, p, rank, mbs_in);
     if (rank == p->pp - 1)
         out->activations_bytes += mtp_act(c, p, mbs_in);
+    if (p->offload)
+        out->optimizer_bytes = offload_step_bytes(out, restore);
     out->total_bytes = out->weights_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes +
                        out->embed_logits_bytes;

@@ -71,6 +71,7 @@ void pred_ctx_init(struct pred_ctx *c, const struct model *m,
         c->hw_flops[r] = pred_hw_flops(m, j, (enum plan_recompute)r);
     c->limits = (struct plan_limits){ .tp_domain = hw->nvlink_domain,
                                       .tp_cross_node = tp_cross_node,
+                                      .host_link = hw->host_bytes_per_s > 0,
                                       PLAN_ANY_STACK };
 }
 
@@ -91,6 +92,7 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
     c->limits.stack_epo = stack->stack_epo;
     c->limits.ep_mesh = stack->ep_mesh;
     c->limits.stack_rc_block = stack->stack_rc_block;
+    c->limits.stack_offload = stack->stack_offload;
 }
 
 void pred_band_apply(struct pred_band b, double t, double *low, double *high)

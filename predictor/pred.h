@@ -136,7 +136,10 @@ double pred_layer_part_s(const struct pred_layer *l, enum pred_part part);
 
 /* ---- memory per GPU, bytes ---- */
 struct pred_mem {
-    double weights_bytes, grads_bytes, optimizer_bytes; /* of the worst stage */
+    double weights_bytes, grads_bytes, optimizer_bytes; /* of the worst stage;
+                                   with offload, optimizer is what the step
+                                   holds beyond the freed activations
+                                   (mem.c offload_step_bytes) */
     double activations_bytes;   /* layers' saved activations in flight */
     double embed_logits_bytes;  /* embedding output / fp32 logits */
     double total_bytes;         /* sum of the above */
@@ -491,7 +494,27 @@ double pred_dp_gather_s(const struct pred_ctx *c, const struct plan *p,
 /* Whether the stage's parameters stay gathered through the step: ZeRO-2,
  * and ZeRO-3 without reshard after forward (the job's fsdp_reshard). */
 bool pred_shard_keeps_params(const struct pred_ctx *c, const struct plan *p);
-struct pred_shard_mem { double weights_bytes, grads_bytes, optimizer_bytes; };
+struct pred_shard_mem { double weights_bytes, grads_bytes, optimizer_bytes;
+                         double restore_bytes; /* offload: the master
+                                                  weights restored for the
+                                                  step (shard.c) */ };
+/* Optimizer offload (the plan's offload): the state chunk Megatron
+ * restores at a time, the size export writes as --optimizer-state-offload-
+ * chunk-size-mb (megatron/core/optimizer/cpu_offloading/README.md: its
+ * example's 256), and the two of them a step holds ("two reusable GPU
+ * state windows ... about 2 * optimizer_state_offload_chunk_size_mb"). */
+#define PRED_OFFLOAD_CHUNK_MB 256
+#define PRED_OFFLOAD_WINDOWS 2
+/* fp32 master weights, per parameter, of the optimizer_bytes. */
+#define PRED_MASTER_BYTES 4.0
+/* Seconds of the optimizer step of 'local' parameters (the rank's shard),
+ * with the offload's host-link transfers when the plan offloads
+ * (compose.c). */
+double pred_optimizer_step_s(const struct pred_ctx *c, const struct plan *p,
+                             double local);
+/* Bytes per second one GPU of the plan copies to or from host memory
+ * while every GPU of its node does the same (compose.c). */
+double pred_host_copy_bytes_per_s(const struct pred_ctx *c, const struct plan *p);
 /* Model states per GPU of a stage holding 'params' parameters, 'unit' of
  * them in one FSDP unit (a layer): shard.c header. */
 void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,

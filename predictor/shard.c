@@ -31,14 +31,16 @@
  * The gradient and the optimizer states take the job's bytes per
  * parameter (the stack's grad_bytes, grad_fp16_bytes for fp16 jobs, and
  * optimizer_bytes; 4 and 12 above).
- * With the optimizer offloaded (the job's optim_offload: Megatron-Core
- * chunked_optimizer_state_offload, megatron/core/optimizer/cpu_offloading/
- * chunked_optimizer_state_offload.py: master weights and states in pinned
- * host memory between updates, restored for the step, the master weights
- * in one window and the states a chunk at a time) the forward and
- * backward run without them: 0 on the GPU at that peak. The step's own
- * peak, after the activations are freed, is below it whenever the
- * activations exceed the restored master weights (4P/d).
+ * With the optimizer offloaded (the plan's offload: Megatron-Core
+ * --chunked-optimizer-state-offload, megatron/core/optimizer/
+ * cpu_offloading/README.md: master weights and states in pinned host
+ * memory between updates, restored for the step, "All selected master
+ * weights use one full restore window" and the states a chunk at a time
+ * in "two reusable GPU state windows") the forward and backward run
+ * without them: 0 on the GPU at that peak. The step restores the fp32
+ * master weights of the rank's shard, 4P/d (restore_bytes), and holds two
+ * state chunks (pred.h PRED_OFFLOAD_CHUNK_MB), after the activations are
+ * freed: predictor/mem.c takes the larger of the two peaks.
  * DeepSpeed's ZeRO-3 (the stack's zero3_gather "parameter") does not hold
  * whole units: its coordinator fetches each module's parameters and
  * releases them once more than stage3_max_live_parameters (1e9 elements,
@@ -269,8 +271,9 @@ void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
         out->grads_bytes += inflight;
     if (pipeline_nosync(c, p) && !one)
         out->grads_bytes += NOSYNC_GRAD_BYTES * params;
-    out->optimizer_bytes = c->job.optim_offload ? 0.0
+    out->optimizer_bytes = p->offload ? 0.0
                          : c->job.optim_bytes * params / (p->zero ? d : 1.0);
+    out->restore_bytes = p->offload ? PRED_MASTER_BYTES * params / d : 0.0;
 }
 
 /* ---- time ---- */

@@ -16,7 +16,7 @@ static const char *const fw_names[RES_FW_COUNT] = {
     [RES_FW_TORCHTITAN] = "torchtitan",
 };
 static_assert(RES_FW_COUNT == 3, "update fw_names and fw_writers");
-static_assert(PLAN_DIM_COUNT == 18, "a new plan dimension needs its spelling "
+static_assert(PLAN_DIM_COUNT == 19, "a new plan dimension needs its spelling "
               "in every exporter: megatron, nemo and torchtitan below");
 
 int res_framework_parse(const char *s, enum res_framework *out)
@@ -164,6 +164,11 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
         megatron_full(fp, p);
     if (p->zero)
         fputs("--use-distributed-optimizer \\\n", fp);
+    if (p->offload)     /* megatron/core/optimizer/cpu_offloading/README.md */
+        fprintf(fp, "--chunked-optimizer-state-offload \\\n"
+                "--optimizer-state-offload-fraction 1.0 \\\n"
+                "--optimizer-state-offload-chunk-size-mb %d \\\n"
+                "--ckpt-format torch_dist \\\n", PRED_OFFLOAD_CHUNK_MB);
     if (p->zero >= 2)           /* Megatron-FSDP: its user guide's flags */
         fprintf(fp, "--use-megatron-fsdp \\\n--data-parallel-sharding-strategy "
                 "%s \\\n--no-gradient-accumulation-fusion \\\n--ckpt-format "
@@ -297,9 +302,16 @@ static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
         [JOB_PREC_BF16] = "bf16_mixed", [JOB_PREC_FP16] = "fp16_mixed",
         [JOB_PREC_FP8] = "bf16_with_fp8_current_scaling_mixed",
     };
-    fprintf(fp, "optimizer:\n  use_distributed_optimizer: %s\n"
-            "dataset:\n  seq_length: %lld\nmixed_precision: %s\n",
-            p->zero ? "true" : "false", (long long)c->job.seq,
+    fprintf(fp, "optimizer:\n  use_distributed_optimizer: %s\n",
+            p->zero ? "true" : "false");
+    if (p->offload)     /* Megatron-Core OptimizerConfig's fields (README.md
+                         * of megatron/core/optimizer/cpu_offloading) */
+        fprintf(fp, "  chunked_optimizer_state_offload: true\n"
+                "  optimizer_state_offload_fraction: 1.0\n"
+                "  optimizer_state_offload_chunk_size_mb: %d\ncheckpoint:\n"
+                "  ckpt_format: torch_dist\n", PRED_OFFLOAD_CHUNK_MB);
+    fprintf(fp, "dataset:\n  seq_length: %lld\nmixed_precision: %s\n",
+            (long long)c->job.seq,
             c->job.precision == JOB_PREC_FP8 && c->job.fp8_delayed
             ? "bf16_with_fp8_delayed_scaling_mixed" : mp[c->job.precision]);
 }
@@ -482,6 +494,11 @@ static void torchtitan(FILE *fp, const struct pred_ctx *c, const struct plan *p)
  * (torchtitan/config/job_config.py, Parallelism), and always overlapped. */
 static const char *torchtitan_refuses(const struct plan *p)
 {
+    if (p->offload)
+        return "torchtitan has no chunked optimizer-state offload (its "
+               "CPU offload, FSDP2's CPUOffloadPolicy, moves parameters, "
+               "gradients and the optimizer step to the host, which trainplan "
+               "does not model); use --offload=n";
     if (p->epo)
         return "torchtitan has no combined 1F1B overlap of the MoE "
                "all-to-alls; use --epo=n";

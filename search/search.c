@@ -49,6 +49,10 @@ struct engine {                 /* shared, read-only during the loop */
     bool in_range;              /* every listed value within its row's range */
     bool fit_layers;            /* recompute_layers has a choice: a value
                                    other than 0 listed or auto */
+    int32_t offload_first;      /* the offload every plan starts with: the
+                                   smallest listed */
+    bool fit_offload;           /* offload 0 and 1 listed: on where the plan
+                                   fits in no other way */
     uint64_t n_blocks;
 };
 
@@ -111,6 +115,14 @@ static int range_values(int32_t lo, int64_t hi, int32_t *out)
     return n;
 }
 
+/* A switch the stack may have: off, and on where it does. */
+static int switch_values(bool on, int32_t *out)
+{
+    out[0] = 0;
+    out[1] = 1;
+    return on ? 2 : 1;
+}
+
 /* What "auto" means for dimension d (spaces/dims.h, enum plan_dim_auto). */
 static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
 {
@@ -128,15 +140,12 @@ static int auto_values(const struct search_cfg *cfg, int d, int32_t *out)
     case PLAN_AUTO_CP:
         return pred_cp_auto(cfg->ctx, max_gpus, out, DIM_MAX);
     case PLAN_AUTO_STACK_TPO:
-        out[n++] = 0;
-        if (cfg->ctx->limits.stack_tpo)
-            out[n++] = 1;
-        return n;
+        return switch_values(cfg->ctx->limits.stack_tpo, out);
     case PLAN_AUTO_STACK_EPO:
-        out[n++] = 0;
-        if (cfg->ctx->limits.stack_epo && model_is_moe(m))
-            out[n++] = 1;
-        return n;
+        return switch_values(cfg->ctx->limits.stack_epo && model_is_moe(m), out);
+    case PLAN_AUTO_STACK_OFFLOAD:
+        return switch_values(cfg->ctx->limits.stack_offload &&
+                             cfg->ctx->limits.host_link, out);
     case PLAN_AUTO_STACK_RC_BLOCK:  /* 0, and 1 .. the layers */
         return range_values(0, cfg->ctx->limits.stack_rc_block ? m->layers : 0,
                             out);
@@ -440,9 +449,9 @@ static __attribute__((noinline)) void fit_layers(const struct engine *e,
         pred_memory(e->ctx, p, mem);
 }
 
-/* The plan's memory (with the fit dimension chosen); the rule a stack
+/* The plan's memory (with the fit dimensions chosen); the rule a stack
  * without block recompute breaks when the space lists no 0. */
-static __attribute__((noinline)) enum plan_rule plan_memory(const struct engine *e, struct block_rules *br,
+static __attribute__((noinline)) enum plan_rule memory_fit(const struct engine *e, struct block_rules *br,
                                   struct plan *p, struct pred_mem *mem)
 {
     if (p->recompute == PLAN_RECOMPUTE_FULL && e->fit_layers) {
@@ -459,6 +468,55 @@ static __attribute__((noinline)) enum plan_rule plan_memory(const struct engine 
     return PLAN_OK;
 }
 
+/* memory_fit, then the second fit dimension (offload): a plan that does
+ * not fit without it, and may offload (plan_check_offload), takes it, its
+ * recompute_layers fitted again, if it then fits (offloading never makes
+ * a plan faster, so a plan that fits without it keeps it off; a miss is
+ * reported as the plan without it). *mem is the least memory over the
+ * listed recompute_layers, and offloading frees at most the worst stage's
+ * optimizer states from its total (mem.c: the step's window only adds), so
+ * a plan short by more than those cannot fit offloaded: not tried. The
+ * retry keeps no sibling (br): it describes the plans without offload. */
+static enum plan_rule plan_memory(const struct engine *e, struct block_rules *br,
+                                  struct plan *p, struct pred_mem *mem)
+{
+    struct plan q;
+    struct pred_mem off;
+    enum plan_rule r = memory_fit(e, br, p, mem);
+    if (r != PLAN_OK || mem->fits || !e->fit_offload ||
+        mem->margin_bytes + mem->optimizer_bytes < 0 ||
+        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
+        return r;
+    q = *p;
+    q.offload = 1;
+    q.rc_layers = 0;
+    if (memory_fit(e, NULL, &q, &off) != PLAN_OK || !off.fits)
+        return r;
+    *p = q;
+    *mem = off;
+    return PLAN_OK;
+}
+
+/* A miss that may offload (plan_memory found it short offloaded too, or
+ * too short to try): the offloaded plan as a near miss as well, where it
+ * could be the nearest (offloading frees at most the worst stage's
+ * optimizer states), so that the nearest miss is the nearest either way. */
+static void offload_miss(const struct engine *e, struct search_gpu *g,
+                         const struct plan *p, const struct pred_mem *mem,
+                         uint64_t idx)
+{
+    struct plan q = *p;
+    struct pred_mem off;
+    if (!e->fit_offload || p->offload ||
+        -(mem->margin_bytes + mem->optimizer_bytes) > g->nearest_short_bytes ||
+        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
+        return;
+    q.offload = 1;
+    q.rc_layers = 0;
+    if (memory_fit(e, NULL, &q, &off) == PLAN_OK)
+        near_miss(g, &q, -off.margin_bytes, idx);
+}
+
 static void eval_one(const struct engine *e, struct block_rules *br,
                      struct search_gpu *g, struct plan *p,
                      const struct pred_memo *memo, uint64_t idx)
@@ -471,7 +529,8 @@ static void eval_one(const struct engine *e, struct block_rules *br,
     int32_t ok[SPACE_MAX_VALUES];
     enum plan_rule rule = PLAN_OK;
     g->enumerated++;
-    p->rc_layers = 0;                   /* the last plan's fit */
+    p->rc_layers = 0;                   /* the last plan's fits */
+    p->offload = e->offload_first;
     if (!(n = choices(e, br, p, ok, &rule))) {
         g->rule[rule]++;
         return;
@@ -487,6 +546,7 @@ static void eval_one(const struct engine *e, struct block_rules *br,
     if (!mem.fits) {
         g->memory++;
         near_miss(g, &q, -mem.margin_bytes, idx);
+        offload_miss(e, g, &q, &mem, idx);
         return;
     }
     g->feasible++;
@@ -755,6 +815,8 @@ static int prepare(const struct search_cfg *cfg, struct engine *e,
     e->in_range = dims_in_range(&e->d);
     e->fit_layers = e->d.n[PLAN_DIM_RC_LAYERS] > 1 ||
                     e->d.v[PLAN_DIM_RC_LAYERS][0] != 0;
+    e->offload_first = e->d.v[PLAN_DIM_OFFLOAD][0];     /* sorted */
+    e->fit_offload = e->d.n[PLAN_DIM_OFFLOAD] > 1;
     e->n_blocks = cfg->n_gpus;
     for (int i = 0; i < e->d.n_block; i++)
         e->n_blocks *= (uint64_t)e->d.n[e->d.block[i]];

@@ -27,6 +27,7 @@ static const char *const recompute_names[] = { "none", "selective", "full", NULL
 static const char *const recompute_keys[] = { "", "rc-sel", "rc-full", NULL };
 static const char *const overlap_keys[] = { "no-ov", "", NULL };
 static const char *const epo_keys[] = { "", "epo", NULL };
+static const char *const offload_keys[] = { "", "offload", NULL };
 
 #define DEGREE(field, tok, text, rl, au, layer)                               \
     { .name = #field, .key = tok, .help = text, .lo = 1, .hi = PLAN_MAX_DEGREE, \
@@ -153,8 +154,21 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
         .key_names = epo_keys, .lo = 0, .hi = 1, .dflt = 0, .per_layer = true,
         .is_switch = true, .role = PLAN_ROLE_INNER,
         .autorule = PLAN_AUTO_STACK_EPO, .offset = offsetof(struct plan, epo) },
+    /* Megatron-Core --chunked-optimizer-state-offload (megatron/core/
+     * optimizer/cpu_offloading/README.md): the fp32 master weights and
+     * Adam states in pinned host memory between steps, restored over the
+     * host link for the step, which still runs on the GPU (predictor/
+     * shard.c memory, compose.c time). A fit dimension: offloading never
+     * makes a plan faster, so a search gives it only to a plan that fits
+     * in no other way (search.c) */
+    [PLAN_DIM_OFFLOAD] = { .name = "offload", .key = "offload",
+        .names = yn_names, .key_names = offload_keys,
+        .help = "optimizer states in host memory between steps (chunked offload)",
+        .lo = 0, .hi = 1, .dflt = 0, .is_switch = true, .role = PLAN_ROLE_FIT,
+        .autorule = PLAN_AUTO_STACK_OFFLOAD,
+        .offset = offsetof(struct plan, offload) },
 };
-static_assert(PLAN_DIM_COUNT == 18, "a new dimension needs a row in plan_dims");
+static_assert(PLAN_DIM_COUNT == 19, "a new dimension needs a row in plan_dims");
 static_assert(PLAN_RECOMPUTE_COUNT == 3, "update recompute_names and recompute_keys");
 
 int32_t plan_dim_get(const struct plan *p, enum plan_dim d)

@@ -22,7 +22,7 @@ enum plan_dim {
     PLAN_DIM_SP, PLAN_DIM_TPO, PLAN_DIM_RECOMPUTE, PLAN_DIM_RC_LAYERS,
     PLAN_DIM_ZERO,
     PLAN_DIM_OVERLAP, PLAN_DIM_REPLICAS, PLAN_DIM_EP, PLAN_DIM_ETP,
-    PLAN_DIM_EPO, PLAN_DIM_COUNT
+    PLAN_DIM_EPO, PLAN_DIM_OFFLOAD, PLAN_DIM_COUNT
 };
 
 enum plan_dim_auto {            /* what "auto" (no list) means in a search */
@@ -48,6 +48,9 @@ enum plan_dim_auto {            /* what "auto" (no list) means in a search */
                                    experts */
     PLAN_AUTO_STACK_RC_BLOCK,   /* 0 (every layer), and 1 .. the layers
                                    where the stack has block recompute */
+    PLAN_AUTO_STACK_OFFLOAD,    /* off, and on where the stack offloads
+                                   optimizer states and the system says
+                                   its host link */
     PLAN_AUTO_COUNT
 };
 
@@ -68,10 +71,12 @@ enum plan_dim_role {            /* where a block of the search ends */
     PLAN_ROLE_CHOICE,           /* not walked: each plan of the search gets
                                    the fastest of its listed values, which
                                    the plan then shows (overlap) */
-    PLAN_ROLE_FIT,              /* not walked: each plan with full recompute
-                                   gets the listed value its memory needs,
-                                   found in closed form (recompute_layers:
-                                   the fewest layers that make it fit) */
+    PLAN_ROLE_FIT,              /* not walked: each plan gets the listed
+                                   value its memory needs (recompute_layers,
+                                   with full recompute: the fewest layers
+                                   that make it fit, in closed form;
+                                   offload: on only where the plan fits in
+                                   no other way) */
 };
 
 struct plan_dim_info {

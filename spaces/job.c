@@ -36,7 +36,6 @@ void job_default(struct job *j)
     j->grad_bytes = 4;          /* fp32 main_grad (predictor/mem.c) */
     j->grad_fp16_bytes = -1;    /* as grad_bytes */
     j->optim_bytes = 12;        /* fp32 master weights, Adam m and v */
-    j->optim_offload = false;
     j->loss_logit_bytes = 6;    /* bf16 logits + fused fp32 loss (mem.c) */
     j->reserve_bytes = -1;
     j->launch_blocking = j->bf16_grad_allreduce = false;

@@ -96,9 +96,6 @@ struct job {                    /* a plain value */
                                    master weights and Adam m, v: 12) */
     double loss_logit_bytes;    /* per logit at the loss's peak (bf16
                                    logits and an fp32 copy: 6; mem.c) */
-    bool optim_offload;         /* optimizer states and master weights in
-                                   host memory between updates (Megatron-
-                                   Core chunked_optimizer_state_offload) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1: fp32 gradients all-reduced,
                                    not reduce-scattered (compose.c) */
     bool grad_reduce_16bit;     /* the data-parallel gradient reduce (and

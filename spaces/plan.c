@@ -51,7 +51,16 @@
  * ask for selective recompute), and the combined 1F1B exists without a
  * pipeline or with the interleaved one only (epo-schedule:
  * pipeline_parallel/schedules.py calls combined_1f1b_schedule_for_no_
- * pipelining or its interleaved variant). */
+ * pipelining or its interleaved variant).
+ * Optimizer offload (offload, Megatron-Core --chunked-optimizer-state-
+ * offload) runs with the distributed optimizer only (offload-zero:
+ * megatron/core/optimizer/cpu_offloading/README.md, "Supported paths are
+ * Adam with DistributedOptimizer"; Megatron-FSDP's zero 2 / 3 are not
+ * among them), where the stack offloads (stack-offload: a stack file's
+ * optimizer_offload; the README: "Full-iteration and optimizer CUDA graphs
+ * are not supported while the fraction is nonzero", so a stack with a
+ * full-iteration graph says false) and where the system file says the
+ * GPUs' host link (offload-host: node.host_gbs, which times it). */
 #include "spaces/plan.h"
 
 #include "spaces/dims.h"
@@ -85,8 +94,11 @@ static const char *const rule_names[PLAN_RULE_COUNT] = {
     [PLAN_RULE_EPO_EP] = "epo-ep", [PLAN_RULE_EPO_RECOMPUTE] = "epo-recompute",
     [PLAN_RULE_EPO_SCHEDULE] = "epo-schedule",
     [PLAN_RULE_STACK_EPO] = "stack-epo",
+    [PLAN_RULE_OFFLOAD_ZERO] = "offload-zero",
+    [PLAN_RULE_STACK_OFFLOAD] = "stack-offload",
+    [PLAN_RULE_OFFLOAD_HOST] = "offload-host",
 };
-static_assert(PLAN_RULE_COUNT == 37, "update rule_names and plan_rule_explain");
+static_assert(PLAN_RULE_COUNT == 40, "update rule_names and plan_rule_explain");
 
 /* The recompute names are the dimension's value names (dims.c). */
 const char *plan_recompute_name(enum plan_recompute r)
@@ -281,7 +293,23 @@ enum plan_rule plan_check_stack(const struct plan *p,
         return PLAN_RULE_RC_LAYERS;
     if (p->rc_layers > 0 && !lim->stack_rc_block)
         return PLAN_RULE_STACK_RC_BLOCK;
+    if (p->offload) {
+        enum plan_rule r = plan_check_offload(p, lim);
+        if (r != PLAN_OK)
+            return r;
+    }
     return plan_check_overlap(p, lim);
+}
+
+/* The optimizer offload's (header). */
+enum plan_rule plan_check_offload(const struct plan *p,
+                                  const struct plan_limits *lim)
+{
+    if (p->zero != 1)
+        return PLAN_RULE_OFFLOAD_ZERO;
+    if (!lim->stack_offload)
+        return PLAN_RULE_STACK_OFFLOAD;
+    return lim->host_link ? PLAN_OK : PLAN_RULE_OFFLOAD_HOST;
 }
 
 /* The all-to-all overlap's (header). */
@@ -626,6 +654,20 @@ static void why_epo(const struct why *w)
                "(moe_a2a_overlap false)");
 }
 
+static void why_offload(const struct why *w)
+{
+    const struct plan *p = w->p;
+    if (p->zero != 1)
+        snprintf(w->buf, w->n, "offload-zero: optimizer offload needs the "
+                 "distributed optimizer (zero 1), zero %d", (int)p->zero);
+    else
+        snprintf(w->buf, w->n, "%s", !w->lim->stack_offload
+                 ? "stack-offload: the stack cannot offload optimizer states "
+                   "(optimizer_offload false, or a full-iteration CUDA graph)"
+                 : "offload-host: the system file gives no host link "
+                   "(node.host_gbs) to time the offload over");
+}
+
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_OK] = why_ok, [PLAN_RULE_DEGREE] = why_degree,
     [PLAN_RULE_HEADS_TP] = why_heads, [PLAN_RULE_KV_HEADS_TP] = why_kv_heads,
@@ -650,6 +692,9 @@ static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {
     [PLAN_RULE_EP_SP] = why_ep_sp, [PLAN_RULE_STACK_EP] = why_stack_ep,
     [PLAN_RULE_EPO_EP] = why_epo, [PLAN_RULE_EPO_RECOMPUTE] = why_epo,
     [PLAN_RULE_EPO_SCHEDULE] = why_epo, [PLAN_RULE_STACK_EPO] = why_epo,
+    [PLAN_RULE_OFFLOAD_ZERO] = why_offload,
+    [PLAN_RULE_STACK_OFFLOAD] = why_offload,
+    [PLAN_RULE_OFFLOAD_HOST] = why_offload,
 };
 
 void plan_rule_explain(enum plan_rule r, const struct plan *p,

@@ -44,6 +44,8 @@ struct plan {                   /* a plain value */
     int32_t epo;                /* 1: MoE all-to-alls overlapped with another
                                    micro-batch's computation (combined
                                    1F1B) */
+    int32_t offload;            /* 1: optimizer states and master weights in
+                                   host memory between steps */
 };
 
 #define PLAN_MAX_DEGREE (1 << 20)
@@ -58,8 +60,8 @@ int32_t plan_overlap_default(const struct plan *p, const struct plan_limits *lim
 const char *plan_recompute_name(enum plan_recompute r);   /* "selective" */
 int plan_recompute_parse(const char *s, enum plan_recompute *out);
 
-/* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1.ep8"; cp1, vpp1, no sp, no
- * tpo, rc-none, z0, ep1, etp1 and no epo are left out. Always NUL-terminates; returns the length it needed. */
+/* "tp8.cp2.pp4.dp8.mb1.vpp2.sp.tpo.rc-sel.z1.ep8.offload"; cp1, vpp1, no
+ * sp, no tpo, rc-none, z0, ep1, etp1, no epo and no offload are left out. Always NUL-terminates; returns the length it needed. */
 int plan_key(const struct plan *p, char *buf, size_t n);
 
 int64_t plan_gpus(const struct plan *p);
@@ -120,6 +122,10 @@ enum plan_rule {
     PLAN_RULE_EPO_RECOMPUTE,    /* ... and no full recompute */
     PLAN_RULE_EPO_SCHEDULE,     /* ... and no pipeline, or interleaving */
     PLAN_RULE_STACK_EPO,        /* the stack cannot overlap them */
+    PLAN_RULE_OFFLOAD_ZERO,     /* optimizer offload needs the distributed
+                                   optimizer (zero 1) */
+    PLAN_RULE_STACK_OFFLOAD,    /* the stack cannot offload it */
+    PLAN_RULE_OFFLOAD_HOST,     /* the system says no host link */
     PLAN_RULE_COUNT
 };
 
@@ -145,6 +151,8 @@ struct plan_limits {            /* what the rules need to know of the system
     bool stack_epo;             /* it overlaps MoE all-to-alls (epo) */
     bool stack_rc_block;        /* it recomputes the first N layers of a
                                    chunk (recompute_layers > 0) */
+    bool stack_offload;         /* it offloads optimizer states (offload) */
+    bool host_link;             /* the system says its GPUs' host link */
     enum plan_ep_mesh ep_mesh;  /* its expert layout (0: Megatron's) */
 };
 /* Initialisers of the stack's limits for a stack that runs everything:
@@ -153,7 +161,8 @@ struct plan_limits {            /* what the rules need to know of the system
                        .stack_overlap = true, .stack_1f1b = true, \
                        .stack_interleaved = true, .stack_tpo = true, \
                        .stack_cp = true, .stack_ep = true, \
-                       .stack_epo = true, .stack_rc_block = true
+                       .stack_epo = true, .stack_rc_block = true, \
+                       .stack_offload = true
 
 /* The plan's pipeline layout under the stack's split rule: 0, or -1 when
  * the rule cannot split the layers so (rule layers-pp). */
@@ -211,10 +220,15 @@ enum plan_rule plan_check_ep_mesh(const struct plan *p);
 enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,
                                 const struct job *j, const struct plan_limits *lim);
 /* stack: stack-tp-overlap, stack-cp, replicas-dp, recompute-layers,
- * stack-rc-block, then the overlap's; reads tpo, cp, replicas, zero, dp,
- * recompute, rc_layers, overlap. */
+ * stack-rc-block, the offload's, then the overlap's; reads tpo, cp,
+ * replicas, zero, dp, recompute, rc_layers, offload, overlap. */
 enum plan_rule plan_check_stack(const struct plan *p,
                                 const struct plan_limits *lim);
+/* The rules of a plan with offload on (offload-zero, stack-offload,
+ * offload-host); reads zero. A search that gives a plan the offload (a
+ * fit dimension) checks them alone. */
+enum plan_rule plan_check_offload(const struct plan *p,
+                                  const struct plan_limits *lim);
 /* The last rules, the only ones the overlap changes (stack-overlap,
  * overlap-dp): a search checks the others once per plan. */
 enum plan_rule plan_check_overlap(const struct plan *p,

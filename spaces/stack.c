@@ -452,7 +452,6 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->grad_copy_bf16_bytes = s->grad_copy_bf16_bytes;
     j->grad_bytes = s->grad_bytes;
     j->optim_bytes = s->optim_bytes;
-    j->optim_offload = s->optim_offload;
     j->grad_fp16_bytes = s->grad_fp16_bytes;
     j->loss_logit_bytes = s->loss_logit_bytes;
     j->reserve_bytes = s->reserve_bytes;
@@ -483,6 +482,9 @@ void stack_limits(const struct stack *s, struct plan_limits *lim)
     lim->stack_epo = lim->stack_ep && s->moe_a2a_overlap;
     lim->ep_mesh = s->ep_mesh;
     lim->stack_rc_block = s->recompute_block;
+    /* no offload under a full-iteration CUDA graph (plan.c, offload) */
+    lim->stack_offload = s->optim_offload &&
+                         !(s->cuda_graphs & JOB_GRAPH_BIT(JOB_GRAPH_FULL));
 }
 
 void stack_plan_defaults(const struct stack *s, struct plan *p)

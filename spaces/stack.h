@@ -59,8 +59,9 @@ struct stack {                  /* a plain value */
     double optim_bytes;         /* optimizer states (optional, 12) */
     double loss_logit_bytes;    /* bytes per logit at the loss's peak
                                    (optional, 6) */
-    bool optim_offload;         /* they stay in host memory between updates
-                                   (optional, false) */
+    bool optim_offload;         /* it can keep them in host memory between
+                                   updates, the plans' offload (optional,
+                                   false) */
     bool bf16_grad_allreduce;   /* bf16 ZeRO-1 all-reduces the fp32
                                    gradients (optional, false) */
     bool launch_blocking;       /* runs with CUDA_LAUNCH_BLOCKING=1

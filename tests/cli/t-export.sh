@@ -38,6 +38,9 @@ for e_fw in megatron nemo torchtitan; do
     "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 3 \
         --model llama3-8b --seq 8192 --gbs 16 --recompute full \
         >>"$T_TMP/exp" 2>/dev/null
+    # optimizer offload (torchtitan refuses it: nothing written)
+    "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 1 \
+        --offload --model llama3-8b --seq 8192 --gbs 16 >>"$T_TMP/exp" 2>/dev/null
     e_known=" $(grep "^$e_fw \|^$e_fw-moe " tests/data/export-names.txt | cut -d' ' -f2- | tr '\n' ' ') "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in
@@ -280,6 +283,23 @@ for e_fw in megatron torchtitan; do
     golden "golden-export-$e_fw-qwen3" "export-$e_fw-qwen3.expected" \
         -- export --framework "$e_fw" $(e_moe_plan "$e_fw" "$E_QW")
 done
+# Mixtral 8x7B on 8 H100s: the best plan offloads the optimizer (nothing
+# fits with Adam's states on the GPU); the launch settings say so.
+# torchtitan has no such offload: its stack refuses the plan (stack-
+# offload), and so does its exporter where a stack file lets it through
+for e_fw in megatron nemo; do
+    golden "golden-export-$e_fw-mixtral-offload" "export-$e_fw-mixtral-offload.expected" \
+        -- export --framework "$e_fw" --gpus 8 --model mixtral-8x7b --seq 4096 --gbs 256
+done
+E_TTO='--framework torchtitan --model llama3-8b --seq 4096 --gbs 64 --tp 1 --dp 8 --zero 1 --offload'
+# shellcheck disable=SC2086
+run_tp export $E_TTO --set 'stack.zero=[0,1,3]'
+expect export-torchtitan-offload-stack exit=1 \
+    'stderr~cannot run tp1\.pp1\.dp8\.mb1\.z1\.offload: stack-offload: the stack cannot offload optimizer states'
+# shellcheck disable=SC2086
+run_tp export $E_TTO --set 'stack.zero=[0,1,3]' --set stack.optimizer_offload=true
+expect export-torchtitan-offload exit=1 \
+    'stderr~torchtitan has no chunked optimizer-state offload .*use --offload=n'
 
 # Names: every name the MoE exports emit is documented (export-names.txt,
 # the framework's line and its -moe line), and every -moe name is emitted

@@ -35,6 +35,19 @@ static inline struct job make_job(int64_t seq, int64_t gbs)
     return j;
 }
 
+/* A preset model on a preset system at (seq, gbs), the job's defaults
+ * otherwise, every stack limit open (PLAN_ANY_STACK). */
+static inline struct pred_ctx preset_ctx(const char *model, const char *system,
+                                         int64_t seq, int64_t gbs)
+{
+    struct pred_ctx c;
+    struct model m = load_model(model);
+    struct hw_system h = load_system(system);
+    struct job j = make_job(seq, gbs);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    return c;
+}
+
 /* Round kernel rates for hand counts: no launch or collective base cost,
  * NVLink 100 GB/s (1 us), network 10 GB/s (10 us), HBM 1 TB/s, domain 8. */
 static inline void round_rates(struct pred_ctx *c)

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "results/export.h"
+#include "exporttext.h"
 
 static struct pred_ctx ctx_of(const char *model)
 {
@@ -31,25 +31,6 @@ static struct plan moe_plan(int tp, int pp, int dp, int ep, int etp)
     p.zero = 1;
     return p;
 }
-
-/* The settings as text (static: one at a time). */
-static const char *export_text(enum res_framework fw, const struct pred_ctx *c,
-                               const struct plan *p)
-{
-    static char buf[16384];
-    struct pred_result r = { .rule = PLAN_OK };
-    struct tpl_err err = { 0 };
-    FILE *fp = fmemopen(buf, sizeof buf, "w");
-    cr_assert_not_null(fp);
-    cr_assert_eq(res_export_write(fp, fw, c, p, &r, &err), 0, "%s", err.msg);
-    fclose(fp);
-    return buf;
-}
-
-#define assert_has(text, line) \
-    cr_assert_not_null(strstr((text), (line)), "missing <%s> in:\n%s", (line), (text))
-#define assert_lacks(text, word) \
-    cr_assert_null(strstr((text), (word)), "unexpected <%s> in:\n%s", (word), (text))
 
 /* Every MoE, MLA and MTP flag of DeepSeek-V3 (config.json: 256 routed
  * experts, top-8, 1 shared of 2048, first 3 layers dense, sigmoid router

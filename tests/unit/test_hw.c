@@ -242,3 +242,46 @@ Test(hw, presets_as_the_device_reports)
     assert_rel(gh.hbm_bytes / GIB, 97871.0 / 1024, 3e-4);
     cr_assert_eq(gh.sms, 132);
 }
+
+/* The host link (node.host_gbs, efficiency.host) is optional: absent, 0
+ * (no optimizer offload on the system, rule offload-host) and share 1;
+ * given, GB/s to bytes; 0 is refused with its line. */
+Test(hw, host_link_optional)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(h.host_bytes_per_s, 0.0);
+    cr_assert_eq(h.eff_host, 1.0);
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 8;\n"
+                             "  nvlink_gbs = 300.0; nvlink_latency_us = 0.6;\n"
+                             "  host_gbs = 31.5; };\n",
+                             "efficiency: { gemm = 0.8; gemm_half_gflop = 0.104;\n"
+                             "  attn = 0.5; hbm = 0.75; nvlink = 0.78;\n"
+                             "  network = 0.86; host = 0.88; };\n",
+                             mem_text, &err), 0, "%s", err.msg);
+    assert_rel(h.host_bytes_per_s, 31.5e9, 1e-15);
+    assert_rel(h.eff_host, 0.88, 1e-15);
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 8;\n"
+                             "  nvlink_gbs = 300.0; nvlink_latency_us = 0.6;\n"
+                             "  host_gbs = 0; };\n",
+                             eff_text, mem_text, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "t:11:") && strstr(err.msg, "host_gbs"), "%s",
+              err.msg);
+}
+
+/* The node's host memory (node.host_mem_gbs), optional: 0 when absent. */
+Test(hw, host_memory_optional)
+{
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(h.host_mem_bytes_per_s, 0.0);
+    cr_assert_eq(read_system(&h, "node: { gpus = 8; nvlink_domain = 8;\n"
+                             "  nvlink_gbs = 300.0; nvlink_latency_us = 0.6;\n"
+                             "  host_gbs = 63; host_mem_gbs = 614.4; };\n",
+                             eff_text, mem_text, &err), 0, "%s", err.msg);
+    assert_rel(h.host_mem_bytes_per_s, 614.4e9, 1e-15);
+}

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "results/export.h"
+#include "exporttext.h"
 #include "search/search.h"
 
 #define S 4096.0
@@ -34,12 +34,7 @@ static double a_full(void)
  * are 64 micro-batches of one sequence, 8 layers a stage. */
 static struct pred_ctx ctx8b(void)
 {
-    struct pred_ctx c;
-    struct model m = load_model("llama3-8b");
-    struct hw_system h = load_system("dgx-h100");
-    struct job j = make_job(4096, 64);
-    pred_ctx_init(&c, &m, &h, &j, false);
-    return c;
+    return preset_ctx("llama3-8b", "dgx-h100", 4096, 64);
 }
 
 static struct plan block_plan(int vpp, int32_t n)
@@ -279,22 +274,6 @@ Test(rclayers, rules)
                      "some layers of a stage (recompute_block false), "
                      "recompute_layers 4");
 }
-
-static const char *export_text(enum res_framework fw, const struct pred_ctx *c,
-                               const struct plan *p)
-{
-    static char buf[16384];
-    struct pred_result r = { .rule = PLAN_OK };
-    struct tpl_err err = { 0 };
-    FILE *fp = fmemopen(buf, sizeof buf, "w");
-    cr_assert_not_null(fp);
-    cr_assert_eq(res_export_write(fp, fw, c, p, &r, &err), 0, "%s", err.msg);
-    fclose(fp);
-    return buf;
-}
-
-#define assert_has(text, line) \
-    cr_assert_not_null(strstr((text), (line)), "missing <%s> in:\n%s", (line), (text))
 
 /* Megatron-LM: --recompute-method block --recompute-num-layers N; every
  * layer stays uniform with one layer a group (each layer's input kept,

@@ -40,11 +40,11 @@ Test(recipe, megatron_moe_recipes)
     cr_assert_eq(j.recompute_modules, JOB_RC_BIT(JOB_RC_MLA_UP_PROJ) |
                                       JOB_RC_BIT(JOB_RC_MLP));
     cr_assert_eq(j.optim_bytes, 8.0);
-    cr_assert(!j.optim_offload);
+    cr_assert(!p.offload);
     r = row("mlm_moe_recipes", "DeepSeek-V3", "gb200-nvl72", JOB_PREC_FP8);
     cr_assert(apply(&r, &j, &p));
     cr_assert_eq(j.recompute_modules, JOB_RC_BIT(JOB_RC_MLA_UP_PROJ));
-    cr_assert(j.optim_offload);
+    cr_assert(p.offload);
     /* Qwen3-235B on H100: moe_act and layernorm, Adam in fp32 (12) */
     r = row("mlm_moe_recipes", "Qwen3-235B-A22B", "dgx-h100", JOB_PREC_BF16);
     cr_assert(apply(&r, &j, &p));

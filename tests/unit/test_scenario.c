@@ -36,7 +36,7 @@ static const char *const space_text =
     "space: { gpus = \"8,16..64\"; tp = [1, 2, 4]; pp = \"auto\";\n"
     "         mbs = [2]; vpp = \"auto\"; sp = \"y\"; cp = [1, 2]; tpo = \"n\";\n"
     "         recompute = [\"none\", \"full\"]; zero = [0, 1];\n"
-    "         tp_cross_node = true; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n";
+    "         tp_cross_node = true; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n";
 
 /* Every job field as written, the stack by name; the stack's effects on
  * the job (attention, overlaps, host time) are job_default's until
@@ -122,21 +122,21 @@ Test(scenario, bad_lists_name_line_and_element)
                                "space: { gpus = \"64\";\n tp = [1, 0];\n pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
-                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
+                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
     /* lines 1-2 scenario, 3-5 job, 6 space's first, 7 tp */
     cr_assert_str_eq(err.msg, "t:7: 'tp' element 2 must be an integer in [1, 1048576]");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = [\"none\", \"some\"]; zero = \"auto\";\n"
-                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
+                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:8: 'recompute' element 2 must be one of 'none', "
                      "'selective', 'full'");
     cr_assert_eq(read_scenario(&s, job_text,
                                "space: { gpus = \"64\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = [4];\n"
-                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
+                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:8: 'zero' element 1 must be an integer in [0, 3]");
     for (int i = 0; i <= SPACE_MAX_VALUES; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", i ? ", " : "",
@@ -144,7 +144,7 @@ Test(scenario, bad_lists_name_line_and_element)
     snprintf(space, sizeof space,
              "space: { gpus = \"64\"; tp = [%s]; pp = \"auto\";\n"
              " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
-             " recompute = \"auto\"; zero = \"auto\"; tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n",
+             " recompute = \"auto\"; zero = \"auto\"; tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n",
              list);
     cr_assert_eq(read_scenario(&s, job_text, space, &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "t:6: 'tp' must be \"auto\", a value or a list of 1 to 64 values");
@@ -152,7 +152,7 @@ Test(scenario, bad_lists_name_line_and_element)
                                "space: { gpus = \"64..\"; tp = \"auto\"; pp = \"auto\";\n"
                                " mbs = \"auto\"; vpp = \"auto\"; sp = \"any\"; cp = \"auto\"; tpo = \"any\";\n"
                                " recompute = \"auto\"; zero = \"auto\";\n"
-                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
+                               " tp_cross_node = false; overlap = \"any\"; replicas = \"auto\"; ep = \"auto\"; etp = \"auto\"; epo = \"any\"; offload = \"any\"; recompute_layers = \"auto\"; };\n", &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "t:6: 'gpus'") == err.msg, "%s", err.msg);
 }
 

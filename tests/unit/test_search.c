@@ -76,6 +76,23 @@ static int best_layers(const struct pred_ctx *c, struct plan *p,
     return best_overlap(c, p, out);
 }
 
+/* offload as a search gives it (search.c plan_memory): off, and on only
+ * where the plan breaks no rule, does not fit at any recompute_layers
+ * without it, and may offload; then recompute_layers again. */
+static int best_offload(const struct pred_ctx *c, struct plan *p,
+                        struct ref_hit *out)
+{
+    p->offload = 0;
+    if (best_layers(c, p, out))
+        return 1;
+    p->overlap = 0;                     /* no rule refuses overlap off */
+    if (plan_check(p, &c->model, &c->job, &c->limits) != PLAN_OK ||
+        plan_check_offload(p, &c->limits) != PLAN_OK)
+        return 0;
+    p->offload = 1;
+    return best_layers(c, p, out);
+}
+
 /* Every inner combination of one (tp, cp, pp) block, predicted one by one
  * with the stack's stage layout; the feasible ones appended to out. */
 static int brute_block(const struct pred_ctx *c, int64_t gpus, int tp, int cp,
@@ -95,7 +112,7 @@ static int brute_block(const struct pred_ctx *c, int64_t gpus, int tp, int cp,
                     p.zero = rz & 3;
                     plan_stages_resolve(&p, &c->model, &c->limits);
                     cr_assert_lt(n, cap);
-                    n += best_layers(c, &p, &out[n]);
+                    n += best_offload(c, &p, &out[n]);
                 }
     return n;
 }
@@ -140,12 +157,17 @@ static void run(const struct pred_ctx *c, const struct space *s,
     cr_assert_eq(search_run(&cfg, out, &err), 0, "%s", err.msg);
 }
 
+/* Feasible plans of the last brute force that offload the optimizer. */
+static int ref_offloaded;
+
 /* The search against the brute force; returns how many of the feasible
- * plans recompute only some layers (recompute_layers > 0). */
+ * plans recompute only some layers (recompute_layers > 0), and leaves how
+ * many offload in ref_offloaded. */
 static int agree_with_brute_force(int64_t seq, const int64_t *gpus, size_t ng)
 {
     int partial = 0;
     static struct ref_hit ref[400000];
+    ref_offloaded = 0;
     struct pred_ctx c;
     struct space s;
     struct search_result r;
@@ -163,8 +185,10 @@ static int agree_with_brute_force(int64_t seq, const int64_t *gpus, size_t ng)
                              (long long)gpus[g], i + 1);
             cr_assert_eq(sg->hits[i].iteration_s, ref[i].t);
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             partial += ref[i].p.rc_layers > 0;
+            ref_offloaded += ref[i].p.offload;
+        }
     }
     search_result_release(&r);
     return partial;
@@ -174,6 +198,8 @@ Test(search, first_plan_is_the_brute_force_best)
 {
     static const int64_t gpus[] = { 8, 16, 32, 64 };
     cr_assert_gt(agree_with_brute_force(4096, gpus, 4), 0);
+    cr_assert_gt(ref_offloaded, 0, "no plan offloaded: the test tests "
+                 "nothing of offload");
 }
 
 /* seq 32768: cp 1 .. 4 in the space (the brute force walks them too), and

@@ -127,10 +127,13 @@ Test(shard, memory_stack_bytes)
     pred_shard_mem(&c, &p, 1e9, 1e7, &s);
     assert_rel(s.grads_bytes, 4e9, 1e-12);
     assert_rel(s.optimizer_bytes, 12e9, 1e-12);
-    c.job.optim_offload = true;         /* in host memory through fwd / bwd */
+    cr_assert_eq(s.restore_bytes, 0.0);
+    p = zplan(1, 8, 1);                 /* ZeRO-1 over dp 8, offloaded: */
+    p.offload = 1;                      /* in host memory through fwd / bwd */
     pred_shard_mem(&c, &p, 1e9, 1e7, &s);
     cr_assert_eq(s.optimizer_bytes, 0.0);
     assert_rel(s.weights_bytes, 2e9, 1e-12);
+    assert_rel(s.restore_bytes, 4e9 / 8, 1e-12);    /* fp32 master shard */
 }
 
 /* DeepSpeed's fp16 gradients (the stack's grad_fp16_bytes, 2) replace

@@ -1,0 +1,314 @@
+/* tests/unit/test_offload.c: the plan's optimizer offload (Megatron-Core
+ * --chunked-optimizer-state-offload): the host link a system file says,
+ * the step's time over it, the memory of the forward / backward and of the
+ * step, the rules, the search's choice (on only where a plan fits in no
+ * other way) and the launch settings. Hand counts: DGX H100's host link is
+ * PCIe Gen5 x16, 63 GB/s a direction at the measured 0.88 (55.44 GB/s),
+ * and its host memory 614.4 GB/s, which 8 GPUs copying both ways share:
+ * 614.4 / 16 = 38.4 GB/s each way; Adam keeps 12 bytes a parameter (fp32
+ * master 4, m 4, v 4), all of which cross the link each way per step. */
+#include "helpers.h"
+
+#include <stdio.h>
+
+#include "exporttext.h"
+#include "search/search.h"
+#include "spaces/stack.h"
+
+#define HOST_BPS (63e9 * 0.88)
+#define NODE8_BPS (614.4e9 / 16.0)
+#define MIB (1024.0 * 1024.0)
+
+/* llama3-8b on DGX H100, seq 4096, gbs 64 */
+static struct pred_ctx ctx8b(void)
+{
+    return preset_ctx("llama3-8b", "dgx-h100", 4096, 64);
+}
+
+/* ZeRO-1 over dp 8, one stage: the rank steps P / 8 parameters. */
+static struct plan z1(int32_t offload)
+{
+    struct plan p = make_plan(1, 1, 8, 1);
+    p.zero = 1;
+    p.offload = offload;
+    return p;
+}
+
+/* ---- the host link ---- */
+
+/* The presets say it (dgx-h100: 63 GB/s at 0.88; dgx-a100: Gen4 x16,
+ * 31.5 GB/s), and the kernel rates carry the achievable product. */
+Test(offload, presets_give_the_host_link)
+{
+    struct hw_system h = load_system("dgx-h100");
+    struct pred_ctx c = ctx8b();
+    assert_rel(h.host_bytes_per_s, 63e9, 1e-15);
+    assert_rel(h.eff_host, 0.88, 1e-15);
+    assert_rel(c.k.host_bytes_per_s, HOST_BPS, 1e-15);
+    assert_rel(h.host_mem_bytes_per_s, 614.4e9, 1e-15);
+    cr_assert(c.limits.host_link);
+    h = load_system("dgx-a100");
+    assert_rel(h.host_bytes_per_s, 31.5e9, 1e-15);
+    h = load_system("vista-gh200");         /* NVLink-C2C */
+    assert_rel(h.host_bytes_per_s, 450e9, 1e-15);
+}
+
+/* ---- time ---- */
+
+/* The rate a GPU gets: 8 GPUs of a node share its host memory, 38.4 GB/s
+ * each way, below the link's 55.44; 4 GPUs get 76.8 from it, so the link's
+ * 55.44; a system file without host_mem_gbs, the link's. */
+Test(offload, host_copy_rate)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan p = z1(1);
+    assert_rel(pred_host_copy_bytes_per_s(&c, &p), NODE8_BPS, 1e-12);
+    p.dp = 4;
+    assert_rel(pred_host_copy_bytes_per_s(&c, &p), HOST_BPS, 1e-12);
+    p.dp = 16;                          /* two nodes: 8 GPUs share each */
+    assert_rel(pred_host_copy_bytes_per_s(&c, &p), NODE8_BPS, 1e-12);
+    c.hw.host_mem_bytes_per_s = 0;
+    assert_rel(pred_host_copy_bytes_per_s(&c, &p), HOST_BPS, 1e-12);
+}
+
+/* The step of 1e9 parameters on 8 GPUs: 12e9 bytes each way at 38.4 GB/s,
+ * 0.3125 s, above the GPU's own step; 8 bytes with bf16 moments; a link
+ * and memory faster than HBM leave the GPU's step; without offload, the
+ * GPU's. */
+Test(offload, step_time_over_the_host_link)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan off = z1(1), on_gpu = z1(0);
+    double gpu = pred_optimizer_step_s(&c, &on_gpu, 1e9);
+    cr_assert_gt(gpu, 0.0);
+    cr_assert_lt(gpu, 12e9 / NODE8_BPS);
+    assert_rel(pred_optimizer_step_s(&c, &off, 1e9), 0.3125, 1e-12);
+    c.job.optim_bytes = 8;
+    assert_rel(pred_optimizer_step_s(&c, &off, 1e9), 8e9 / NODE8_BPS, 1e-12);
+    c.k.host_bytes_per_s = 1e15;
+    c.hw.host_mem_bytes_per_s = 1e17;
+    cr_assert_eq(pred_optimizer_step_s(&c, &off, 1e9), gpu);
+}
+
+/* The whole plan: the optimizer part is the step of the rank's shard,
+ * P / 8 (the one stage holds every parameter, embedding and head untied),
+ * and nothing else moves. */
+Test(offload, plan_time_adds_only_the_step)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan p = z1(0), q = z1(1);
+    struct pred_result a, b;
+    pred_plan(&c, &p, &a);
+    pred_plan(&c, &q, &b);
+    cr_assert_eq(a.rule, PLAN_OK);
+    cr_assert_eq(b.rule, PLAN_OK);
+    assert_rel(b.part_s[PRED_PART_OPTIMIZER], 12.0 * c.params / 8.0 / NODE8_BPS,
+               1e-9);
+    for (int i = 0; i < PRED_PART_COUNT; i++)
+        if (i != PRED_PART_OPTIMIZER)
+            cr_assert_eq(a.part_s[i], b.part_s[i], "part %d", i);
+    assert_rel(b.iteration_s - a.iteration_s, b.part_s[PRED_PART_OPTIMIZER] -
+               a.part_s[PRED_PART_OPTIMIZER], 1e-9);
+}
+
+/* ---- memory ---- */
+
+/* Forward and backward without the states: the 12 P / 8 bytes go. The
+ * step holds the master weights 4 P / 8 and two 256 MiB state windows
+ * after the activations are freed: without recompute the activations are
+ * larger (optimizer part 0); with full recompute over dp 2 the step's
+ * window, 4 P / 2 and the windows, is the peak, and the optimizer part is
+ * what it holds beyond them. */
+Test(offload, memory_of_both_peaks)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan p = z1(0), q = z1(1);
+    struct pred_mem a, b;
+    double step;
+    pred_memory(&c, &p, &a);
+    pred_memory(&c, &q, &b);
+    assert_rel(a.optimizer_bytes, 12.0 * c.params / 8.0, 1e-12);
+    cr_assert_eq(b.weights_bytes, a.weights_bytes);
+    cr_assert_eq(b.grads_bytes, a.grads_bytes);
+    cr_assert_eq(b.activations_bytes, a.activations_bytes);
+    step = 4.0 * c.params / 8.0 + 2.0 * 256.0 * MIB;
+    cr_assert_gt(a.activations_bytes + a.embed_logits_bytes, step);
+    cr_assert_eq(b.optimizer_bytes, 0.0);
+    assert_rel(b.total_bytes, a.total_bytes - a.optimizer_bytes, 1e-12);
+    p.recompute = q.recompute = PLAN_RECOMPUTE_FULL;
+    p.dp = q.dp = 2;
+    step = 4.0 * c.params / 2.0 + 2.0 * 256.0 * MIB;
+    pred_memory(&c, &p, &a);
+    pred_memory(&c, &q, &b);
+    cr_assert_lt(a.activations_bytes + a.embed_logits_bytes, step);
+    assert_rel(b.optimizer_bytes, step - (b.activations_bytes +
+                                          b.embed_logits_bytes), 1e-12);
+    assert_rel(b.total_bytes, b.weights_bytes + b.grads_bytes + step, 1e-12);
+}
+
+/* ---- rules ---- */
+
+Test(offload, rules)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan p = z1(1);
+    char why[256];
+    cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits), PLAN_OK);
+    for (int z = 0; z <= 3; z += 2 + (z == 0)) {       /* 0, 2, 3 */
+        p.zero = z;
+        cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
+                     PLAN_RULE_OFFLOAD_ZERO, "zero %d", z);
+    }
+    p.zero = 0;
+    plan_rule_explain(PLAN_RULE_OFFLOAD_ZERO, &p, &c.model, &c.job, &c.limits,
+                      why, sizeof why);
+    cr_assert_str_eq(why, "offload-zero: optimizer offload needs the "
+                     "distributed optimizer (zero 1), zero 0");
+    p.zero = 1;
+    c.limits.stack_offload = false;
+    cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
+                 PLAN_RULE_STACK_OFFLOAD);
+    plan_rule_explain(PLAN_RULE_STACK_OFFLOAD, &p, &c.model, &c.job, &c.limits,
+                      why, sizeof why);
+    cr_assert_str_eq(why, "stack-offload: the stack cannot offload optimizer "
+                     "states (optimizer_offload false, or a full-iteration "
+                     "CUDA graph)");
+    c.limits.stack_offload = true;
+    c.limits.host_link = false;
+    cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
+                 PLAN_RULE_OFFLOAD_HOST);
+    cr_assert_str_eq(plan_rule_name(PLAN_RULE_OFFLOAD_HOST), "offload-host");
+    p.offload = 0;                      /* nothing to refuse */
+    cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits), PLAN_OK);
+}
+
+/* Megatron-Core offloads (unless a full-iteration CUDA graph runs: the
+ * README says they do not go together); the others' offloads move the
+ * step to the CPU, not modelled. */
+Test(offload, stack_presets)
+{
+    static const struct { const char *name; bool off; } want[] = {
+        { "megatron-core", true }, { "megatron-lm-2021", false },
+        { "megatron-deepspeed", false }, { "torchtitan", false },
+        { "nemo-automodel", false },
+    };
+    const char *graph[] = { "stack.cuda_graph_scope=full_iteration" };
+    struct stack s;
+    struct plan_limits lim = { 0 };
+    struct tpl_err err = { 0 };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_assert_eq(stack_load(&s, want[i].name, NULL, 0, &err), 0, "%s", err.msg);
+        stack_limits(&s, &lim);
+        cr_assert_eq(lim.stack_offload, want[i].off, "%s", want[i].name);
+    }
+    cr_assert_eq(stack_load(&s, "megatron-core", graph, 1, &err), 0, "%s", err.msg);
+    stack_limits(&s, &lim);
+    cr_assert(!lim.stack_offload);
+}
+
+/* ---- search ---- */
+
+static void search8(const struct pred_ctx *c, const struct space *s,
+                    struct search_result *r)
+{
+    int64_t gpus = 8;
+    struct search_cfg cfg = { .ctx = c, .space = s, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = 5 };
+    struct tpl_err err = { 0 };
+    cr_assert_eq(search_run(&cfg, r, &err), 0, "%s", err.msg);
+}
+
+/* Mixtral-8x7B (46.7 B parameters) on 8 H100s fits in no plan with Adam's
+ * states on the GPU: the search offloads, and each plan it offloads does
+ * not fit without; listed off only, nothing fits; listed on only, every
+ * plan offloads. */
+Test(offload, search_offloads_where_nothing_else_fits)
+{
+    static struct space s;
+    struct pred_ctx c = preset_ctx("mixtral-8x7b", "dgx-h100", 4096, 64);
+    struct search_result r;
+    memset(&s, 0, sizeof s);
+    s.dim[PLAN_DIM_PP] = (struct space_list){ .n = 2, .v = { 1, 2 } };
+    s.dim[PLAN_DIM_VPP] = (struct space_list){ .n = 1, .v = { 1 } };
+    search8(&c, &s, &r);
+    cr_assert_eq(r.per_gpu[0].n_hits, 5);
+    for (int i = 0; i < r.per_gpu[0].n_hits; i++) {
+        struct plan q = r.per_gpu[0].hits[i].plan;
+        struct pred_mem mem;
+        cr_assert_eq(q.offload, 1);
+        q.offload = 0;
+        q.recompute = PLAN_RECOMPUTE_FULL;  /* the least memory without */
+        q.rc_layers = 0;
+        q.epo = 0;
+        pred_memory(&c, &q, &mem);
+        cr_assert(!mem.fits);
+    }
+    search_result_release(&r);
+    s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { 0 } };
+    search8(&c, &s, &r);
+    cr_assert_eq(r.per_gpu[0].n_hits, 0);
+    cr_assert_eq(r.per_gpu[0].feasible, 0);
+    search_result_release(&r);
+    s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { 1 } };
+    search8(&c, &s, &r);
+    cr_assert_gt(r.per_gpu[0].rule[PLAN_RULE_OFFLOAD_ZERO], 0);
+    cr_assert_eq(r.per_gpu[0].n_hits, 5);
+    search_result_release(&r);
+}
+
+/* A model that fits keeps its states on the GPU: Llama 3 8B's best plan on
+ * 8 GPUs does not offload, nor does the search try it on a stack that
+ * cannot. */
+Test(offload, search_keeps_states_where_they_fit)
+{
+    static struct space s;
+    struct pred_ctx c = ctx8b();
+    struct search_result r;
+    memset(&s, 0, sizeof s);
+    search8(&c, &s, &r);
+    cr_assert_gt(r.per_gpu[0].n_hits, 0);
+    cr_assert_eq(r.per_gpu[0].hits[0].plan.offload, 0);
+    search_result_release(&r);
+}
+
+/* ---- key and launch settings ---- */
+
+Test(offload, key)
+{
+    struct plan p = z1(1);
+    char key[96];
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp1.pp1.dp8.mb1.z1.offload");
+    p.offload = 0;
+    plan_key(&p, key, sizeof key);
+    cr_assert_str_eq(key, "tp1.pp1.dp8.mb1.z1");
+}
+
+/* Megatron-LM's flags and Megatron-Core's OptimizerConfig fields (the
+ * README of megatron/core/optimizer/cpu_offloading), the chunk the memory
+ * counted; torchtitan has no such offload. */
+Test(offload, export_spellings)
+{
+    struct pred_ctx c = ctx8b();
+    struct plan p = z1(1);
+    struct pred_result r = { .rule = PLAN_OK };
+    char why[256];
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--use-distributed-optimizer \\\n"
+               "--chunked-optimizer-state-offload \\\n"
+               "--optimizer-state-offload-fraction 1.0 \\\n"
+               "--optimizer-state-offload-chunk-size-mb 256 \\\n"
+               "--ckpt-format torch_dist \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "optimizer:\n  use_distributed_optimizer: true\n"
+               "  chunked_optimizer_state_offload: true\n"
+               "  optimizer_state_offload_fraction: 1.0\n"
+               "  optimizer_state_offload_chunk_size_mb: 256\n"
+               "checkpoint:\n  ckpt_format: torch_dist\n");
+    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
+                                     sizeof why), -1);
+    assert_has(why, "torchtitan has no chunked optimizer-state offload");
+    p.offload = 0;
+    cr_assert_null(strstr(export_text(RES_FW_MEGATRON, &c, &p), "offload"));
+    cr_assert_null(strstr(export_text(RES_FW_NEMO, &c, &p), "offload"));
+}
