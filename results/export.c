@@ -226,6 +226,35 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
         fputs(c->job.precision == JOB_PREC_FP16 ? "--fp16\n" : "--bf16\n", fp);
 }
 
+/* The CUDA graphs the prediction assumed (the stack's cuda_graph_scope,
+ * predictor/host.c), as Megatron-Core captures them (megatron/training/
+ * arguments.py --cuda-graph-impl, --cuda-graph-scope; TransformerConfig
+ * cuda_graph_impl, cuda_graph_scope): the whole iteration with the
+ * "local" implementation ("--cuda-graph-scope=full_iteration enables
+ * whole iteration CUDA graph"), partial scopes through Transformer
+ * Engine's make_graphed_callables (the MoE recipes' partial-graph YAMLs:
+ * transformer_engine with attn, moe_router, moe_preprocess). *impl gets
+ * the implementation, NULL when nothing is captured; returns the scopes
+ * as a bit set (full_iteration alone when it is captured). */
+static unsigned graph_scopes(const struct pred_ctx *c, const char **impl)
+{
+    unsigned g = c->job.cuda_graphs, full = JOB_GRAPH_BIT(JOB_GRAPH_FULL);
+    *impl = !g ? NULL : g & full ? "local" : "transformer_engine";
+    return g & full ? full : g;
+}
+
+/* The scopes' names after 'pre', 'sep' between them, then 'post'. */
+static void graph_list(FILE *fp, unsigned g, const char *pre,
+                       const char *sep, const char *post)
+{
+    int n = 0;
+    fputs(pre, fp);
+    for (int i = 0; i < JOB_GRAPH_COUNT; i++)
+        if (g & JOB_GRAPH_BIT(i))
+            fprintf(fp, "%s%s", n++ ? sep : "", stack_graph_name((enum job_graph)i));
+    fputs(post, fp);
+}
+
 /* What validate_args requires or the plan assumed beyond the shapes
  * (Megatron-LM megatron/training/arguments.py): --max-position-embeddings
  * is a required argument and must be >= --seq-length (the learned table's
@@ -235,12 +264,19 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
 static void megatron_run(FILE *fp, const struct pred_ctx *c)
 {
     const struct model *m = &c->model;
+    const char *impl;
+    unsigned g;
     fprintf(fp, "--max-position-embeddings %lld \\\n", (long long)
             (m->position == MODEL_POS_LEARNED ? m->position_table : c->job.seq));
     if (m->position == MODEL_POS_ROPE)
         fprintf(fp, "--rotary-base %.0f \\\n", m->rope_base);
     fprintf(fp, "--attention-backend %s \\\n",
             c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
+    g = graph_scopes(c, &impl);
+    if (impl) {
+        fprintf(fp, "--cuda-graph-impl %s \\\n", impl);
+        graph_list(fp, g, "--cuda-graph-scope ", " ", " \\\n");
+    }
 }
 
 static void megatron(FILE *fp, const struct pred_ctx *c, const struct plan *p)
@@ -281,12 +317,19 @@ static void nemo_stages(FILE *fp, const struct pred_ctx *c, const struct plan *p
  * --seq-length model.seq_length and dataset.seq_length). */
 static void nemo_run(FILE *fp, const struct pred_ctx *c)
 {
+    const char *impl;
+    unsigned g;
     if (c->model.position == MODEL_POS_ROPE)
         fprintf(fp, "  rotary_base: %.0f\n", c->model.rope_base);
     if (c->model.qk_norm)       /* TransformerConfig.qk_layernorm */
         fputs("  qk_layernorm: true\n", fp);
     fprintf(fp, "  attention_backend: %s\n",
             c->job.attention == JOB_ATTN_FLASH ? "flash" : "unfused");
+    g = graph_scopes(c, &impl);
+    if (impl) {
+        fprintf(fp, "  cuda_graph_impl: %s\n", impl);
+        graph_list(fp, g, "  cuda_graph_scope: [", ", ", "]\n");
+    }
     res_moe_nemo(fp, c);        /* experts, MLA, windows, MTP: export_moe.c */
 }
 
@@ -527,6 +570,12 @@ static const char *refusal(enum res_framework fw, const struct pred_ctx *c,
     int64_t eff = c->model.layers + 2;
     if (res_moe_plan_refusal(fw, c, p, buf, n))   /* experts: export_moe.c */
         return buf;
+    if (fw == RES_FW_TORCHTITAN && c->job.cuda_graphs) {  /* job_config.py */
+        snprintf(buf, n, "torchtitan has no CUDA-graph capture of the "
+                 "training step, which the prediction assumed (the stack's "
+                 "cuda_graph_scope)");
+        return buf;
+    }
     if (fw != RES_FW_TORCHTITAN || p->vpp <= 2 || p->pp == 1 ||
         (eff % p->pp == 0 && (eff / p->pp) % p->vpp == 0))
         return NULL;

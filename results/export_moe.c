@@ -305,7 +305,12 @@ void res_moe_torchtitan_flavor(FILE *fp, const struct pred_ctx *c)
  * routed scaling factor and node-limited routing (DeepSeek-V3 sec. 2.1.2
  * and config.json routed_scaling_factor 2.5, n_group 8, topk_group 4;
  * TransformerConfig moe_router_topk_scaling_factor, moe_router_num_groups,
- * moe_router_group_topk, off by default). Neither changes the time. */
+ * moe_router_group_topk, off by default). Neither changes the time. A
+ * full-iteration CUDA graph (the stack's cuda_graph_scope) needs the MoE
+ * layers' token counts fixed, which the model file does not say either:
+ * the Megatron-LM MoE recipes that capture full_iteration set
+ * moe_expert_rank_capacity_factor (predictor/host.c: what the prediction
+ * then assumed, no host sync). */
 void res_moe_note(FILE *fp, enum res_framework fw, const struct pred_ctx *c)
 {
     const struct model_moe *e = &c->model.moe;
@@ -321,6 +326,11 @@ void res_moe_note(FILE *fp, enum res_framework fw, const struct pred_ctx *c)
         fprintf(fp, "# not in the model file, so off: the routed scaling "
                 "factor (%s)\n", mlm ? "--moe-router-topk-scaling-factor"
                 : "model.moe_router_topk_scaling_factor");
+    if (c->job.cuda_graphs & JOB_GRAPH_BIT(JOB_GRAPH_FULL))
+        fprintf(fp, "# set %s: a full-iteration CUDA graph needs the MoE "
+                "layers' token counts fixed\n", mlm
+                ? "--moe-expert-rank-capacity-factor"
+                : "model.moe_expert_rank_capacity_factor");
 }
 
 /* Megatron-Core (and Megatron-Bridge, which runs it): a stack without

@@ -38,9 +38,15 @@ for e_fw in megatron nemo torchtitan; do
     "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 3 \
         --model llama3-8b --seq 8192 --gbs 16 --recompute full \
         >>"$T_TMP/exp" 2>/dev/null
-    # optimizer offload (torchtitan refuses it: nothing written)
+    # optimizer offload; CUDA graphs, partial and whole (torchtitan refuses
+    # each: nothing written)
     "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 1 \
         --offload --model llama3-8b --seq 8192 --gbs 16 >>"$T_TMP/exp" 2>/dev/null
+    for e_cg in attn full_iteration; do
+        "$TRAINPLAN" export --framework "$e_fw" --tp 1 --pp 1 --dp 8 --zero 1 \
+            --model llama3-8b --seq 8192 --gbs 16 \
+            --set "stack.cuda_graph_scope=$e_cg" >>"$T_TMP/exp" 2>/dev/null
+    done
     e_known=" $(grep "^$e_fw \|^$e_fw-moe " tests/data/export-names.txt | cut -d' ' -f2- | tr '\n' ' ') "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in

@@ -271,3 +271,40 @@ Test(export, torchtitan_fp8_moe)
     assert_has(t, "\n[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n");
     cr_assert_null(strstr(strstr(t, "[model]") + 1, "[model]"), "two [model] tables");
 }
+
+/* The CUDA graphs the prediction assumed (the stack's cuda_graph_scope):
+ * partial scopes through Transformer Engine, the whole iteration through
+ * Megatron's local implementation (arguments.py), in Megatron-LM's flags
+ * and TransformerConfig's fields; a MoE model's full-iteration graph asks
+ * for the static token budget; none captured, nothing written; torchtitan
+ * has no such capture. */
+Test(export, cuda_graphs)
+{
+    struct pred_ctx c = ctx_of("qwen3-30b-a3b");
+    struct plan p = moe_plan(1, 1, 8, 8, 1);
+    c.job.cuda_graphs = JOB_GRAPH_BIT(JOB_GRAPH_ATTN) |
+                        JOB_GRAPH_BIT(JOB_GRAPH_MOE_ROUTER) |
+                        JOB_GRAPH_BIT(JOB_GRAPH_MOE_PREPROCESS);
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--cuda-graph-impl transformer_engine \\\n"
+               "--cuda-graph-scope attn moe_router moe_preprocess \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  cuda_graph_impl: transformer_engine\n"
+               "  cuda_graph_scope: [attn, moe_router, moe_preprocess]\n");
+    assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "capacity");
+    c.job.cuda_graphs |= JOB_GRAPH_BIT(JOB_GRAPH_FULL);   /* the whole step */
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--cuda-graph-impl local \\\n--cuda-graph-scope full_iteration \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "  cuda_graph_impl: local\n  cuda_graph_scope: [full_iteration]\n");
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "# set --moe-expert-rank-capacity-factor: a full-iteration "
+               "CUDA graph needs the MoE layers' token counts fixed\n");
+    p.zero = 3;
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "torchtitan has no "
+               "CUDA-graph capture of the training step");
+    c.job.cuda_graphs = 0;
+    p.zero = 1;
+    assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "cuda-graph");
+    assert_lacks(export_text(RES_FW_NEMO, &c, &p), "cuda_graph");
+}
