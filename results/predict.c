@@ -29,7 +29,8 @@ static void table_time(FILE *fp, const struct pred_ctx *c, const struct plan *p,
     fprintf(fp, "  %-22s %12.3f %8.1f\n", "total", r->iteration_s, 100.0);
 }
 
-static void table_memory(FILE *fp, const struct pred_result *r)
+static void table_memory(FILE *fp, const struct plan *p,
+                         const struct pred_result *r)
 {
     const struct pred_mem *m = &r->mem;
     fprintf(fp, "\nmemory per GPU (worst stage: pipeline rank %d; model error "
@@ -37,7 +38,9 @@ static void table_memory(FILE *fp, const struct pred_result *r)
             PRED_MEM_ERROR_RUNS);
     fprintf(fp, "  %-22s %12.2f\n", "weights", m->weights_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f\n", "gradients", m->grads_bytes / RES_GIB);
-    fprintf(fp, "  %-22s %12.2f\n", "optimizer", m->optimizer_bytes / RES_GIB);
+    fprintf(fp, "  %-22s %12.2f%s\n", "optimizer", m->optimizer_bytes / RES_GIB,
+            p->offload ? "  (offloaded: in host memory between steps; the "
+            "step's restore window beyond the freed activations)" : "");
     fprintf(fp, "  %-22s %12.2f\n", "activations", m->activations_bytes / RES_GIB);
     fprintf(fp, "  %-22s %12.2f\n", "embedding/logits",
             m->embed_logits_bytes / RES_GIB);
@@ -97,7 +100,7 @@ static void table_write(FILE *fp, const struct pred_ctx *c, const struct plan *p
         fprintf(fp, "  %-22s yes (%.2f GiB to spare)\n", "feasible",
                 r->mem.margin_bytes / RES_GIB);
     table_time(fp, c, p, r);
-    table_memory(fp, r);
+    table_memory(fp, p, r);
     table_ops(fp, c, &r->layer);
     res_uncalibrated_note(fp, &c->hw);
 }

@@ -95,6 +95,16 @@ for h_cmd in predict export search tradeoff compare; do
         'stdout~GiB or a percentage of HBM' \
         'stdout~Fujii et al. \(arXiv 2411.06465\)'
 done
+# the optimizer offloaded (README "Optimizer offload"): Mixtral-8x7B on one
+# DGX H100, the memory table saying where the states went; without the
+# distributed optimizer the plan breaks offload-zero (exit 1, and why)
+run_tp predict --model mixtral-8x7b --seq 4096 --gbs 256 --tp 1 --dp 8 --zero 1 --ep 8 --epo --offload
+expect predict-offload exit=0 'stdout~^  plan +tp1\.pp1\.dp8\.mb1\.z1\.ep8\.epo\.offload$' \
+    'stdout~^  feasible +yes' \
+    'stdout~^  optimizer +0\.00  \(offloaded: in host memory between steps'
+run_tp predict --tp 8 --pp 4 --dp 2 --zero 0 --offload
+expect predict-offload-zero exit=1 \
+    'stdout~^  feasible +no: offload-zero: optimizer offload needs the distributed optimizer \(zero 1\), zero 0$'
 # a plan that fits with no headroom but not with 20 %: exit 1, and why
 run_tp predict --model llama3-8b --seq 4096 --gbs 256 --pp 2 --dp 4 --mbs 2 --zero 1
 expect headroom-fits-without exit=0
