@@ -7,6 +7,7 @@
  * 'trainplan show system dgx-h100 > mine.cfg'. */
 #include "cli/cmd.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +138,18 @@ static void system_figures(const struct hw_system *h)
            h->nvlink_bytes_per_s * h->eff_nvlink / 1e9, h->eff_nvlink,
            h->nic_bytes_per_s * h->eff_net / 1e9,
            h->nic_bytes_per_s * h->eff_net * 8 / 1e9, h->eff_net);
+    if (h->host_bytes_per_s <= 0) {
+        printf("# host link           none given: no optimizer offload\n");
+        return;
+    }
+    printf("# host link           %.1f GB/s per GPU and direction (eff_host "
+           "%.3g)", h->host_bytes_per_s * h->eff_host / 1e9, h->eff_host);
+    if (h->host_mem_bytes_per_s > 0)    /* predictor/compose.c */
+        printf("; %.1f GB/s each way when all %lld GPUs of a node copy "
+               "(host memory %.1f GB/s)", fmin(h->host_bytes_per_s * h->eff_host,
+               h->host_mem_bytes_per_s / (2.0 * (double)h->gpus_per_node)) / 1e9,
+               (long long)h->gpus_per_node, h->host_mem_bytes_per_s / 1e9);
+    putchar('\n');
 }
 
 /* Apply the --set assignments of the kind's sections. */

@@ -10,7 +10,11 @@ S_PLAN='--tp 8 --pp 4 --dp 8 --sp --recompute selective --zero 1'
 # a user's own system starts from the preset: the same prediction
 run_tp show system dgx-h100
 cp "$T_OUT" "$T_TMP/mine.cfg"
-expect show-system exit=0 'stdout~^# GEMM +[0-9.]+ TFLOP/s bf16 \(eff_gemm' 'stdout~^# network +'
+expect show-system exit=0 'stdout~^# GEMM +[0-9.]+ TFLOP/s bf16 \(eff_gemm' 'stdout~^# network +' \
+    'stdout~^# host link +55\.4 GB/s per GPU and direction \(eff_host 0\.88\); 38\.4 GB/s each way when all 8 GPUs of a node copy \(host memory 614\.4 GB/s\)$'
+# a system file without a host link says so
+run_tp show system tests/data/system-ok.cfg
+expect show-system-no-host exit=0 'stdout~^# host link +none given: no optimizer offload$'
 # shellcheck disable=SC2086
 "$TRAINPLAN" predict $S_PLAN >"$T_TMP/preset.txt" 2>&1
 # shellcheck disable=SC2086
