@@ -486,6 +486,14 @@ static void rank_need(const struct pred_ctx *c, const struct plan *p,
                        : PLAN_MAX_DEGREE);
 }
 
+/* The peak the block method's need reads: with the optimizer offloaded,
+ * the forward / backward one (the step's, offload_step_bytes, does not
+ * move with the layers recomputed). */
+static double act_peak(const struct plan *p, const struct pred_mem *m)
+{
+    return m->total_bytes - (p->offload ? m->optimizer_bytes : 0.0);
+}
+
 /* pred_memory, and with f the block method's need in the same pass. */
 static void memory_pass(const struct pred_ctx *c, const struct plan *p,
                         struct pred_mem *out, struct block_fit *f)
@@ -500,7 +508,7 @@ static void memory_pass(const struct pred_ctx *c, const struct plan *p,
     for (int i = 0; i < n; i++) {           /* the worst stage, lowest rank */
         stage_mem(c, p, &s, ranks[i], mb, i ? &other : out);
         if (f)
-            rank_need(c, p, &s, ranks[i], mb, (i ? &other : out)->total_bytes, f);
+            rank_need(c, p, &s, ranks[i], mb, act_peak(p, i ? &other : out), f);
         if (i && other.total_bytes > out->total_bytes)
             *out = other;
     }

@@ -255,7 +255,9 @@ struct pred_band pred_band_widen(struct pred_band b);
  * pass. Memory falls by the same
  * amount per N below a chunk's layers, so the answer is exact up to
  * rounding, and never above the true one: a search checks it with
- * pred_memory, and one more where it misses. */
+ * pred_memory, and one more where it misses. With the optimizer offloaded
+ * the need is the activations' peak's (the step's peak does not move with
+ * N: where it does not fit, no N does). */
 int32_t pred_rc_layers_fit(const struct pred_ctx *c, const struct plan *p,
                            int32_t *top, struct pred_mem *full);
 /* With full recompute, the share of the model's layers whose forward runs

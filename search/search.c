@@ -51,6 +51,8 @@ struct engine {                 /* shared, read-only during the loop */
                                    other than 0 listed or auto */
     int32_t offload_first;      /* the offload every plan starts with: the
                                    smallest listed */
+    int32_t rc_fewest;          /* the smallest listed recompute_layers
+                                   above 0 (0: none listed) */
     bool fit_offload;           /* offload 0 and 1 listed: on where the plan
                                    fits in no other way */
     uint64_t n_blocks;
@@ -68,6 +70,11 @@ struct block_rules {
                                    a full plan's sibling is usually it */
 };
 #define RULE_UNSET PLAN_RULE_COUNT
+
+struct choice {                 /* the overlaps a plan may take */
+    const int32_t *ok;
+    int n;
+};
 
 struct local {                  /* one per thread */
     struct search_gpu *g;
@@ -382,7 +389,9 @@ static int sibling_fits(const struct block_rules *br, const struct plan *p)
 
 /* The smallest listed N >= need (need from pred_rc_layers_fit, never
  * above the answer) under which p fits, checked by pred_memory, below
- * 'top' when 0 (every layer) is listed; 0 when there is none. */
+ * 'top' when 0 (every layer) is listed; 0 when there is none (also as
+ * soon as an offloaded step's peak is the one that misses: it does not
+ * fall with N, mem.c offload_step_bytes). */
 static int32_t fit_from(const struct engine *e, struct plan *p, int32_t need,
                         int32_t top, struct pred_mem *mem)
 {
@@ -395,6 +404,8 @@ static int32_t fit_from(const struct engine *e, struct plan *p, int32_t need,
         pred_memory(e->ctx, p, mem);
         if (mem->fits)
             return v[i];
+        if (p->offload && mem->optimizer_bytes > 0)
+            break;
     }
     return 0;
 }
@@ -517,14 +528,81 @@ static void offload_miss(const struct engine *e, struct search_gpu *g,
         near_miss(g, &q, -off.margin_bytes, idx);
 }
 
+/* Block recompute's rank of N layers a chunk: 0 rebuilds every layer. */
+static int32_t rebuilt_rank(int32_t n)
+{
+    return n > 0 ? n : INT32_MAX;
+}
+
+/* The offloaded twin of a plan that fits by recomputing N0 layers a chunk
+ * (full recompute, recompute_layers fitted): with the optimizer states in
+ * host memory fewer layers may need rebuilding, which can more than pay
+ * for the host copies, so *alt (offload on, recompute_layers fitted
+ * again) is a second candidate where it fits with fewer. Not tried where
+ * N0 is already the fewest listed. */
+static bool offload_twin(const struct engine *e, const struct plan *p,
+                         struct plan *alt)
+{
+    struct pred_mem m;
+    if (!e->fit_offload || !e->fit_layers || p->offload ||
+        p->recompute != PLAN_RECOMPUTE_FULL || p->rc_layers == e->rc_fewest ||
+        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
+        return false;
+    *alt = *p;
+    alt->offload = 1;
+    alt->rc_layers = 0;
+    return memory_fit(e, NULL, alt, &m) == PLAN_OK && m.fits &&
+           rebuilt_rank(alt->rc_layers) < rebuilt_rank(p->rc_layers);
+}
+
+/* Whether the time bound of plan p cannot make the top k. */
+static bool bound_cuts(const struct engine *e, const struct search_gpu *g,
+                       const struct plan *p, const struct pred_memo *memo)
+{
+    int k = e->cfg->top_k;
+    return !e->cfg->exhaustive && g->n_hits == k &&
+           pred_time_bound(e->ctx, p, memo) > g->hits[k - 1].iteration_s;
+}
+
+/* A plan that fits: composed with its best overlap, and its offloaded
+ * twin beside it where there is one (the faster offered; a tie keeps the
+ * plan without offload), unless the time bound cuts both. */
+static void eval_fits(const struct engine *e, struct search_gpu *g,
+                      struct plan *p, const struct pred_memo *memo,
+                      struct choice ch, uint64_t idx)
+{
+    struct plan alt, *best = p;
+    struct pred_result r, ra;
+    bool twin = offload_twin(e, p, &alt), cut = bound_cuts(e, g, p, memo);
+    if (twin && bound_cuts(e, g, &alt, memo))
+        twin = false;
+    if (cut && !twin) {
+        g->bound++;
+        return;
+    }
+    g->evaluated++;
+    if (!cut)
+        compose_best(e, p, memo, ch.ok, ch.n, &r);
+    if (twin) {
+        compose_best(e, &alt, memo, ch.ok, ch.n, &ra);
+        if (cut || ra.iteration_s < r.iteration_s) {
+            best = &alt;
+            r = ra;
+        }
+    }
+    alt = *best;                        /* the key shows the split chosen */
+    plan_stages_resolve(&alt, &e->ctx->model, &e->ctx->limits);
+    offer(g, e->cfg->top_k, &(struct search_hit){ .plan = alt,
+                                  .iteration_s = r.iteration_s, .idx = idx });
+}
+
 static void eval_one(const struct engine *e, struct block_rules *br,
                      struct search_gpu *g, struct plan *p,
                      const struct pred_memo *memo, uint64_t idx)
 {
     const struct pred_ctx *c = e->ctx;
-    int k = e->cfg->top_k, n;
+    int n;
     struct pred_mem mem;
-    struct pred_result r;
     struct plan q;
     int32_t ok[SPACE_MAX_VALUES];
     enum plan_rule rule = PLAN_OK;
@@ -541,25 +619,16 @@ static void eval_one(const struct engine *e, struct block_rules *br,
         return;
     }
     g->valid++;
-    q = *p;                             /* the key shows the split chosen */
-    plan_stages_resolve(&q, &c->model, &c->limits);
     if (!mem.fits) {
+        q = *p;                         /* the key shows the split chosen */
+        plan_stages_resolve(&q, &c->model, &c->limits);
         g->memory++;
         near_miss(g, &q, -mem.margin_bytes, idx);
         offload_miss(e, g, &q, &mem, idx);
         return;
     }
     g->feasible++;
-    if (!e->cfg->exhaustive && g->n_hits == k &&
-        pred_time_bound(c, p, memo) > g->hits[k - 1].iteration_s) {
-        g->bound++;
-        return;
-    }
-    g->evaluated++;
-    compose_best(e, p, memo, ok, n, &r);
-    q.overlap = p->overlap;             /* the choice made */
-    offer(g, k, &(struct search_hit){ .plan = q, .iteration_s = r.iteration_s,
-                                      .idx = idx });
+    eval_fits(e, g, p, memo, (struct choice){ ok, n }, idx);
 }
 
 /* Inner index j of a block -> the plan's inner fields; returns the memo
@@ -816,6 +885,8 @@ static int prepare(const struct search_cfg *cfg, struct engine *e,
     e->fit_layers = e->d.n[PLAN_DIM_RC_LAYERS] > 1 ||
                     e->d.v[PLAN_DIM_RC_LAYERS][0] != 0;
     e->offload_first = e->d.v[PLAN_DIM_OFFLOAD][0];     /* sorted */
+    e->rc_fewest = e->d.v[PLAN_DIM_RC_LAYERS][0] > 0 ? e->d.v[PLAN_DIM_RC_LAYERS][0]
+                 : e->d.n[PLAN_DIM_RC_LAYERS] > 1 ? e->d.v[PLAN_DIM_RC_LAYERS][1] : 0;
     e->fit_offload = e->d.n[PLAN_DIM_OFFLOAD] > 1;
     e->n_blocks = cfg->n_gpus;
     for (int i = 0; i < e->d.n_block; i++)

@@ -305,11 +305,11 @@ enum plan_rule plan_check_stack(const struct plan *p,
 enum plan_rule plan_check_offload(const struct plan *p,
                                   const struct plan_limits *lim)
 {
-    if (p->zero != 1)
-        return PLAN_RULE_OFFLOAD_ZERO;
-    if (!lim->stack_offload)
+    if (!lim->stack_offload)    /* what cannot change first */
         return PLAN_RULE_STACK_OFFLOAD;
-    return lim->host_link ? PLAN_OK : PLAN_RULE_OFFLOAD_HOST;
+    if (!lim->host_link)
+        return PLAN_RULE_OFFLOAD_HOST;
+    return p->zero != 1 ? PLAN_RULE_OFFLOAD_ZERO : PLAN_OK;
 }
 
 /* The all-to-all overlap's (header). */
@@ -656,16 +656,15 @@ static void why_epo(const struct why *w)
 
 static void why_offload(const struct why *w)
 {
-    const struct plan *p = w->p;
-    if (p->zero != 1)
-        snprintf(w->buf, w->n, "offload-zero: optimizer offload needs the "
-                 "distributed optimizer (zero 1), zero %d", (int)p->zero);
-    else
+    if (!w->lim->stack_offload || !w->lim->host_link)
         snprintf(w->buf, w->n, "%s", !w->lim->stack_offload
                  ? "stack-offload: the stack cannot offload optimizer states "
                    "(optimizer_offload false, or a full-iteration CUDA graph)"
                  : "offload-host: the system file gives no host link "
                    "(node.host_gbs) to time the offload over");
+    else
+        snprintf(w->buf, w->n, "offload-zero: optimizer offload needs the "
+                 "distributed optimizer (zero 1), zero %d", (int)w->p->zero);
 }
 
 static void (*const explain[PLAN_RULE_COUNT])(const struct why *) = {

@@ -224,8 +224,8 @@ enum plan_rule plan_check_batch(const struct plan *p, const struct model *m,
  * replicas, zero, dp, recompute, rc_layers, offload, overlap. */
 enum plan_rule plan_check_stack(const struct plan *p,
                                 const struct plan_limits *lim);
-/* The rules of a plan with offload on (offload-zero, stack-offload,
- * offload-host); reads zero. A search that gives a plan the offload (a
+/* The rules of a plan with offload on (stack-offload, offload-host,
+ * offload-zero: what the plan cannot change first); reads zero. A search that gives a plan the offload (a
  * fit dimension) checks them alone. */
 enum plan_rule plan_check_offload(const struct plan *p,
                                   const struct plan_limits *lim);

@@ -164,7 +164,7 @@ Test(offload, rules)
                       why, sizeof why);
     cr_assert_str_eq(why, "offload-zero: optimizer offload needs the "
                      "distributed optimizer (zero 1), zero 0");
-    p.zero = 1;
+    p.zero = 0;                 /* what cannot change is named first */
     c.limits.stack_offload = false;
     cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
                  PLAN_RULE_STACK_OFFLOAD);
@@ -177,6 +177,11 @@ Test(offload, rules)
     c.limits.host_link = false;
     cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
                  PLAN_RULE_OFFLOAD_HOST);
+    plan_rule_explain(PLAN_RULE_OFFLOAD_HOST, &p, &c.model, &c.job, &c.limits,
+                      why, sizeof why);
+    cr_assert_str_eq(why, "offload-host: the system file gives no host link "
+                     "(node.host_gbs) to time the offload over");
+    p.zero = 1;
     cr_assert_str_eq(plan_rule_name(PLAN_RULE_OFFLOAD_HOST), "offload-host");
     p.offload = 0;                      /* nothing to refuse */
     cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits), PLAN_OK);
@@ -311,4 +316,51 @@ Test(offload, export_spellings)
     p.offload = 0;
     cr_assert_null(strstr(export_text(RES_FW_MEGATRON, &c, &p), "offload"));
     cr_assert_null(strstr(export_text(RES_FW_NEMO, &c, &p), "offload"));
+}
+
+/* ---- with block recompute ---- */
+
+/* A plan that fits by rebuilding several layers a chunk: offloaded, fewer
+ * need rebuilding, and the search weighs both (search.c offload_twin).
+ * Llama 3 405B on 128 H100s, tp 8, pp 16, ZeRO-1: with the states on the
+ * GPU the stages rebuild 6 layers; offloaded they fit rebuilding one
+ * (the closed form's need is the activations', mem.c act_peak), faster by
+ * more than the host copies cost; that plan does not fit on the GPU. */
+Test(offload, search_weighs_recompute_against_offload)
+{
+    static struct space s;
+    struct pred_ctx c = preset_ctx("llama3-405b", "dgx-h100", 8192, 512);
+    struct search_result r;
+    struct plan best, q;
+    struct pred_result a, b;
+    int64_t gpus = 128;
+    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = 1 };
+    struct tpl_err err = { 0 };
+    memset(&s, 0, sizeof s);
+    s.dim[PLAN_DIM_TP] = (struct space_list){ .n = 1, .v = { 8 } };
+    s.dim[PLAN_DIM_PP] = (struct space_list){ .n = 1, .v = { 16 } };
+    s.dim[PLAN_DIM_MBS] = (struct space_list){ .n = 1, .v = { 1 } };
+    s.dim[PLAN_DIM_VPP] = (struct space_list){ .n = 1, .v = { 1 } };
+    s.dim[PLAN_DIM_ZERO] = (struct space_list){ .n = 1, .v = { 1 } };
+    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.per_gpu[0].n_hits, 1);
+    best = r.per_gpu[0].hits[0].plan;
+    search_result_release(&r);
+    cr_assert_eq(best.offload, 1);
+    cr_assert_eq(best.recompute, PLAN_RECOMPUTE_FULL);
+    cr_assert_eq(best.rc_layers, 1);
+    q = best;                           /* on the GPU: one layer misses */
+    q.offload = 0;
+    pred_plan(&c, &q, &a);
+    cr_assert(!a.mem.fits);
+    q.rc_layers = 6;                    /* six rebuilt: fits, slower */
+    pred_plan(&c, &q, &a);
+    pred_plan(&c, &best, &b);
+    cr_assert(a.mem.fits && b.mem.fits);
+    cr_assert_lt(b.iteration_s, a.iteration_s);
+    s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { 0 } };
+    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.per_gpu[0].hits[0].plan.rc_layers, 6);
+    search_result_release(&r);
 }

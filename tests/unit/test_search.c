@@ -76,21 +76,27 @@ static int best_layers(const struct pred_ctx *c, struct plan *p,
     return best_overlap(c, p, out);
 }
 
-/* offload as a search gives it (search.c plan_memory): off, and on only
- * where the plan breaks no rule, does not fit at any recompute_layers
- * without it, and may offload; then recompute_layers again. */
+/* offload as a search gives it (search.c plan_memory, offload_twin): the
+ * faster of the plan without it and with it, each with its own
+ * recompute_layers (a tie keeps it off), where the plan breaks no rule and
+ * may offload. */
 static int best_offload(const struct pred_ctx *c, struct plan *p,
                         struct ref_hit *out)
 {
+    struct plan q = *p;
+    struct ref_hit on;
+    int off;
     p->offload = 0;
-    if (best_layers(c, p, out))
-        return 1;
-    p->overlap = 0;                     /* no rule refuses overlap off */
-    if (plan_check(p, &c->model, &c->job, &c->limits) != PLAN_OK ||
-        plan_check_offload(p, &c->limits) != PLAN_OK)
-        return 0;
-    p->offload = 1;
-    return best_layers(c, p, out);
+    off = best_layers(c, p, out);
+    q.overlap = 0;                      /* no rule refuses overlap off */
+    if (plan_check(&q, &c->model, &c->job, &c->limits) != PLAN_OK ||
+        plan_check_offload(&q, &c->limits) != PLAN_OK)
+        return off;
+    q.offload = 1;
+    if (!best_layers(c, &q, &on) || (off && out->t <= on.t))
+        return off;
+    *out = on;
+    return 1;
 }
 
 /* Every inner combination of one (tp, cp, pp) block, predicted one by one
