@@ -233,12 +233,16 @@ static void megatron_model(FILE *fp, const struct pred_ctx *c)
  * "local" implementation ("--cuda-graph-scope=full_iteration enables
  * whole iteration CUDA graph"), partial scopes through Transformer
  * Engine's make_graphed_callables (the MoE recipes' partial-graph YAMLs:
- * transformer_engine with attn, moe_router, moe_preprocess). *impl gets
- * the implementation, NULL when nothing is captured; returns the scopes
- * as a bit set (full_iteration alone when it is captured). */
+ * transformer_engine with attn, moe_router, moe_preprocess). A dense
+ * model has no MoE layer for the MoE scopes to capture: they are left out.
+ * *impl gets the implementation, NULL when nothing is captured; returns
+ * the scopes as a bit set (full_iteration alone when it is captured). */
 static unsigned graph_scopes(const struct pred_ctx *c, const char **impl)
 {
     unsigned g = c->job.cuda_graphs, full = JOB_GRAPH_BIT(JOB_GRAPH_FULL);
+    if (!model_is_moe(&c->model))
+        g &= ~(JOB_GRAPH_BIT(JOB_GRAPH_MOE_ROUTER) |
+               JOB_GRAPH_BIT(JOB_GRAPH_MOE_PREPROCESS));
     *impl = !g ? NULL : g & full ? "local" : "transformer_engine";
     return g & full ? full : g;
 }
@@ -570,12 +574,6 @@ static const char *refusal(enum res_framework fw, const struct pred_ctx *c,
     int64_t eff = c->model.layers + 2;
     if (res_moe_plan_refusal(fw, c, p, buf, n))   /* experts: export_moe.c */
         return buf;
-    if (fw == RES_FW_TORCHTITAN && c->job.cuda_graphs) {  /* job_config.py */
-        snprintf(buf, n, "torchtitan has no CUDA-graph capture of the "
-                 "training step, which the prediction assumed (the stack's "
-                 "cuda_graph_scope)");
-        return buf;
-    }
     if (fw != RES_FW_TORCHTITAN || p->vpp <= 2 || p->pp == 1 ||
         (eff % p->pp == 0 && (eff / p->pp) % p->vpp == 0))
         return NULL;
@@ -606,6 +604,11 @@ int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
                  "position table (Megatron-LM validate_args: "
                  "max_position_embeddings >= seq_length)", (long long)c->job.seq,
                  (long long)m->position_table, m->name);
+    else if (fw == RES_FW_TORCHTITAN && graph_scopes(c, &(const char *){ 0 }))
+        /* torchtitan/config/job_config.py: no CUDA-graph option */
+        snprintf(buf, n, "torchtitan has no CUDA-graph capture of the "
+                 "training step, which the prediction assumed (the stack's "
+                 "cuda_graph_scope)");
     else if (fw == RES_FW_TORCHTITAN && c->job.precision == JOB_PREC_FP16)
         /* torchtitan/config/job_config.py Training: mixed_precision_param
          * is Literal["bfloat16", "float32"]; no fp16 loss scaling */

@@ -386,6 +386,22 @@ static const char *const graph_names[JOB_GRAPH_COUNT] = {
     [JOB_GRAPH_FULL] = "full_iteration",
 };
 
+/* Megatron-LM's --cuda-graph-scope (megatron/training/arguments.py):
+ * "moe_preprocess" must be used together with "moe_router". */
+static int graph_scopes_ok(const struct stack *s, const struct conf_group *g,
+                           struct tpl_err *err)
+{
+    char where[200];
+    if (!(s->cuda_graphs & JOB_GRAPH_BIT(JOB_GRAPH_MOE_PREPROCESS)) ||
+        s->cuda_graphs & JOB_GRAPH_BIT(JOB_GRAPH_MOE_ROUTER))
+        return 0;
+    conf_where(g->c, config_setting_get_member(g->s, "cuda_graph_scope"), where,
+               sizeof where);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: 'cuda_graph_scope' captures "
+                      "'moe_preprocess' only together with 'moe_router' "
+                      "(Megatron-LM --cuda-graph-scope)", where);
+}
+
 /* Optional: the host cost of MoE layers (predictor/host.c): the host time
  * per kernel outside CUDA graphs (absent 0), the dispatcher's per-layer
  * sync (absent false), what CUDA graphs capture (absent: nothing). */
@@ -401,7 +417,7 @@ static int read_host(struct stack *s, const struct conf_group *g,
                   true, &s->cuda_graphs, err)))
         return TPL_ECONFIG;
     s->moe_host_s *= 1e-6;
-    return 0;
+    return graph_scopes_ok(s, g, err);
 }
 
 const char *stack_graph_name(enum job_graph g) { return graph_names[g]; }

@@ -307,4 +307,11 @@ Test(export, cuda_graphs)
     p.zero = 1;
     assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "cuda-graph");
     assert_lacks(export_text(RES_FW_NEMO, &c, &p), "cuda_graph");
+    c = ctx_of("llama3-70b");           /* no MoE layer for them to capture */
+    p = make_plan(8, 4, 8, 1);
+    c.job.cuda_graphs = JOB_GRAPH_BIT(JOB_GRAPH_MOE_ROUTER);
+    assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "cuda-graph");
+    c.job.cuda_graphs |= JOB_GRAPH_BIT(JOB_GRAPH_ATTN);
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "--cuda-graph-impl transformer_engine \\\n--cuda-graph-scope attn \\\n");
 }
