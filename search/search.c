@@ -54,7 +54,8 @@ struct engine {                 /* shared, read-only during the loop */
     int32_t rc_fewest;          /* the smallest listed recompute_layers
                                    above 0 (0: none listed) */
     bool fit_offload;           /* offload 0 and 1 listed: on where the plan
-                                   fits in no other way */
+                                   fits in no other way, or its twin
+                                   rebuilds fewer layers (offload_twin) */
     uint64_t n_blocks;
 };
 

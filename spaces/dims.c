@@ -158,9 +158,11 @@ const struct plan_dim_info plan_dims[PLAN_DIM_COUNT] = {
      * optimizer/cpu_offloading/README.md): the fp32 master weights and
      * Adam states in pinned host memory between steps, restored over the
      * host link for the step, which still runs on the GPU (predictor/
-     * shard.c memory, compose.c time). A fit dimension: offloading never
-     * makes a plan faster, so a search gives it only to a plan that fits
-     * in no other way (search.c) */
+     * shard.c memory, compose.c time). A fit dimension: offloading by
+     * itself never makes a plan faster, so a search gives it to a plan
+     * that fits in no other way, or whose full recompute it lets rebuild
+     * fewer layers where that is faster (search.c plan_memory,
+     * offload_twin) */
     [PLAN_DIM_OFFLOAD] = { .name = "offload", .key = "offload",
         .names = yn_names, .key_names = offload_keys,
         .help = "optimizer states in host memory between steps (chunked offload)",

@@ -75,8 +75,9 @@ enum plan_dim_role {            /* where a block of the search ends */
                                    value its memory needs (recompute_layers,
                                    with full recompute: the fewest layers
                                    that make it fit, in closed form;
-                                   offload: on only where the plan fits in
-                                   no other way) */
+                                   offload: on where the plan fits in no
+                                   other way, or where it lets fewer
+                                   layers be rebuilt, faster) */
 };
 
 struct plan_dim_info {
