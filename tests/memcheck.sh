@@ -38,6 +38,8 @@ vg calibrate-runs 3 calibrate --runs tests/data/runs/small.csv
 vg tradeoff-chart 0 tradeoff --gpus 64..256 --chart /tmp/trainplan-memcheck.svg
 vg compare-chart 0 compare --systems dgx-a100,dgx-h100 --gpus 64 --chart /tmp/trainplan-memcheck.png
 vg export 0 export --gpus 64 --framework torchtitan
+vg search-offload 0 search --model mixtral-8x7b --seq 4096 --gbs 256 --gpus 8 --top 2
+vg export-offload-graphs 0 export --framework nemo --model qwen3-30b-a3b --gpus 8 --set stack.cuda_graph_scope=attn,moe_router
 vg validate 0 validate tests/data/runs/small.csv --format json
 vg validate-bad-runs 3 validate tests/data/runs/bad-extra-comma.csv
 vg validate-gate 0 validate tests/data/runs/small.csv -o /dev/null \
