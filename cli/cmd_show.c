@@ -7,7 +7,6 @@
  * 'trainplan show system dgx-h100 > mine.cfg'. */
 #include "cli/cmd.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -146,8 +145,8 @@ static void system_figures(const struct hw_system *h)
            "%.3g)", h->host_bytes_per_s * h->eff_host / 1e9, h->eff_host);
     if (h->host_mem_bytes_per_s > 0)    /* predictor/compose.c */
         printf("; %.1f GB/s each way when all %lld GPUs of a node copy "
-               "(host memory %.1f GB/s)", fmin(h->host_bytes_per_s * h->eff_host,
-               h->host_mem_bytes_per_s / (2.0 * (double)h->gpus_per_node)) / 1e9,
+               "(host memory %.1f GB/s)", hw_host_copy_bytes_per_s(h,
+               h->host_bytes_per_s * h->eff_host, h->gpus_per_node) / 1e9,
                (long long)h->gpus_per_node, h->host_mem_bytes_per_s / 1e9);
     putchar('\n');
 }

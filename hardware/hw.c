@@ -174,8 +174,8 @@ static int read_gpu(struct hw_system *hw, const struct conf *c,
 
 /* The node's optional host fields (GB/s): the GPUs' host link and the
  * node's host memory; 0 where the file does not say. */
-static int read_host(struct hw_system *hw, const struct conf_group *g,
-                     struct tpl_err *err)
+static int read_host_link(struct hw_system *hw, const struct conf_group *g,
+                          struct tpl_err *err)
 {
     double host = 0, mem = 0;
     if ((conf_has(g, "host_gbs") &&
@@ -222,7 +222,7 @@ static int read_links(struct hw_system *hw, const struct conf *c,
         hw->nvlink_pair_bytes_per_s = fmin(pair * GIGA, hw->nvlink_bytes_per_s);
     }
     hw->nvlink_latency_s *= US;
-    if (read_host(hw, &g, err))
+    if (read_host_link(hw, &g, err))
         return TPL_ECONFIG;
     hw->nic_bytes_per_s = gbps * GIGA / 8;      /* gigabits -> bytes */
     hw->net_latency_s *= US;
@@ -583,4 +583,16 @@ int hw_system_load(struct hw_system *hw, const char *name_or_path,
         rc = hw_system_read(hw, &c, err);
     conf_release(&c);
     return rc;
+}
+
+/* Each GPU of a node copies through the host memory in both directions at
+ * once while every GPU of the plan on that node does (the optimizer
+ * offload's step, predictor/compose.c): 2 n times its rate, n the plan's
+ * GPUs on a node; the link's rate where that is the narrower. */
+double hw_host_copy_bytes_per_s(const struct hw_system *h, double link,
+                                int64_t gpus)
+{
+    int64_t n = gpus < h->gpus_per_node ? gpus : h->gpus_per_node;
+    return h->host_mem_bytes_per_s > 0
+         ? fmin(link, h->host_mem_bytes_per_s / (2.0 * (double)n)) : link;
 }

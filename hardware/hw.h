@@ -173,4 +173,10 @@ int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err);
 bool hw_is_section(const char *section);
 
+/* What one GPU copies to or from host memory per second, its link's
+ * achievable rate 'link', while the plan's 'gpus' (at most a node's) copy
+ * both ways through the node's host memory at once (hw.c). */
+double hw_host_copy_bytes_per_s(const struct hw_system *h, double link,
+                                int64_t gpus);
+
 #endif /* HW_H */

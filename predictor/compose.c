@@ -342,10 +342,7 @@ static double dp_exposed(const struct pred_ctx *c, const struct plan *p,
  * both directions together through it, 2 n x rate. */
 double pred_host_copy_bytes_per_s(const struct pred_ctx *c, const struct plan *p)
 {
-    int64_t n = plan_gpus(p) < c->hw.gpus_per_node ? plan_gpus(p)
-                                                    : c->hw.gpus_per_node;
-    double link = c->k.host_bytes_per_s, mem = c->hw.host_mem_bytes_per_s;
-    return mem > 0 ? fmin(link, mem / (2.0 * (double)n)) : link;
+    return hw_host_copy_bytes_per_s(&c->hw, c->k.host_bytes_per_s, plan_gpus(p));
 }
 
 double pred_optimizer_step_s(const struct pred_ctx *c, const struct plan *p,
@@ -355,7 +352,9 @@ double pred_optimizer_step_s(const struct pred_ctx *c, const struct plan *p,
      * read; master, m, v written; the 16-bit copy written), at the
      * system's optimizer-step fit where it has one (no preset does) */
     double gpu = pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0, 34.0 * local, 1, 8);
-    if (!p->offload || c->k.host_bytes_per_s <= 0)  /* offload-host */
+    if (!p->offload || c->k.host_bytes_per_s <= 0)  /* rule offload-host
+                                                       refuses the plan: its
+                                                       time stays printable */
         return gpu;
     return fmax(gpu, c->job.optim_bytes * local / pred_host_copy_bytes_per_s(c, p));
 }

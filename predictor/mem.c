@@ -398,13 +398,14 @@ static double expert_states(const struct pred_ctx *c, const struct plan *p,
 
 /* An offloaded optimizer's step (shard.c): after the backward has freed
  * the activations and logits, the step holds the restored master weights
- * and the state windows (pred.h) beside the weights and gradients. The
- * optimizer part is what that holds beyond the freed activations, so
- * that the parts still add up to the larger of the two peaks. */
-static double offload_step_bytes(const struct pred_mem *m, double restore)
+ * and the state windows (pred_offload_window_bytes) beside the weights and
+ * gradients. The optimizer part is what that holds beyond the freed
+ * activations, so that the parts still add up to the larger of the two
+ * peaks. */
+static double offload_step_bytes(const struct pred_mem *m, double restore,
+                                 double window)
 {
-    double step = restore + PRED_OFFLOAD_WINDOWS * PRED_OFFLOAD_CHUNK_MB *
-                            1024.0 * 1024.0;
+    double step = restore + PRED_OFFLOAD_WINDOWS * window;
     return fmax(0.0, step - (m->activations_bytes + m->embed_logits_bytes));
 }
 
@@ -443,7 +444,8 @@ static void stage_mem(const struct pred_ctx *c, const struct plan *p,
     if (rank == p->pp - 1)
         out->activations_bytes += mtp_act(c, p, mbs_in);
     if (p->offload)
-        out->optimizer_bytes = offload_step_bytes(out, restore);
+        out->optimizer_bytes = offload_step_bytes(out, restore,
+                                                  pred_offload_window_bytes(c, p));
     out->total_bytes = out->weights_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes +
                        out->embed_logits_bytes;

@@ -509,6 +509,8 @@ struct pred_shard_mem { double weights_bytes, grads_bytes, optimizer_bytes;
 #define PRED_OFFLOAD_WINDOWS 2
 /* fp32 master weights, per parameter, of the optimizer_bytes. */
 #define PRED_MASTER_BYTES 4.0
+/* One of an offloaded step's state windows, bytes (shard.c). */
+double pred_offload_window_bytes(const struct pred_ctx *c, const struct plan *p);
 /* Seconds of the optimizer step of 'local' parameters (the rank's shard),
  * with the offload's host-link transfers when the plan offloads
  * (compose.c). */

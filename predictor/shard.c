@@ -38,9 +38,15 @@
  * weights use one full restore window" and the states a chunk at a time
  * in "two reusable GPU state windows") the forward and backward run
  * without them: 0 on the GPU at that peak. The step restores the fp32
- * master weights of the rank's shard, 4P/d (restore_bytes), and holds two
- * state chunks (pred.h PRED_OFFLOAD_CHUNK_MB), after the activations are
- * freed: predictor/mem.c takes the larger of the two peaks.
+ * master weights of the rank's shard, 4P/d (restore_bytes; offload runs
+ * with zero 1 only, rule offload-zero, so d is the optimizer's sharding),
+ * and holds two state windows (pred_offload_window_bytes: the chunk,
+ * pred.h PRED_OFFLOAD_CHUNK_MB, or where larger one parameter's states,
+ * "a single parameter's atomic tensor-state payload can exceed the
+ * target"), after the activations are freed: predictor/mem.c takes the
+ * larger of the two peaks. The dense and expert masters are counted
+ * restored together (Megatron steps their optimizers one after the
+ * other: an upper bound).
  * DeepSpeed's ZeRO-3 (the stack's zero3_gather "parameter") does not hold
  * whole units: its coordinator fetches each module's parameters and
  * releases them once more than stage3_max_live_parameters (1e9 elements,
@@ -231,6 +237,28 @@ static double largest_tensor(const struct model *m, const struct plan *p)
     double qkv = h * (double)(model_q_dim(m) + 2 * model_kv_dim(m));
     double fc1 = h * (double)m->ffn_hidden * (m->glu ? 2.0 : 1.0);
     return fmax(fmax(qkv, fc1), h * (double)m->vocab) / t;
+}
+
+/* An offloaded step's state window (header): the chunk, or one parameter's
+ * states where that is larger. Megatron's distributed optimizer shards
+ * each bucket of the flat buffer evenly over the d ranks, so a rank steps
+ * about 1/d of a parameter (all of it with d = 1, as the experts of an
+ * MoE layer on ep ranks without expert data parallelism); the largest:
+ * the dense tensors of largest_tensor, or one expert's first MLP weight
+ * split over etp, over the expert-data-parallel ranks. */
+double pred_offload_window_bytes(const struct pred_ctx *c, const struct plan *p)
+{
+    const struct model *m = &c->model;
+    struct plan q;
+    double big = largest_tensor(m, p) / (double)pred_shard_degree(p);
+    if (model_is_moe(m)) {
+        pred_expert_plan(p, &q);
+        big = fmax(big, (double)m->hidden * (double)m->moe.ffn_hidden *
+                        (m->glu ? 2.0 : 1.0) / (double)p->etp /
+                        (double)pred_shard_degree(&q));
+    }
+    return fmax(PRED_OFFLOAD_CHUNK_MB * 1024.0 * 1024.0,
+                (c->job.optim_bytes - PRED_MASTER_BYTES) * big);
 }
 
 /* ZeRO-3's gathered parameters and in-flight gradients beyond the

@@ -6,9 +6,15 @@
  * pp, zero); a block whose zero the stack refuses is counted whole,
  * unwalked (skip_block); threads take blocks with a dynamic schedule and
  * walk the block's inner combinations (mbs, vpp, stage ends, sp, tpo,
- * recompute, replicas), the table's last row turning fastest; a choice
- * dimension (overlap) is not walked: each plan takes the fastest of its
- * listed values that the rules allow. Per plan, in order of
+ * recompute, replicas, ep, etp, epo), the table's last row turning
+ * fastest; a choice dimension (overlap) is not walked: each plan takes the
+ * fastest of its listed values that the rules allow; nor are the fit
+ * dimensions: recompute_layers takes the fewest layers that fit (fit_
+ * layers), offload is on where the plan fits in no other way (plan_memory)
+ * and, for a plan with full recompute, where its offloaded twin fits
+ * rebuilding fewer layers and is faster (offload_twin: both composed, one
+ * plan counted as evaluated; cut by the time bound only where both are).
+ * Per plan, in order of
  * cost: the rules (integer arithmetic), the closed-form memory model, a
  * lower bound on time against this thread's K-th best for the GPU count
  * (pred_time_bound: it never exceeds the predicted time, and a plan is
@@ -480,6 +486,23 @@ static __attribute__((noinline)) enum plan_rule memory_fit(const struct engine *
     return PLAN_OK;
 }
 
+/* Plan p with the optimizer offloaded, its recompute_layers fitted again,
+ * in *q with its memory in *m, where the search may offload it (both
+ * offload values listed, p not offloaded, plan_check_offload); false
+ * where it may not, or the fit breaks a rule. It keeps no sibling (br):
+ * that describes the plans without offload. */
+static bool offloaded(const struct engine *e, const struct plan *p,
+                      struct plan *q, struct pred_mem *m)
+{
+    if (!e->fit_offload || p->offload ||
+        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
+        return false;
+    *q = *p;
+    q->offload = 1;
+    q->rc_layers = 0;
+    return memory_fit(e, NULL, q, m) == PLAN_OK;
+}
+
 /* memory_fit, then the second fit dimension (offload): a plan that does
  * not fit without it, and may offload (plan_check_offload), takes it, its
  * recompute_layers fitted again, if it then fits (offloading never makes
@@ -495,14 +518,9 @@ static enum plan_rule plan_memory(const struct engine *e, struct block_rules *br
     struct plan q;
     struct pred_mem off;
     enum plan_rule r = memory_fit(e, br, p, mem);
-    if (r != PLAN_OK || mem->fits || !e->fit_offload ||
+    if (r != PLAN_OK || mem->fits ||
         mem->margin_bytes + mem->optimizer_bytes < 0 ||
-        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
-        return r;
-    q = *p;
-    q.offload = 1;
-    q.rc_layers = 0;
-    if (memory_fit(e, NULL, &q, &off) != PLAN_OK || !off.fits)
+        !offloaded(e, p, &q, &off) || !off.fits)
         return r;
     *p = q;
     *mem = off;
@@ -517,15 +535,10 @@ static void offload_miss(const struct engine *e, struct search_gpu *g,
                          const struct plan *p, const struct pred_mem *mem,
                          uint64_t idx)
 {
-    struct plan q = *p;
+    struct plan q;
     struct pred_mem off;
-    if (!e->fit_offload || p->offload ||
-        -(mem->margin_bytes + mem->optimizer_bytes) > g->nearest_short_bytes ||
-        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
-        return;
-    q.offload = 1;
-    q.rc_layers = 0;
-    if (memory_fit(e, NULL, &q, &off) == PLAN_OK)
+    if (-(mem->margin_bytes + mem->optimizer_bytes) <= g->nearest_short_bytes &&
+        offloaded(e, p, &q, &off))
         near_miss(g, &q, -off.margin_bytes, idx);
 }
 
@@ -545,15 +558,9 @@ static bool offload_twin(const struct engine *e, const struct plan *p,
                          struct plan *alt)
 {
     struct pred_mem m;
-    if (!e->fit_offload || !e->fit_layers || p->offload ||
-        p->recompute != PLAN_RECOMPUTE_FULL || p->rc_layers == e->rc_fewest ||
-        plan_check_offload(p, &e->ctx->limits) != PLAN_OK)
-        return false;
-    *alt = *p;
-    alt->offload = 1;
-    alt->rc_layers = 0;
-    return memory_fit(e, NULL, alt, &m) == PLAN_OK && m.fits &&
-           rebuilt_rank(alt->rc_layers) < rebuilt_rank(p->rc_layers);
+    return e->fit_layers && p->recompute == PLAN_RECOMPUTE_FULL &&
+           p->rc_layers != e->rc_fewest && offloaded(e, p, alt, &m) &&
+           m.fits && rebuilt_rank(alt->rc_layers) < rebuilt_rank(p->rc_layers);
 }
 
 /* Whether the time bound of plan p cannot make the top k. */

@@ -114,11 +114,14 @@ Test(offload, plan_time_adds_only_the_step)
 /* ---- memory ---- */
 
 /* Forward and backward without the states: the 12 P / 8 bytes go. The
- * step holds the master weights 4 P / 8 and two 256 MiB state windows
- * after the activations are freed: without recompute the activations are
- * larger (optimizer part 0); with full recompute over dp 2 the step's
- * window, 4 P / 2 and the windows, is the peak, and the optimizer part is
- * what it holds beyond them. */
+ * step holds the master weights 4 P / 8 and two state windows after the
+ * activations are freed, each the larger of the 256 MiB chunk and one
+ * parameter's moments: the word embedding, 128256 x 4096 = 525,336,576
+ * parameters, its 1/8 at 8 bytes = 525,336,576 bytes. Without recompute
+ * the activations are larger (optimizer part 0); with full recompute over
+ * dp 2 (windows of 2,101,346,304 bytes) the step, 4 P / 2 and the
+ * windows, is the peak, and the optimizer part is what it holds beyond
+ * them. */
 Test(offload, memory_of_both_peaks)
 {
     struct pred_ctx c = ctx8b();
@@ -131,13 +134,15 @@ Test(offload, memory_of_both_peaks)
     cr_assert_eq(b.weights_bytes, a.weights_bytes);
     cr_assert_eq(b.grads_bytes, a.grads_bytes);
     cr_assert_eq(b.activations_bytes, a.activations_bytes);
-    step = 4.0 * c.params / 8.0 + 2.0 * 256.0 * MIB;
+    assert_rel(pred_offload_window_bytes(&c, &q), 525336576.0, 1e-15);
+    step = 4.0 * c.params / 8.0 + 2.0 * 525336576.0;
     cr_assert_gt(a.activations_bytes + a.embed_logits_bytes, step);
     cr_assert_eq(b.optimizer_bytes, 0.0);
     assert_rel(b.total_bytes, a.total_bytes - a.optimizer_bytes, 1e-12);
     p.recompute = q.recompute = PLAN_RECOMPUTE_FULL;
     p.dp = q.dp = 2;
-    step = 4.0 * c.params / 2.0 + 2.0 * 256.0 * MIB;
+    assert_rel(pred_offload_window_bytes(&c, &q), 2101346304.0, 1e-15);
+    step = 4.0 * c.params / 2.0 + 2.0 * 2101346304.0;
     pred_memory(&c, &p, &a);
     pred_memory(&c, &q, &b);
     cr_assert_lt(a.activations_bytes + a.embed_logits_bytes, step);
@@ -154,18 +159,17 @@ Test(offload, rules)
     struct plan p = z1(1);
     char why[256];
     cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits), PLAN_OK);
-    for (int z = 0; z <= 3; z += 2 + (z == 0)) {       /* 0, 2, 3 */
-        p.zero = z;
+    for (int i = 0; i < 3; i++) {       /* zero 0, 2, 3 */
+        p.zero = (int32_t[]){ 0, 2, 3 }[i];
         cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
-                     PLAN_RULE_OFFLOAD_ZERO, "zero %d", z);
+                     PLAN_RULE_OFFLOAD_ZERO, "zero %d", (int)p.zero);
     }
     p.zero = 0;
     plan_rule_explain(PLAN_RULE_OFFLOAD_ZERO, &p, &c.model, &c.job, &c.limits,
                       why, sizeof why);
     cr_assert_str_eq(why, "offload-zero: optimizer offload needs the "
                      "distributed optimizer (zero 1), zero 0");
-    p.zero = 0;                 /* what cannot change is named first */
-    c.limits.stack_offload = false;
+    c.limits.stack_offload = false;     /* named before zero 0: it cannot change */
     cr_assert_eq(plan_check(&p, &c.model, &c.job, &c.limits),
                  PLAN_RULE_STACK_OFFLOAD);
     plan_rule_explain(PLAN_RULE_STACK_OFFLOAD, &p, &c.model, &c.job, &c.limits,
@@ -320,6 +324,36 @@ Test(offload, export_spellings)
 
 /* ---- with block recompute ---- */
 
+/* Llama 3 405B on 128 H100s (seq 8192, gbs 512) with tp 8, pp 'pp', one
+ * sequence a micro-batch, no interleaving, ZeRO-1; the best plan's
+ * recompute_layers and offload (a search of one plan a GPU count). */
+static struct plan best_405b(int32_t pp, int32_t recompute, int32_t offload)
+{
+    static struct space s;
+    struct pred_ctx c = preset_ctx("llama3-405b", "dgx-h100", 8192, 512);
+    struct search_result r;
+    int64_t gpus = 128;
+    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = 1 };
+    struct tpl_err err = { 0 };
+    struct plan best;
+    memset(&s, 0, sizeof s);
+    s.dim[PLAN_DIM_TP] = (struct space_list){ .n = 1, .v = { 8 } };
+    s.dim[PLAN_DIM_PP] = (struct space_list){ .n = 1, .v = { pp } };
+    s.dim[PLAN_DIM_MBS] = (struct space_list){ .n = 1, .v = { 1 } };
+    s.dim[PLAN_DIM_VPP] = (struct space_list){ .n = 1, .v = { 1 } };
+    s.dim[PLAN_DIM_ZERO] = (struct space_list){ .n = 1, .v = { 1 } };
+    if (recompute >= 0)
+        s.dim[PLAN_DIM_RECOMPUTE] = (struct space_list){ .n = 1, .v = { recompute } };
+    if (offload >= 0)
+        s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { offload } };
+    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.per_gpu[0].n_hits, 1);
+    best = r.per_gpu[0].hits[0].plan;
+    search_result_release(&r);
+    return best;
+}
+
 /* A plan that fits by rebuilding several layers a chunk: offloaded, fewer
  * need rebuilding, and the search weighs both (search.c offload_twin).
  * Llama 3 405B on 128 H100s, tp 8, pp 16, ZeRO-1: with the states on the
@@ -328,25 +362,9 @@ Test(offload, export_spellings)
  * more than the host copies cost; that plan does not fit on the GPU. */
 Test(offload, search_weighs_recompute_against_offload)
 {
-    static struct space s;
     struct pred_ctx c = preset_ctx("llama3-405b", "dgx-h100", 8192, 512);
-    struct search_result r;
-    struct plan best, q;
+    struct plan best = best_405b(16, -1, -1), q;
     struct pred_result a, b;
-    int64_t gpus = 128;
-    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
-                              .n_gpus = 1, .top_k = 1 };
-    struct tpl_err err = { 0 };
-    memset(&s, 0, sizeof s);
-    s.dim[PLAN_DIM_TP] = (struct space_list){ .n = 1, .v = { 8 } };
-    s.dim[PLAN_DIM_PP] = (struct space_list){ .n = 1, .v = { 16 } };
-    s.dim[PLAN_DIM_MBS] = (struct space_list){ .n = 1, .v = { 1 } };
-    s.dim[PLAN_DIM_VPP] = (struct space_list){ .n = 1, .v = { 1 } };
-    s.dim[PLAN_DIM_ZERO] = (struct space_list){ .n = 1, .v = { 1 } };
-    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
-    cr_assert_eq(r.per_gpu[0].n_hits, 1);
-    best = r.per_gpu[0].hits[0].plan;
-    search_result_release(&r);
     cr_assert_eq(best.offload, 1);
     cr_assert_eq(best.recompute, PLAN_RECOMPUTE_FULL);
     cr_assert_eq(best.rc_layers, 1);
@@ -359,8 +377,84 @@ Test(offload, search_weighs_recompute_against_offload)
     pred_plan(&c, &best, &b);
     cr_assert(a.mem.fits && b.mem.fits);
     cr_assert_lt(b.iteration_s, a.iteration_s);
-    s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { 0 } };
+    cr_assert_eq(best_405b(16, -1, 0).rc_layers, 6);
+}
+
+/* The windows: the 256 MiB chunk where every parameter's states are
+ * smaller (Llama 3 8B over tp 8, dp 8: the embedding's 1/64, 65.7 MB of
+ * moments), one expert's where it is larger (Mixtral-8x7B on ep 8 without
+ * expert data parallelism: w1 and w3 of one expert, 2 x 14336 x 4096 =
+ * 117,440,512 parameters, 939,524,096 bytes of moments; with bf16 moments,
+ * 4 bytes a parameter, half). */
+Test(offload, state_windows)
+{
+    struct pred_ctx c = ctx8b(), m;
+    struct plan p = z1(1);
+    p.tp = 8;
+    assert_rel(pred_offload_window_bytes(&c, &p), 256.0 * MIB, 1e-15);
+    m = preset_ctx("mixtral-8x7b", "dgx-h100", 4096, 256);
+    p = z1(1);
+    p.ep = 8;
+    assert_rel(pred_offload_window_bytes(&m, &p), 939524096.0, 1e-15);
+    m.job.optim_bytes = 8;
+    assert_rel(pred_offload_window_bytes(&m, &p), 469762048.0, 1e-15);
+}
+
+/* The twin of a plan that fits only by rebuilding every layer (its
+ * recompute_layers 0): Llama 3 405B on 128 H100s, tp 8, pp 8, full
+ * recompute only: on the GPU every layer is rebuilt; offloaded, 5 of each
+ * stage's 15-16 suffice, and that plan is the faster. */
+Test(offload, twin_of_every_layer_rebuilt)
+{
+    struct plan best = best_405b(8, PLAN_RECOMPUTE_FULL, 0);
+    cr_assert_eq(best.rc_layers, 0);    /* on the GPU: every layer */
+    best = best_405b(8, PLAN_RECOMPUTE_FULL, -1);
+    cr_assert_eq(best.offload, 1);
+    cr_assert_eq(best.rc_layers, 5);
+}
+
+/* A stack that cannot offload, or a system without a host link: no plan
+ * of the search offloads (Mixtral-8x7B on 8 H100s then has none at all). */
+Test(offload, search_never_offloads_where_it_cannot)
+{
+    static struct space s;
+    struct pred_ctx c = preset_ctx("mixtral-8x7b", "dgx-h100", 4096, 64);
+    struct search_result r;
+    memset(&s, 0, sizeof s);
+    s.dim[PLAN_DIM_PP] = (struct space_list){ .n = 1, .v = { 1 } };
+    c.limits.stack_offload = false;
+    search8(&c, &s, &r);
+    cr_assert_eq(r.per_gpu[0].feasible, 0);
+    search_result_release(&r);
+    c.limits.stack_offload = true;
+    c.limits.host_link = false;
+    search8(&c, &s, &r);
+    cr_assert_eq(r.per_gpu[0].feasible, 0);
+    search_result_release(&r);
+    c.limits.host_link = true;
+    search8(&c, &s, &r);
+    cr_assert_gt(r.per_gpu[0].feasible, 0);
+    cr_assert_eq(r.per_gpu[0].hits[0].plan.offload, 1);
+    search_result_release(&r);
+}
+
+/* The nearest miss is the nearer of the plan and its offloaded twin
+ * (search.c offload_miss): GPT-3 175B on 16 A100s fits in no way; offloaded
+ * the best misses by 25.75 GiB (its step: weights, gradients and the
+ * restored master shard), on the GPU by far more. */
+Test(offload, nearest_miss_offloaded)
+{
+    static struct space s;
+    struct pred_ctx c = preset_ctx("gpt3-175b", "selene-a100", 2048, 1536);
+    struct search_result r;
+    int64_t gpus = 16;
+    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = 1 };
+    struct tpl_err err = { 0 };
+    memset(&s, 0, sizeof s);
     cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
-    cr_assert_eq(r.per_gpu[0].hits[0].plan.rc_layers, 6);
+    cr_assert_eq(r.per_gpu[0].feasible, 0);
+    cr_assert_eq(r.per_gpu[0].nearest.offload, 1);
+    cr_assert_lt(r.per_gpu[0].nearest_short_bytes, 30.0 * 1073741824.0);
     search_result_release(&r);
 }
