@@ -655,6 +655,12 @@ int res_export_write(FILE *fp, enum res_framework fw, const struct pred_ctx *c,
         return tpl_errorf(err, TPL_EUSAGE, "%s", why);
     banner(fp, c, p, r);
     res_moe_note(fp, fw, c);
+    if (p->offload)     /* the commit that added it: "[dev] Add chunked
+                           optimizer-state and master-weight offload (#6244)" */
+        fputs("# the chunked optimizer-state offload is Megatron-LM's dev "
+              "branch's (#6244); a release without it offers "
+              "--optimizer-cpu-offload (Adam on the CPU), which this "
+              "prediction does not time\n", fp);
     fw_writers[fw](fp, c, p);
     return res_stream_done(fp, err);
 }

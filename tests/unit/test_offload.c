@@ -303,6 +303,9 @@ Test(offload, export_spellings)
     struct pred_result r = { .rule = PLAN_OK };
     char why[256];
     assert_has(export_text(RES_FW_MEGATRON, &c, &p),
+               "# the chunked optimizer-state offload is Megatron-LM's dev "
+               "branch's (#6244)");
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p),
                "--use-distributed-optimizer \\\n"
                "--chunked-optimizer-state-offload \\\n"
                "--optimizer-state-offload-fraction 1.0 \\\n"
