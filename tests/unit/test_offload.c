@@ -217,14 +217,20 @@ Test(offload, stack_presets)
 
 /* ---- search ---- */
 
+/* The top k plans of space s on one GPU count. */
+static void search_at(const struct pred_ctx *c, const struct space *s,
+                      int64_t gpus, int k, struct search_result *r)
+{
+    struct search_cfg cfg = { .ctx = c, .space = s, .gpus = &gpus,
+                              .n_gpus = 1, .top_k = k };
+    struct tpl_err err = { 0 };
+    cr_assert_eq(search_run(&cfg, r, &err), 0, "%s", err.msg);
+}
+
 static void search8(const struct pred_ctx *c, const struct space *s,
                     struct search_result *r)
 {
-    int64_t gpus = 8;
-    struct search_cfg cfg = { .ctx = c, .space = s, .gpus = &gpus,
-                              .n_gpus = 1, .top_k = 5 };
-    struct tpl_err err = { 0 };
-    cr_assert_eq(search_run(&cfg, r, &err), 0, "%s", err.msg);
+    search_at(c, s, 8, 5, r);
 }
 
 /* Mixtral-8x7B (46.7 B parameters) on 8 H100s fits in no plan with Adam's
@@ -335,10 +341,6 @@ static struct plan best_405b(int32_t pp, int32_t recompute, int32_t offload)
     static struct space s;
     struct pred_ctx c = preset_ctx("llama3-405b", "dgx-h100", 8192, 512);
     struct search_result r;
-    int64_t gpus = 128;
-    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
-                              .n_gpus = 1, .top_k = 1 };
-    struct tpl_err err = { 0 };
     struct plan best;
     memset(&s, 0, sizeof s);
     s.dim[PLAN_DIM_TP] = (struct space_list){ .n = 1, .v = { 8 } };
@@ -350,7 +352,7 @@ static struct plan best_405b(int32_t pp, int32_t recompute, int32_t offload)
         s.dim[PLAN_DIM_RECOMPUTE] = (struct space_list){ .n = 1, .v = { recompute } };
     if (offload >= 0)
         s.dim[PLAN_DIM_OFFLOAD] = (struct space_list){ .n = 1, .v = { offload } };
-    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
+    search_at(&c, &s, 128, 1, &r);
     cr_assert_eq(r.per_gpu[0].n_hits, 1);
     best = r.per_gpu[0].hits[0].plan;
     search_result_release(&r);
@@ -450,12 +452,8 @@ Test(offload, nearest_miss_offloaded)
     static struct space s;
     struct pred_ctx c = preset_ctx("gpt3-175b", "selene-a100", 2048, 1536);
     struct search_result r;
-    int64_t gpus = 16;
-    struct search_cfg cfg = { .ctx = &c, .space = &s, .gpus = &gpus,
-                              .n_gpus = 1, .top_k = 1 };
-    struct tpl_err err = { 0 };
     memset(&s, 0, sizeof s);
-    cr_assert_eq(search_run(&cfg, &r, &err), 0, "%s", err.msg);
+    search_at(&c, &s, 16, 1, &r);
     cr_assert_eq(r.per_gpu[0].feasible, 0);
     cr_assert_eq(r.per_gpu[0].nearest.offload, 1);
     cr_assert_lt(r.per_gpu[0].nearest_short_bytes, 30.0 * 1073741824.0);
