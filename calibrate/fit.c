@@ -1124,6 +1124,19 @@ static void report_row(struct cal_row *r, const struct cal_samples *S,
             r->mape_extrap_seq = -1;
 }
 
+/* The row of an operator or collective family the folder has no samples
+ * of, so the table accounts for every one (a set measured on one GPU has
+ * no collectives; one without Megatron's extension no fused softmax). */
+static void absent_row(struct cal_row *r, enum cal_op o)
+{
+    *r = (struct cal_row){ .n = 0, .why = "no samples in this folder",
+                           .mape_random = -1, .p90_random = -1, .mape_extrap = -1,
+                           .mape_extrap_mp = -1, .mape_extrap_seq = -1,
+                           .authors_pct = -1 };
+    snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
+    snprintf(r->dir, sizeof r->dir, "-");
+}
+
 static void report_rows(const struct hw_system *base, const struct cal_samples *S,
                         struct cal_report *rep)
 {
@@ -1138,6 +1151,9 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
     fit_kernels(&h.seq, S, F_SEQ_TRAIN);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
+            if (!dir && rep->n_rows < CAL_MAX_ROWS &&
+                !count(S, (enum cal_op)o, 0) && !count(S, (enum cal_op)o, 1))
+                absent_row(&rep->rows[rep->n_rows++], (enum cal_op)o);
             if (rep->n_rows == CAL_MAX_ROWS ||
                 (cal_op_is_link((enum cal_op)o) && dir) ||
                 (o == CAL_OP_RESADD && dir) ||  /* its bwd column repeats fwd */

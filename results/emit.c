@@ -34,6 +34,20 @@ void res_csv_num(FILE *fp, double x)
     fputs(res_num_text(x, buf, sizeof buf), fp);
 }
 
+void res_csv_text(FILE *fp, const char *s)
+{
+    fputc(',', fp);
+    if (!s)
+        return;
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
 int res_stream_done(FILE *fp, struct tpl_err *err)
 {
     return ferror(fp) ? tpl_errorf(err, TPL_EIO, "cannot write the report") : 0;

@@ -75,6 +75,9 @@ void res_csv_row(FILE *fp, const struct pred_ctx *c, const struct plan *p,
 const char *res_num_text(double x, char *buf, size_t n);
 /* "," and x's shortest text: one CSV field. */
 void res_csv_num(FILE *fp, double x);
+/* "," and s as one quoted CSV field (RFC 4180: '"' doubled); "," alone
+ * for NULL. */
+void res_csv_text(FILE *fp, const char *s);
 /* ",true" or ",false": a CSV boolean, spelled as in JSON. */
 void res_csv_bool(FILE *fp, bool b);
 

@@ -43,3 +43,18 @@ Test(emit, json_layout)
                      "  \"n\": 7,\n  \"e\": []\n}\n");
     free(text);
 }
+
+/* A CSV text field: quoted, a quote doubled (RFC 4180 sec. 2.7), a comma
+ * kept inside; NULL an empty field. */
+Test(emit, csv_text)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    res_csv_text(fp, "no samples, \"none\"");
+    res_csv_text(fp, NULL);
+    res_csv_text(fp, "");
+    fclose(fp);
+    cr_assert_str_eq(text, ",\"no samples, \"\"none\"\"\",,\"\"");
+    free(text);
+}

@@ -33,6 +33,7 @@ static void setup(struct pred_ctx *c, const struct model *m, enum job_attention 
     c->k.norm_bytes_per_s = 1e12;
     c->k.has_memops = false;            /* the generic memory-bound model */
     c->k.has_flash = false;             /* the roofline attention (test_flash.c) */
+    c->k.has_bgemm = false;             /* unfused attention as plain GEMMs */
     c->k.intra_bytes_per_s = c->k.pair_bytes_per_s = 1e11;
     c->k.intra_lat_s = 1e-6;
 }
