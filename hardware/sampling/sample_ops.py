@@ -76,7 +76,7 @@ class Timer:
     so about 0.17 ms at the 1980 MHz boost) and only for operators under
     2 ms.
     The spin is now sized after a boost-clock warm-up and made three times
-    the host's own launch time of the callable, measured on each."""
+    the host's own launch time of the callable, measured on each (__call__)."""
 
     def __init__(self, queue_ms, warmup, reps, target_ms):
         self.queue_ms, self.warmup, self.reps, self.target_ms = (
@@ -107,12 +107,14 @@ class Timer:
         return s.elapsed_time(e), host_ms
 
     def __call__(self, fn):
-        """Median microseconds of fn(); fewer repetitions for long ones."""
-        first, host = self.once(fn, self.queue_ms)
-        spin = max(self.queue_ms, 3.0 * host)
-        for _ in range(self.warmup if first < 20 else 0):
-            host = max(host, self.once(fn, spin)[1])
-        spin = max(self.queue_ms, 3.0 * host)
+        """Median microseconds of fn(); fewer repetitions for long ones.
+        The first call (allocations, library handles) only warms up; the
+        spin is three times the median host time of the warm-up calls
+        after it, at least --queue-ms and at most 20 ms."""
+        first, _ = self.once(fn, self.queue_ms)
+        hosts = sorted(self.once(fn, self.queue_ms)[1]
+                       for _ in range(self.warmup if first < 20 else 1))
+        spin = min(20.0, max(self.queue_ms, 3.0 * hosts[len(hosts) // 2]))
         reps = max(3, min(self.reps, int(self.target_ms / max(first, 1e-3))))
         t = sorted(self.once(fn, spin)[0] for _ in range(reps))
         return t[len(t) // 2] * 1000.0
