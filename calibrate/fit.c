@@ -682,7 +682,7 @@ static const struct memop_src {
 } memop_src[HW_MEMOP_COUNT] = {
     [HW_MEMOP_GELU] = { { CAL_OP_GELU }, 1, false, 0 },
     [HW_MEMOP_RESADD] = { { CAL_OP_RESADD }, 1, false, 0 },
-    [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, false, 0 },
+    [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, true, 0 },
     [HW_MEMOP_RMSNORM] = { { CAL_OP_RMSNORM }, 1, true, 0 },
     [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, true, 0 },
     [HW_MEMOP_SOFTMAX] = { { CAL_OP_SOFTMAX }, 1, false, 2 },
@@ -744,7 +744,7 @@ static int memop_fields(int o, int d, enum cal_field *fl)
     }
     fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;
     fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d + 1;
-    if (memop_src[o].log_row || (o == HW_MEMOP_NORM && d))
+    if (memop_src[o].log_row)
         fl[n++] = CAL_FIELD_LOG_ROW + 2 * o + d;
     if (memop_src[o].rows && memop_src[o].rows < 3)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
@@ -874,8 +874,6 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
         for (int d = 0; d < 2; d++) {
             enum cal_field fl[6];
             int nf = memop_fields(o, d, fl);
-            if (o == HW_MEMOP_NORM && !d)   /* its forward's correction: 0 */
-                fl[nf++] = CAL_FIELD_LOG_ROW + 2 * o;
             if (memop_src[o].rows == 4)     /* the share: the key the loader */
                 fl[nf++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;   /* reads */
             for (int i = 0; i < nf; i++)

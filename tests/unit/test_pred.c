@@ -153,6 +153,7 @@ Test(pred, memory_bound_operators_with_fits)
     c.k.has_memops = true;
     c.k.memop_bytes_per_s[HW_MEMOP_NORM][0] = 0.5e12;
     c.k.memop_floor_s[HW_MEMOP_NORM][0] = 10e-6;
+    c.k.memop_log_row[HW_MEMOP_NORM][0] = 0;   /* the preset's: below */
     c.k.memop_bytes_per_s[HW_MEMOP_RESADD][1] = 0.8e12;
     c.k.memop_floor_s[HW_MEMOP_RESADD][1] = 0;
     c.k.memop_bytes_per_s[HW_MEMOP_GELU][1] = 0.7e12;
@@ -172,6 +173,12 @@ Test(pred, memory_bound_operators_with_fits)
     assert_rel(o.bwd_s[PRED_OP_NORM],
                10e-6 + (1 + 0.2 * log(0.25)) * 20971520 / 0.4e12, 1e-12);
     assert_rel(o.bwd_s[PRED_OP_NORM], 47.8924e-6, 1e-5);
+    /* the forward's, fitted since the H100 samples: log_row 0.157 at
+     * hidden 1024 scales its bandwidth term by 1 + 0.157 ln(1/4) =
+     * 0.782348: 2 x 10 us + 0.782348 x 8,388,608 B / 0.5e12 = 33.125674 us */
+    c.k.memop_log_row[HW_MEMOP_NORM][0] = 0.157;
+    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_NORM], 33.125674e-6, 1e-6);
 }
 
 /* Megatron's tensor-parallel layer (Shoeybi et al. 2019 sec. 3): two
