@@ -716,6 +716,8 @@ static void memop_start(struct hw_system *hw, int o, int d, bool had)
         hw->memop[o].floor_s[d] = 100e-6,   /* a step: 0.1 ms, not a launch, */
         hw->memop[o].row0_s[d] = 20e-6,     /* 20 us of host per tensor, */
         hw->memop[o].row_s[d] = 5e-12;      /* 5 ps per parameter */
+    if (memop_src[o].rows == 3 && !d && hw->memop[o].row_s[0] <= 0)
+        hw->memop[o].row_s[0] = 0.3e-12;    /* a re-read from L2: ~7 TB/s */
     if (memop_src[o].rows == 3 && d && hw->memop[o].short_eff[d] <= 0)
         hw->memop[o].row0_s[d] = 10e-12,    /* 10 ps per touched row element, */
         hw->memop[o].row_s[d] = 1e-12,      /* a ps per gradient element */
@@ -750,6 +752,8 @@ static int memop_fields(int o, int d, enum cal_field *fl)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
     if (memop_src[o].rows == 2)
         fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
+    if (memop_src[o].rows == 3 && !d)   /* the forward's L2 re-reads */
+        fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
         n--, fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d,
         fl[n++] = CAL_FIELD_SHORT + 2 * o + d;

@@ -257,13 +257,20 @@ double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
                     double table_bytes, double tokens, double rows, double row)
 {
     const enum hw_memop o = HW_MEMOP_EMBED;
-    double touched;
+    double touched = rows > 0 ? rows * -expm1(-tokens / rows) : tokens;
+    if (!bwd && k->has_memops && k->memop_fitted[o] && k->memop_row_s[o][0] > 0 &&
+        tokens > 0) {
+        double again = fmax(0, tokens - touched);   /* repeated indices */
+        return pred_memop_size_s(k, o, 0, bytes * (1 - 0.5 * again / tokens), 1, 1) +
+               again * row * k->memop_row_s[o][0];
+    }
     if (!bwd || !k->has_memops || !k->memop_fitted[o] ||
         k->memop_short_bytes_per_s[o][1] <= 0)
         return pred_memop_size_s(k, o, bwd, bytes + table_bytes, 1, bwd ? 2 : 1);
     if (tokens <= EMBED_FEW_INDICES)     /* two kernels: zero, accumulate */
         return 2.0 * k->launch_s + (bytes + table_bytes) / k->memop_short_bytes_per_s[o][1];
-    touched = rows > 0 ? rows * -expm1(-tokens / rows) : 0;
+    if (rows <= 0)
+        touched = 0;
     return k->memop_floor_s[o][1] + table_bytes / k->memop_bytes_per_s[o][1] +
            row * (tokens * k->memop_row_s[o][1] + touched * k->memop_row0_s[o][1]);
 }

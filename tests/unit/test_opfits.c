@@ -92,7 +92,7 @@ static struct hw_system embed_system(void)
     hw.has_memops = true;
     hw.memop[HW_MEMOP_EMBED] = (struct hw_memop_fit){ .fitted = true,
         .eff = { 0.15, 0.75 }, .floor_s = { 2e-6, 390e-6 },
-        .row_s = { 0, 2e-12 }, .row0_s = { 0, 28e-12 }, .short_eff = { 0, 0.3 } };
+        .row_s = { 0.4e-12, 2e-12 }, .row0_s = { 0, 28e-12 }, .short_eff = { 0, 0.3 } };
     hw.launch_s = 3e-6;
     return hw;
 }
@@ -117,7 +117,20 @@ Test(opfits, embedding_backward_by_hand)
     /* a table of fewer rows than the indices: nearly all of it touched */
     cr_assert_gt(pred_embed_s(&k, 1, bytes, 2.0 * 3200 * 4096, 40960, 3200, 4096),
                  390e-6 + 4096 * (40960 * 2e-12 + 0.99 * 3200 * 28e-12));
-    /* forward: the gather as pred_memop_size_s */
+    /* forward: the writes and the touched rows' first reads from HBM,
+     * every repeated index's row again from L2: 8192 indices into a
+     * tensor-parallel table of 6400 rows touch 6400 (1 - e^-1.28) =
+     * 4620.56 rows; the 3571.44 repeats re-read 4096 elements at 0.4 ps
+     * (5.85 us) and take their half of the bytes off the stream */
+    double again = 8192 - 6400 * (1 - exp(-8192.0 / 6400));
+    cr_assert_float_eq(again, 3571.44, 0.01);
+    assert_rel(pred_embed_s(&k, 0, bytes, 0, 8192, 6400, 4096),
+               pred_memop_size_s(&k, HW_MEMOP_EMBED, 0, bytes * (1 - 0.5 * again / 8192),
+                                 1, 1) + again * 4096 * 0.4e-12, 1e-12);
+    cr_assert_lt(pred_embed_s(&k, 0, bytes, 0, 8192, 6400, 4096),
+                 pred_embed_s(&k, 0, bytes, 0, 8192, 50304, 4096));
+    /* without the row term: the gather as pred_memop_size_s */
+    k.memop_row_s[HW_MEMOP_EMBED][0] = 0;
     assert_rel(pred_embed_s(&k, 0, bytes, 0, 8192, 50304, 4096),
                pred_memop_size_s(&k, HW_MEMOP_EMBED, 0, bytes, 1, 1), 1e-12);
 }
@@ -243,6 +256,8 @@ Test(opfits, calibrate_recovers_batched_gemm_and_embedding)
     assert_rel(e->row_s[1], 2e-12, 0.1);
     assert_rel(e->row0_s[1], 28e-12, 0.1);
     assert_rel(e->short_eff[1], 0.3, 0.03);
+    assert_rel(e->eff[0], 0.15, 0.05);          /* the gather, its re-reads */
+    assert_rel(e->row_s[0], 0.4e-12, 0.1);
     for (int i = 0; i < rep.n_rows; i++)    /* 1 % noise: errors near 1 % */
         cr_assert_lt(rep.rows[i].mape_random, 2.5, "%s %s: %.2f%%", rep.rows[i].op,
                      rep.rows[i].dir, rep.rows[i].mape_random);
