@@ -25,6 +25,27 @@ static inline const char *export_text(enum res_framework fw,
     return buf;
 }
 
+/* Why the framework refuses the plan (static: one at a time); fails the
+ * test when it runs it. */
+static inline const char *refused(enum res_framework fw, const struct pred_ctx *c,
+                                  const struct plan *p)
+{
+    static char why[256];
+    struct pred_result r = { .rule = PLAN_OK };
+    cr_assert_eq(res_export_runnable(fw, c, p, &r, why, sizeof why), -1,
+                 "runnable: %s", c->model.name);
+    return why;
+}
+
+/* Fails the test, with the reason, when the framework refuses the plan. */
+static inline void assert_runnable(enum res_framework fw, const struct pred_ctx *c,
+                                   const struct plan *p)
+{
+    char why[256];
+    struct pred_result r = { .rule = PLAN_OK };
+    cr_assert_eq(res_export_runnable(fw, c, p, &r, why, sizeof why), 0, "%s", why);
+}
+
 #define assert_has(text, line) \
     cr_assert_not_null(strstr((text), (line)), "missing <%s> in:\n%s", (line), (text))
 #define assert_lacks(text, word) \

@@ -94,15 +94,12 @@ Test(export, torchtitan_deepseek_v3)
 {
     struct pred_ctx c = ctx_of("deepseek-v3");
     struct plan p = moe_plan(1, 16, 128, 64, 1);
-    char why[256];
     p.zero = 3;
     const char *t = export_text(RES_FW_TORCHTITAN, &c, &p);
     assert_has(t, "\n[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n");
     assert_has(t, "expert_parallel_degree = 64\n");
     assert_has(t, "# torchtitan's deepseek_v3 has no multi-token prediction");
-    struct pred_result r = { .rule = PLAN_OK };
-    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
-                                     sizeof why), 0, "%s", why);
+    assert_runnable(RES_FW_TORCHTITAN, &c, &p);
 }
 
 /* Mixtral: no leading dense layers (--moe-layer-freq 1), GQA, softmax
@@ -203,16 +200,6 @@ Test(export, dense_unchanged)
     }
 }
 
-static const char *refused(enum res_framework fw, const struct pred_ctx *c,
-                           const struct plan *p)
-{
-    static char why[256];
-    struct pred_result r = { .rule = PLAN_OK };
-    cr_assert_eq(res_export_runnable(fw, c, p, &r, why, sizeof why), -1,
-                 "runnable: %s", c->model.name);
-    return why;
-}
-
 /* What each framework cannot run, with the reason. */
 Test(export, refusals)
 {
@@ -236,8 +223,6 @@ Test(export, torchtitan_mesh)
 {
     struct pred_ctx c = ctx_of("qwen3-30b-a3b");
     struct plan p = moe_plan(4, 1, 8, 1, 1);
-    char why[256];
-    struct pred_result r = { .rule = PLAN_OK };
     assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "ep-mesh-etp: the stack's "
                "expert mesh runs etp 1 or etp = tp (4), and tp when ep is 1 "
                "(ep 1, etp 1)");
@@ -249,12 +234,10 @@ Test(export, torchtitan_mesh)
     assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "ep-mesh-fold: ep*etp (8) "
                "does not divide the FSDP-sharded ranks x cp x tp (1 x 1 x 4)");
     p.zero = 3;                 /* FSDP over 8: 8 x 4 ranks */
-    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
-                                     sizeof why), 0, "%s", why);
+    assert_runnable(RES_FW_TORCHTITAN, &c, &p);
     p.ep = 1;                   /* ep 1 with etp = tp: runs */
     p.etp = 4;
-    cr_assert_eq(res_export_runnable(RES_FW_TORCHTITAN, &c, &p, &r, why,
-                                     sizeof why), 0, "%s", why);
+    assert_runnable(RES_FW_TORCHTITAN, &c, &p);
 }
 
 /* FP8 on a torchtitan MoE: one [model] table, the experts' grouped GEMMs
