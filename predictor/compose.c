@@ -239,6 +239,39 @@ static const struct plan *reduce_plan(const struct pred_ctx *c,
     return q;
 }
 
+/* Whether the job's distributed optimizer gathers FP8 weights. */
+static bool fp8_gather(const struct pred_ctx *c)
+{
+    return c->job.fp8_param_gather && c->job.precision == JOB_PREC_FP8;
+}
+
+/* Bytes the distributed optimizer all-gathers for the stage's w dense
+ * parameters: 2 a parameter, but 1 for the layers' GEMM weights of an FP8
+ * job with FP8 primary weights (the job's fp8_param_gather: Megatron-Core
+ * --fp8-param-gather, megatron/core/distributed/param_and_grad_buffer.py
+ * gathers the Float8Tensor's 1-byte data; NeMo and Megatron-Bridge FP8
+ * recipes set it, nemo/collections/llm/recipes/precision/
+ * mixed_precision.py bf16_with_fp8_mixed: fp8_param_gather = True; NVIDIA's
+ * MLPerf GPT-3 from v4.0, config_common.sh FP8_PARAMS=True). The word
+ * embedding and the output layer (Megatron's own tensor-parallel layers,
+ * not Transformer Engine's) and the norms stay 16-bit, as predictor/mem.c
+ * counts them; GEMM biases go with their weights (under 0.1 %). The
+ * fullest stage's layers, as ZeRO-3 counts its units (shard_layer). */
+static double gather_bytes(const struct pred_ctx *c, const struct plan *p,
+                           double dense)
+{
+    const struct model *m = &c->model;
+    struct stage_layout lay;
+    double h = (double)m->hidden, norms, fp8;
+    if (!fp8_gather(c))
+        return 2.0 * dense;
+    pred_layout(c, p, &lay);
+    norms = (m->norm == MODEL_NORM_LAYERNORM ? 4.0 : 2.0) * h;
+    fp8 = (double)stage_max_layers(&lay) *
+          (pred_layer_params_kind(m, p, model_is_moe(m)) - norms);
+    return 2.0 * dense - fmin(dense, fmax(0.0, fp8));
+}
+
 static void dp_colls(const struct pred_ctx *c, const struct plan *p,
                      struct dp_params w, double *grad, double *gather)
 {
@@ -247,15 +280,16 @@ static void dp_colls(const struct pred_ctx *c, const struct plan *p,
     *grad = pred_grad_ranks(p) > 1
           ? pred_dp_reduce_s(c, reduce_plan(c, p, &q), gb * w.dense) : 0;
     *gather = p->zero && pred_grad_ranks(p) > 1
-            ? pred_dp_gather_s(c, p, 2.0 * w.dense) : 0;
+            ? pred_dp_gather_s(c, p, gather_bytes(c, p, w.dense)) : 0;
     if (w.experts <= 0)
         return;
     pred_expert_plan(p, &q);
     if (q.dp <= 1)
         return;
     *grad += pred_dp_reduce_s(c, &q, gb * w.experts);
-    if (p->zero)
-        *gather += pred_dp_gather_s(c, &q, 2.0 * w.experts);
+    if (p->zero)    /* the experts' weights are all GEMM weights */
+        *gather += pred_dp_gather_s(c, &q, (fp8_gather(c) ? 1.0 : 2.0) *
+                                           w.experts);
 }
 
 /* Gradient reduce (and, with the distributed optimizer, parameter gather)

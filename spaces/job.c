@@ -52,6 +52,7 @@ void job_default(struct job *j)
     j->fp8_cast = JOB_FP8_CAST_FUSED;
     j->cp_merge_eager = false;
     j->separate_proj = false;
+    j->fp8_param_gather = false;
     j->fp8_delayed = false;     /* current / MXFP8 scaling (job.h) */
 }
 

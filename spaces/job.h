@@ -138,6 +138,10 @@ struct job {                    /* a plain value */
                                    of partial outputs (predictor/cp.c) */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs
                                    (predictor/proj.c) */
+    bool fp8_param_gather;      /* an FP8 job's distributed optimizer
+                                   all-gathers the layers' GEMM weights in
+                                   FP8, 1 byte each (Megatron-Core
+                                   --fp8-param-gather; compose.c) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

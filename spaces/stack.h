@@ -97,6 +97,8 @@ struct stack {                  /* a plain value */
     bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
                                    eager kernels (PyTorch ring attention) */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
+    bool fp8_param_gather;      /* FP8 jobs gather FP8 GEMM weights
+                                   (optional, absent false) */
     bool recompute_block;       /* full recompute of the first N layers of
                                    each chunk only (Megatron's
                                    --recompute-method block; optional,

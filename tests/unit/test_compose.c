@@ -350,6 +350,37 @@ Test(compose, zero1_gradients_reduced_in_16_bits)
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
 }
 
+/* FP8 primary weights (the job's fp8_param_gather: Megatron-Core
+ * --fp8-param-gather): an FP8 job's distributed optimizer gathers the
+ * layers' GEMM weights in 1 byte. Of the case above's 166,216,704
+ * parameters, the 8 layers' 8 x 12 h^2 = 100,663,296 GEMM weights go in
+ * FP8, the tables, head and norms (65,553,408) in 16 bits: S = 2 x
+ * 166,216,704 - 100,663,296 = 231,770,112 B, (1/2) S / 1e11 + 1 us =
+ * 1.15985056 ms. The fp32 reduce-scatter (3.32533408 ms) and the step are
+ * unchanged; a 16-bit job ignores the flag. */
+Test(compose, zero1_fp8_jobs_gather_fp8_weights)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 2e-3);
+    struct pred_result o;
+    p.zero = 1;
+    setup(&c, false, false);
+    c.job.fp8_param_gather = true;              /* make_job: bf16 */
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
+    c.job.precision = JOB_PREC_FP8;             /* after init: dgx-a100 */
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               3.32433408e-3 + 1.15885056e-3 + 2 * NV_SIMPLE, 1e-12);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+    c.job.fp8_param_gather = false;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
+               3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
+}
+
 /* DeepSpeed's BF16_Optimizer under ZeRO-1 (the job's bf16_grad_allreduce)
  * all-reduces the fp32 gradients, then all-gathers the bf16 parameters:
  * the case above with the reduce-scatter replaced by dp_all_reduce's
