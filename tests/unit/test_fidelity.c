@@ -242,6 +242,37 @@ Test(fidelity, bloom_rows_block_launches)
     cr_assert_gt(pred[1], pred[0]);
 }
 
+/* NVIDIA's MLPerf GPT-3 rows reduce gradients in bf16 (every round's
+ * distributed_fused_adam.yaml grad_sync_dtype: bf16) and, from v4.0,
+ * gather FP8 weights (FP8_PARAMS=True; fidelity/predict.c row_grad_reduce,
+ * row_fp8_params): T-01 of small.csv (dgx-h100, tp 4, pp 2, dp 8, ZeRO-1)
+ * in FP8 moves 4 + 1 bytes a GEMM weight as another source's row
+ * (megatron-core: fp32 gradients, FP8 weights), 2 + 2 as a v3.1 row,
+ * 2 + 1 as a v4.0 row, so each is faster than the one before. */
+Test(fidelity, mlperf_rows_reduce_bf16_and_gather_fp8_from_v4)
+{
+    static const char *const src[3] = { "alpha", "mlperf_gpt3", "mlperf_gpt3" };
+    static const char *const id[3] = { "T-01", "MLPERF-v3.1-01", "MLPERF-v4.0-09" };
+    double pred[3];
+    for (int k = 0; k < 3; k++) {
+        struct runs runs;
+        struct tpl_err err = { 0 };
+        struct fid_report *v;
+        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
+                     "%s", err.msg);
+        runs.rows[0].precision = JOB_PREC_FP8;
+        snprintf(runs.rows[0].source, sizeof runs.rows[0].source, "%s", src[k]);
+        snprintf(runs.rows[0].id, sizeof runs.rows[0].id, "%s", id[k]);
+        v = fid_report_new(&runs, NULL);
+        cr_assert(v->rows[0].predicted);
+        pred[k] = v->rows[0].pred_s;
+        fid_report_free(v);
+        runs_release(&runs);
+    }
+    cr_assert_lt(pred[1], pred[0]);
+    cr_assert_lt(pred[2], pred[1]);
+}
+
 /* BLOOM trained with Megatron's default dropout, 0.1 hidden and attention
  * (bigscience tr11-176B-ml/README.md: "The default Megatron-LM dropout
  * settings are inherited"): a BLOOM row's model keeps it, with ALiBi and no
