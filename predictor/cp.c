@@ -64,12 +64,25 @@ int pred_cp_auto(const struct pred_ctx *c, int64_t max_gpus, int32_t *out,
     return n;
 }
 
+/* The width of K (and of V) the attention sees: the kv heads' (Megatron-
+ * Core and Transformer Engine run grouped-query attention natively), or
+ * every query head's where the model repeats K and V before the attention
+ * (the job's repeat_kv: torchtitan/models/llama/model.py @ 9dec370
+ * Attention.forward, keys = repeat_kv(xk, self.n_rep) before
+ * F.scaled_dot_product_attention), so that the ring exchanges and merges
+ * the repeated tensors. */
+static double kv_width(const struct pred_ctx *c)
+{
+    return (double)(c->job.repeat_kv ? model_q_dim(&c->model)
+                                     : model_kv_dim(&c->model));
+}
+
 /* One KV block of one step: K and V of seq / cp tokens over the rank's
- * kv heads, 16-bit (TE keeps attention in 16-bit under FP8 recipes). */
+ * heads (kv_width), 16-bit (TE keeps attention in 16-bit under FP8
+ * recipes). */
 static double kv_block_bytes(const struct pred_ctx *c, const struct plan *p)
 {
-    return pred_tokens(c, p) * 2.0 * (double)model_kv_dim(&c->model) /
-           (double)p->tp * 2.0;
+    return pred_tokens(c, p) * 2.0 * kv_width(c) / (double)p->tp * 2.0;
 }
 
 /* The cp group: cp ranks spaced tp apart, so min(cp, domain / tp) of them
@@ -101,24 +114,49 @@ static void ring_p2p(const struct pred_ctx *c, const struct plan *p,
     o->bwd_s[PRED_OP_CP_COMM] = (steps - 1.0) * exposed;
 }
 
+/* The KV gradients' way back in PyTorch's ring attention (the stack's
+ * cp_merge_eager; _attention.py _templated_ring_attention_backward):
+ * whatever the KV's rotate method, dkv_rotater is _RotateMethod.ALL_TO_ALL,
+ * a point-to-point ring: after each step the fp32 running dK, dV
+ * (accum_dtype float32 with convert_to_f32, the default) go to the next
+ * rank, twice a KV block's 16-bit bytes, and the next step waits for them
+ * after its own attention backward; the last ones are waited for after the
+ * loop. So cp - 1 sends run beside a step's backward b and one is exposed
+ * whole. Transformer Engine's all-gather variant reduce-scatters the
+ * 16-bit KV gradients once after the last step (AttnFuncWithCPAndKV
+ * AllGather.backward). */
+static double dkv_back(const struct pred_ctx *c, const struct plan *p,
+                       double b, double *extra_s)
+{
+    double steps = (double)p->cp, all = steps * kv_block_bytes(c, p);
+    double u = pred_interference(pred_cp_inter(c, p)), send, extra, exposed;
+    *extra_s = 0;
+    if (!c->job.cp_merge_eager)
+        return cp_coll(c, p, PRED_COLL_REDUCESCATTER, all);
+    send = pred_p2p_s(&c->k, 2.0 * kv_block_bytes(c, p), pred_cp_inter(c, p));
+    pred_overlap(b, send, u, 1, &extra, &exposed);
+    *extra_s = (steps - 1.0) * extra;
+    return (steps - 1.0) * exposed + send;
+}
+
 /* allgather (PyTorch's ring attention with rotate method "allgather",
  * torch/distributed/tensor/experimental/_attention.py _AllGatherRotater;
  * Megatron --cp-comm-type allgather): the whole sequence's KV gathered at
  * once, overlapped with the first (local) step only; backward gathers it
- * again and reduce-scatters the KV gradients after the last step. */
+ * again, and the KV gradients go back as dkv_back says. */
 static void gather_kv(const struct pred_ctx *c, const struct plan *p,
                       double f, double b, struct pred_layer *o)
 {
     double steps = (double)p->cp, all = steps * kv_block_bytes(c, p);
     double ag = cp_coll(c, p, PRED_COLL_ALLGATHER, all);
-    double rs = cp_coll(c, p, PRED_COLL_REDUCESCATTER, all);
-    double u = pred_interference(pred_cp_inter(c, p)), extra, exposed;
+    double u = pred_interference(pred_cp_inter(c, p)), extra, exposed, dkv, dx;
     pred_overlap(f, ag, u, 1, &extra, &exposed);
     o->fwd_s[PRED_OP_ATTN] = steps * f + extra;
     o->fwd_s[PRED_OP_CP_COMM] = exposed;
     pred_overlap(b, ag, u, 1, &extra, &exposed);
-    o->bwd_s[PRED_OP_ATTN] = steps * b + extra;
-    o->bwd_s[PRED_OP_CP_COMM] = exposed + rs;
+    dkv = dkv_back(c, p, b, &dx);
+    o->bwd_s[PRED_OP_ATTN] = steps * b + extra + dx;
+    o->bwd_s[PRED_OP_CP_COMM] = exposed + dkv;
 }
 
 /* a2a (DeepSpeed-Ulysses, Jacobs et al. 2023, sec. 3; Megatron
@@ -132,7 +170,7 @@ static void heads_a2a(const struct pred_ctx *c, const struct plan *p,
                       double f, double b, struct pred_layer *o)
 {
     double tok = pred_tokens(c, p), t = (double)p->tp;
-    double h = (double)c->model.hidden, kv = (double)model_kv_dim(&c->model);
+    double h = (double)c->model.hidden, kv = kv_width(c);
     double qkv = cp_coll(c, p, PRED_COLL_ALLGATHER, 2.0 * tok * (h + 2.0 * kv) / t);
     double out = cp_coll(c, p, PRED_COLL_ALLGATHER, 2.0 * tok * h / t);
     o->fwd_s[PRED_OP_ATTN] = (double)p->cp * f;
@@ -165,7 +203,7 @@ static void merge_eager(const struct pred_ctx *c, const struct plan *p,
 {
     double tok = pred_tokens(c, p), t = (double)p->tp, cp = (double)p->cp;
     double e = tok * (double)model_q_dim(&c->model) / t;
-    double kv = tok * 2.0 * (double)model_kv_dim(&c->model) / t;
+    double kv = tok * 2.0 * kv_width(c) / t;
     o->fwd_s[PRED_OP_ATTN] += pred_mem_s(&c->k, pred_cp_merge_bytes(e, kv, cp, 0),
                                          5.0 * cp);
     o->bwd_s[PRED_OP_ATTN] += pred_mem_s(&c->k, pred_cp_merge_bytes(e, kv, cp, 1),

@@ -53,6 +53,7 @@ void job_default(struct job *j)
     j->cp_merge_eager = false;
     j->separate_proj = false;
     j->fp8_param_gather = false;
+    j->repeat_kv = false;
     j->fp8_delayed = false;     /* current / MXFP8 scaling (job.h) */
 }
 

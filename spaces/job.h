@@ -142,6 +142,11 @@ struct job {                    /* a plain value */
                                    all-gathers the layers' GEMM weights in
                                    FP8, 1 byte each (Megatron-Core
                                    --fp8-param-gather; compose.c) */
+    bool repeat_kv;             /* the model repeats K and V to every query
+                                   head before the attention (GQA expanded:
+                                   torchtitan's repeat_kv), so context
+                                   parallelism moves them at the query
+                                   width (cp.c) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

@@ -90,7 +90,7 @@ static const char *const stack_fields[] = {
     "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
-    "recompute_block", "fp8_param_gather", NULL,
+    "recompute_block", "fp8_param_gather", "repeat_kv", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -211,6 +211,8 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
          conf_bool(g, "separate_proj", &s->separate_proj, err)) ||
         (conf_has(g, "fp8_param_gather") &&
          conf_bool(g, "fp8_param_gather", &s->fp8_param_gather, err)) ||
+        (conf_has(g, "repeat_kv") &&
+         conf_bool(g, "repeat_kv", &s->repeat_kv, err)) ||
         (conf_has(g, "cp_merge_eager") &&
          conf_bool(g, "cp_merge_eager", &s->cp_merge_eager, err)) ||
         (conf_has(g, "fp8_cast") &&
@@ -485,6 +487,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->cp_merge_eager = s->cp_merge_eager;
     j->separate_proj = s->separate_proj;
     j->fp8_param_gather = s->fp8_param_gather;
+    j->repeat_kv = s->repeat_kv;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

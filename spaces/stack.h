@@ -99,6 +99,8 @@ struct stack {                  /* a plain value */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
     bool fp8_param_gather;      /* FP8 jobs gather FP8 GEMM weights
                                    (optional, absent false) */
+    bool repeat_kv;             /* K, V repeated to every query head before
+                                   the attention (optional, absent false) */
     bool recompute_block;       /* full recompute of the first N layers of
                                    each chunk only (Megatron's
                                    --recompute-method block; optional,

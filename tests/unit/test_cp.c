@@ -115,6 +115,56 @@ Test(cp, allgather_and_a2a_variants)
     assert_rel(o.bwd_s[PRED_OP_CP_COMM], o.fwd_s[PRED_OP_CP_COMM], 1e-12);
 }
 
+/* PyTorch's ring attention (the job's cp_merge_eager) sends the running
+ * fp32 KV gradients to the next rank after every step (_attention.py
+ * _templated_ring_attention_backward, dkv_rotater ALL_TO_ALL): twice a
+ * 262,144 B KV block, 524,288 B a send; cp - 1 = 1 beside a step's
+ * backward (exposed past it), one after the last step, exposed whole; no
+ * reduce-scatter. */
+Test(cp, pytorch_ring_sends_fp32_kv_gradients)
+{
+    struct pred_ctx c;
+    struct pred_layer o;
+    double b, ag, send, x, e, xs, es;
+    setup(&c, 1024);
+    c.k.pair_bytes_per_s = 1e9;         /* a slow link: the sends show */
+    b = pred_compute_s(&c.k, &c.k.attn_bwd, 2.5 * 268435456.0, 2 * 1310720.0);
+    c.job.cp_comm = JOB_CP_ALLGATHER;
+    c.job.cp_merge_eager = true;
+    ag = pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 524288.0, 2, 2);
+    send = pred_p2p_s(&c.k, 524288.0, 0);
+    o = layer(&c, 2, 2, false, false);
+    pred_overlap(b, ag, 0.15, 1, &x, &e);
+    pred_overlap(b, send, 0.15, 1, &xs, &es);
+    cr_assert_gt(es, 0.0);
+    assert_rel(o.bwd_s[PRED_OP_CP_COMM], e + es + send, 1e-12);
+}
+
+/* torchtitan repeats K and V to every query head before the attention
+ * (the job's repeat_kv: models/llama/model.py repeat_kv): the small
+ * model's 8 query heads against its 2 KV heads, so the gathered KV is
+ * 4 x 524,288 = 2,097,152 B (512 tokens x 2 x 1024 / tp 2 x 2 B a rank). */
+Test(cp, repeated_kv_moves_at_the_query_width)
+{
+    struct pred_ctx c;
+    struct pred_layer o;
+    double f, x, e;
+    setup(&c, 1024);
+    f = pred_compute_s(&c.k, &c.k.attn, 268435456.0, 1310720.0);
+    c.job.cp_comm = JOB_CP_ALLGATHER;
+    c.job.repeat_kv = true;
+    o = layer(&c, 2, 2, false, false);
+    pred_overlap(f, pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 2097152.0, 2, 2),
+                 0.15, 1, &x, &e);
+    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * f + x, 1e-12);
+    assert_rel(o.fwd_s[PRED_OP_CP_COMM], e, 1e-12);
+    c.job.repeat_kv = false;
+    o = layer(&c, 2, 2, false, false);
+    pred_overlap(f, pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 524288.0, 2, 2),
+                 0.15, 1, &x, &e);
+    assert_rel(o.fwd_s[PRED_OP_CP_COMM], e, 1e-12);
+}
+
 /* Long blocks hide the exchange: seq 131072, cp 8 (16,384 tokens a step,
  * 4.3e12 causal FLOPs against a 4 MiB KV block) exposes nothing; across
  * nodes (tp 8, cp 2 > the 8-GPU domain) the ring pays the NIC. */
@@ -138,8 +188,15 @@ Test(cp, eager_merges_by_hand)
     with = layer(&c, 2, 2, false, false);
     cr_assert_float_eq(with.fwd_s[PRED_OP_ATTN] - without.fwd_s[PRED_OP_ATTN],
                        13631488e-12, 1e-12);
-    cr_assert_float_eq(with.bwd_s[PRED_OP_ATTN] - without.bwd_s[PRED_OP_ATTN],
-                       13369344e-12, 1e-12);
+    /* and the fp32 KV-gradient sends (dkv_back) slow the one step they
+     * run beside by the NVLink interference: 2 x 262,144 B */
+    {
+        double b = pred_compute_s(&c.k, &c.k.attn_bwd, 2.5 * 268435456.0,
+                                  2 * 1310720.0), x, e;
+        pred_overlap(b, pred_p2p_s(&c.k, 524288.0, 0), 0.15, 1, &x, &e);
+        cr_assert_float_eq(with.bwd_s[PRED_OP_ATTN] - without.bwd_s[PRED_OP_ATTN],
+                           13369344e-12 + x, 1e-12);
+    }
     with = layer(&c, 2, 1, false, false);       /* nothing to merge at cp 1 */
     c.job.cp_merge_eager = false;
     without = layer(&c, 2, 1, false, false);

@@ -58,6 +58,9 @@ Test(stack, preset_fields)
      * and Bridge FP8 recipes'); the others have no such setting */
     cr_assert(mc.fp8_param_gather && !lm.fp8_param_gather &&
               !ds.fp8_param_gather && !tt.fp8_param_gather);
+    /* torchtitan's Llama repeats K and V to the query heads before SDPA;
+     * Transformer Engine runs grouped-query attention as it is */
+    cr_assert(tt.repeat_kv && !mc.repeat_kv);
     /* gradient accumulation outside the GEMM, bytes per parameter (the
      * presets' comments derive each): Megatron-Core fuses it */
     cr_assert_eq(mc.grad_accum_bytes, 0.0);
