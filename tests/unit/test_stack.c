@@ -370,6 +370,10 @@ Test(stack, fsdp2_optional_fields)
                            "  selective = \"every\"; };", &err), TPL_ECONFIG);
     cr_assert_str_eq(err.msg, "k:8: 'selective' must be one of 'attention', 'op'");
     job_default(&j);
+    cr_assert(!j.repeat_kv && !j.fp8_param_gather);
     stack_apply(&tt, &m, &j);
     cr_assert(j.fsdp_copy_out && j.selective == JOB_SELECTIVE_OP);
+    cr_assert(j.repeat_kv && !j.fp8_param_gather);
+    stack_apply(&mc, &m, &j);
+    cr_assert(!j.repeat_kv && j.fp8_param_gather);
 }
