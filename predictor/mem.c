@@ -81,13 +81,16 @@ static double attn_out_bytes(const struct job *j)
 }
 
 static double attn_core_bytes(const struct model *m, const struct job *j,
-                              double s, double b)
+                              const struct plan *p, double s, double b)
 {
     double a = (double)m->heads;
     if (j->attention == JOB_ATTN_FLASH)
         return 4.0 * a * s * b;                 /* fp32 log-sum-exp */
-    /* softmax out (+ mask, dropout out) */
-    return (m->dropout ? 5.0 : 2.0) * a * s * s * b;
+    /* softmax out (+ mask, dropout out); the PyTorch fallback's softmax
+     * keeps its fp32 output for its backward, beside the 16-bit copy the
+     * next operator keeps (pred.c torch_softmax_s) */
+    return ((m->dropout ? 5.0 : 2.0) +
+            (pred_fused_softmax(j, m, p) ? 0.0 : 4.0)) * a * s * s * b;
 }
 
 /* torchtitan's op-level selective checkpointing (predictor/pred.c
@@ -142,7 +145,7 @@ static double act_layer_bytes(const struct model *m, const struct job *j,
     double kv = (double)model_kv_dim(m), sbh = s * b * h;
     double sp_div = p->sp ? t : 1.0, mla_rep = 0, attn, mlp;
     double rep, ln_qkv = g * sbh, ln_mlp = f > 0 ? g * sbh : 0.0;
-    double core = attn_core_bytes(m, j, s, b);
+    double core = attn_core_bytes(m, j, p, s, b);
     bool mlp_rc = moe ? pred_rc_has(j, p, JOB_RC_SHARED_EXPERTS) ||
                         pred_rc_has(j, p, JOB_RC_MOE)
                       : pred_rc_has(j, p, JOB_RC_MLP);

@@ -185,8 +185,10 @@ void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
     double k = launch_scale(c, p, o->launch);
     double drop = c->model.dropout ? 1 : 0;
     if (o->launch == PRED_LAUNCH_ATTN && c->job.attention != JOB_ATTN_FLASH) {
-        *fwd = k * (3 + drop);
-        *bwd = k * (5 + drop);
+        /* the fused softmax's one kernel, or its fallback's five (pred.c) */
+        double sm = pred_fused_softmax(&c->job, &c->model, p) ? 0 : 4;
+        *fwd = k * (3 + drop + sm);
+        *bwd = k * (5 + drop + sm);
         return;
     }
     if (o->launch == PRED_LAUNCH_EXPERTS &&

@@ -266,6 +266,46 @@ static void flash_attn_time(const struct pred_ctx *c, const struct plan *p,
     *bwd = pred_flash_s(&c->k, 1, &sh);
 }
 
+/* Megatron's FusedScaleMaskSoftmax runs its fused kernel only where
+ * is_kernel_available says so (NVIDIA/Megatron-LM v2.6 megatron/model/
+ * fused_softmax.py; the same test in Megatron-Core's core/fusions/
+ * fused_softmax.py and bigscience-workshop/Megatron-DeepSpeed @ 8387ae1):
+ * 16-bit input, 16 < sk <= the stack's limit, sq % 4 == 0 and
+ * b np % 4 == 0 (np = heads / tp), and, causal, b np a multiple of the
+ * kernel's batches per block, 4 for keys over 128 (scaled_upper_triang_
+ * masked_softmax.h: 128 threads, a warp per row). Otherwise it runs
+ * forward_torch_softmax. BigScience met it: "NHEADS=108 breaks
+ * constraints for invoking optimized fused softmax kernel" (tr11-176B-ml/
+ * chronicles-prequel.md). */
+bool pred_fused_softmax(const struct job *j, const struct model *m,
+                        const struct plan *p)
+{
+    int64_t s = j->seq / p->cp, bnp = (int64_t)p->mbs * (m->heads / p->tp);
+    return s > 16 && s <= j->softmax_max_seq && s % 4 == 0 && bnp % 4 == 0 &&
+           (s > 128 || bnp % 8 == 0);
+}
+
+/* The PyTorch fallback (fused_softmax.py forward_torch_softmax, softmax in
+ * fp32 as the attention asks with query-key layer scaling, Megatron's
+ * default: transformer.py "if self.apply_query_key_layer_scaling:
+ * self.attention_softmax_in_fp32 = True"): input.float() (read 2, write 4
+ * bytes a score), input * scale (4, 4), the causal mask_func's masked_fill_
+ * (4 and the 1-byte mask, 4), torch softmax (4, 4), .half() (4, 2): five
+ * kernels; backward their gradients: the cast (2, 4), softmax backward
+ * (the output and its gradient, 4 + 4, 4), masked_fill (4 + 1, 4), the
+ * scale (4, 4), the cast (4, 2). The two softmaxes at the system's softmax
+ * fit (kernel.h pred_memop_rows_s), the rest memory-bound. */
+static void torch_softmax_s(const struct pred_ctx *c, double scores, double s,
+                            double *fwd, double *bwd)
+{
+    *fwd = pred_mem_s(&c->k, (6.0 + 8.0 + 9.0 + 6.0) * scores, 4) +
+           pred_memop_rows_s(&c->k, HW_MEMOP_SOFTMAX, 0, 8.0 * scores,
+                             scores / s, s, 1);
+    *bwd = pred_mem_s(&c->k, (6.0 + 9.0 + 8.0 + 6.0) * scores, 4) +
+           pred_memop_rows_s(&c->k, HW_MEMOP_SOFTMAX, 1, 12.0 * scores,
+                             scores / s, s, 1);
+}
+
 /* baddbmm QK^T and bmm AV: by the system's batched-GEMM fit where it has
  * one (kernel.c pred_unfused_bmm_s, fitted on the baddbmm / bmm samples),
  * else at GEMM efficiency; the fused masked softmax (and dropout) is
@@ -296,6 +336,12 @@ static void unfused_attn_time(const struct pred_ctx *c, const struct plan *p,
     } else {
         mm_f = 2.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores);
         mm_b = 4.0 * pred_compute_s(&c->k, &bmm, flops, 2.0 * scores);
+    }
+    if (!pred_fused_softmax(&c->job, m, p)) {
+        torch_softmax_s(c, scores, s, &sm_f, &sm_b);
+        *fwd = mm_f + dr_f + sm_f;
+        *bwd = mm_b + dr_b + sm_b;
+        return;
     }
     *fwd = mm_f + dr_f +
            pred_memop_rows_s(&c->k, HW_MEMOP_MASKED_SOFTMAX, 0, sm_f, scores / s, s, 1);

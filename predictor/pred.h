@@ -130,6 +130,10 @@ static inline bool pred_rc_has(const struct job *j, const struct plan *p,
            j->selective == JOB_SELECTIVE_ATTENTION &&
            (j->recompute_modules & JOB_RC_BIT(m));
 }
+/* Unfused attention: whether Megatron's fused masked softmax runs, or its
+ * PyTorch fallback (pred.c). */
+bool pred_fused_softmax(const struct job *j, const struct model *m,
+                        const struct plan *p);
 /* Forward plus backward time of the layer's operators in 'part' (pred_ops),
  * recompute excluded. */
 double pred_layer_part_s(const struct pred_layer *l, enum pred_part part);

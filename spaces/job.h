@@ -9,6 +9,13 @@
 
 enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
                      JOB_PREC_COUNT };
+/* Megatron-Core's and Megatron-DeepSpeed's fused masked softmax takes keys
+ * up to 4096 long (megatron/core/fusions/fused_softmax.py
+ * FusedScaleMaskSoftmax.is_kernel_available: 16 < sk <= 4096; bigscience-
+ * workshop/Megatron-DeepSpeed @ 8387ae1 megatron/model/fused_softmax.py
+ * likewise); a stack file may say otherwise (stack field fused_softmax_max_seq). */
+#define JOB_SOFTMAX_MAX_SEQ 4096
+
 enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
 /* How the stack exchanges keys and values under context parallelism
  * (predictor/cp.c): none (the stack has no cp), a p2p ring overlapped with
@@ -147,6 +154,9 @@ struct job {                    /* a plain value */
                                    torchtitan's repeat_kv), so context
                                    parallelism moves them at the query
                                    width (cp.c) */
+    int64_t softmax_max_seq;    /* unfused attention: the longest key length
+                                   Megatron's fused masked softmax takes
+                                   (pred.c pred_fused_softmax) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

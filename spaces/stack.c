@@ -90,7 +90,8 @@ static const char *const stack_fields[] = {
     "fp8_cast", "cp_merge_eager", "separate_proj", "grad_bytes",
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
-    "recompute_block", "fp8_param_gather", "repeat_kv", NULL,
+    "recompute_block", "fp8_param_gather", "repeat_kv",
+    "fused_softmax_max_seq", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -297,6 +298,10 @@ static int read_state_bytes(struct stack *s, const struct conf_group *g,
     s->optim_offload = false;
     s->grad_fp16_bytes = -1;
     s->loss_logit_bytes = 6;
+    s->softmax_max_seq = JOB_SOFTMAX_MAX_SEQ;
+    if (conf_has(g, "fused_softmax_max_seq") &&
+        conf_int(g, "fused_softmax_max_seq", 0, 1 << 30, &s->softmax_max_seq, err))
+        return TPL_ECONFIG;
     if (conf_has(g, "loss_logit_bytes") &&
         conf_num(g, "loss_logit_bytes", 0, true, 64, &s->loss_logit_bytes, err))
         return TPL_ECONFIG;
@@ -488,6 +493,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->separate_proj = s->separate_proj;
     j->fp8_param_gather = s->fp8_param_gather;
     j->repeat_kv = s->repeat_kv;
+    j->softmax_max_seq = s->softmax_max_seq;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

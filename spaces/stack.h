@@ -101,6 +101,9 @@ struct stack {                  /* a plain value */
                                    (optional, absent false) */
     bool repeat_kv;             /* K, V repeated to every query head before
                                    the attention (optional, absent false) */
+    int64_t softmax_max_seq;    /* the longest key length Megatron's fused
+                                   masked softmax takes (optional, absent
+                                   JOB_SOFTMAX_MAX_SEQ) */
     bool recompute_block;       /* full recompute of the first N layers of
                                    each chunk only (Megatron's
                                    --recompute-method block; optional,

@@ -210,7 +210,9 @@ done
 run_tp export --model llama3-8b --tp 2 --pp 1 --dp 4 --recompute full
 expect export-rotary-base exit=0 'stdout~^--rotary-base 500000 ' 'stdout~^--max-position-embeddings 8192 ' \
     'stdout~^--attention-backend flash '
-run_tp export --model llama3-8b --tp 2 --pp 1 --dp 4 --recompute full --attention unfused
+# (at seq 4096, where Megatron-Core's fused masked softmax still runs: at
+# 8192 its PyTorch fallback keeps fp32 scores and the plan does not fit)
+run_tp export --model llama3-8b --seq 4096 --tp 2 --pp 1 --dp 4 --recompute full --attention unfused
 expect export-attention-unfused exit=0 'stdout~^--attention-backend unfused '
 
 # A plan the framework cannot run: refused, or the nearest with --nearest

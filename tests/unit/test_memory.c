@@ -46,6 +46,25 @@ static void every_combination(enum job_precision prec, expected_fn *expect)
     }
 }
 
+/* Megatron's softmax fallback (pred.c pred_fused_softmax: here keys past
+ * the stack's limit) keeps its fp32 output for its backward beside the
+ * 16-bit one: 4 a s^2 b / t more than the 5as^2b / t of the fused kernel
+ * (GPT-3 175B, 96 heads, s 2048, b 1, tp 8: 4 x 96 x 2048^2 / 8 =
+ * 201,326,592 B); full recompute keeps only the layer input either way. */
+Test(memory, softmax_fallback_keeps_fp32_scores)
+{
+    struct model m = load_model("gpt3-175b");
+    struct job j = make_job(2048, 512);
+    struct plan p = make_plan(8, 1, 1, 1);
+    double fused;
+    j.attention = JOB_ATTN_UNFUSED;
+    fused = pred_act_layer_bytes(&m, &j, &p);
+    j.softmax_max_seq = 1024;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p) - fused, 201326592.0, 1e-9);
+    p.recompute = PLAN_RECOMPUTE_FULL;
+    assert_rel(pred_act_layer_bytes(&m, &j, &p), 2.0 * 2048 * 12288, 1e-12);
+}
+
 /* Parameters of rank r under Megatron-Core's split (equal stages here). */
 static double stage_params(const struct model *m, const struct plan *p,
                            int64_t r)

@@ -107,6 +107,62 @@ Test(pred, unfused_attention_counts)
                11 * scores / 1e12, 1e-12);
 }
 
+/* Megatron's fused masked softmax runs where is_kernel_available allows
+ * (pred.c pred_fused_softmax): keys 17 to the stack's limit, a multiple of
+ * 4, and mbs x heads / tp a multiple of 4 (of 8 at 128 keys or fewer).
+ * The small model's 8 heads: tp 2 (4 a GPU) fused at mbs 1; tp 4 (2) not
+ * at mbs 1, fused at mbs 2; tp 8 (1) fused only from mbs 4; seq 2048 past
+ * a 2048 limit fused, 4096 not; 128 keys need 8; 16 never. */
+Test(pred, fused_softmax_rules)
+{
+    struct model m = small(true, 1024);
+    struct job j = make_job(2048, 8);
+    struct plan p = make_plan(2, 1, 1, 1);
+    j.softmax_max_seq = 2048;
+    cr_assert(pred_fused_softmax(&j, &m, &p));
+    p.tp = 4;
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+    p.mbs = 2;
+    cr_assert(pred_fused_softmax(&j, &m, &p));
+    p.tp = 8;
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+    p.mbs = 4;
+    cr_assert(pred_fused_softmax(&j, &m, &p));
+    j.seq = 4096;
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+    j.softmax_max_seq = 4096;
+    cr_assert(pred_fused_softmax(&j, &m, &p));
+    j.seq = 4098;                       /* not a multiple of 4 */
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+    j.seq = 128;                        /* 4 batches, 8 wanted */
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+    p.mbs = 8;
+    cr_assert(pred_fused_softmax(&j, &m, &p));
+    j.seq = 16;
+    cr_assert_not(pred_fused_softmax(&j, &m, &p));
+}
+
+/* Its PyTorch fallback at tp 4, mbs 1 (2 heads a GPU): b (a/t) s^2 =
+ * 2,097,152 scores; forward the casts, scale and mask, 29 B a score, and
+ * torch softmax in fp32, 8, then dropout's 5: 42 B; backward 29 + 12 + 5
+ * = 46 B; the GEMMs as above at 2 heads. */
+Test(pred, torch_softmax_fallback_counts)
+{
+    struct model m = small(true, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    struct pred_kparams bmm;
+    double flops = 2.0 * 2 * 1024 * 1024 * 128, scores = 2097152.0;
+    setup(&c, &m, JOB_ATTN_UNFUSED);
+    bmm = c.k.gemm;
+    bmm.peak_flops = c.k.attn.peak_flops;
+    o = layer(&c, 4, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               42 * scores / 1e12, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ATTN], 4 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               46 * scores / 1e12, 1e-12);
+}
+
 /* Memory-bound operators (2-byte activations, T = 1024 rows, h = 1024):
  * two norms read x and write y forward, 2 x 4 B x T h = 8,388,608 B =
  * 8.388608 us; backward each reads x and dy and writes dx, then reads x
