@@ -178,6 +178,25 @@ static double launch_scale(const struct pred_ctx *c, const struct plan *p,
 /* Unfused attention (Megatron's baddbmm QK^T, fused masked softmax, bmm AV)
  * launches 3 kernels forward and 5 backward, one more each way with
  * attention dropout. */
+/* Megatron's FusedScaleMaskSoftmax runs its fused kernel only where
+ * is_kernel_available says so (NVIDIA/Megatron-LM v2.6 megatron/model/
+ * fused_softmax.py; the same test in Megatron-Core's core/fusions/
+ * fused_softmax.py and bigscience-workshop/Megatron-DeepSpeed @ 8387ae1):
+ * 16-bit input, 16 < sk <= the stack's limit, sq % 4 == 0 and
+ * b np % 4 == 0 (np = heads / tp), and, causal, b np a multiple of the
+ * kernel's batches per block, 4 for keys over 128 (scaled_upper_triang_
+ * masked_softmax.h: 128 threads, a warp per row). Otherwise it runs
+ * forward_torch_softmax. BigScience met it: "NHEADS=108 breaks
+ * constraints for invoking optimized fused softmax kernel" (tr11-176B-ml/
+ * chronicles-prequel.md). */
+bool pred_fused_softmax(const struct job *j, const struct model *m,
+                        const struct plan *p)
+{
+    int64_t s = j->seq / p->cp, bnp = (int64_t)p->mbs * (m->heads / p->tp);
+    return s > 16 && s <= j->softmax_max_seq && s % 4 == 0 && bnp % 4 == 0 &&
+           (s > 128 || bnp % 8 == 0);
+}
+
 void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
                       enum pred_op op, double *fwd, double *bwd)
 {

@@ -131,7 +131,7 @@ static inline bool pred_rc_has(const struct job *j, const struct plan *p,
            (j->recompute_modules & JOB_RC_BIT(m));
 }
 /* Unfused attention: whether Megatron's fused masked softmax runs, or its
- * PyTorch fallback (pred.c). */
+ * PyTorch fallback (ops.c; its time: pred.c torch_softmax_s). */
 bool pred_fused_softmax(const struct job *j, const struct model *m,
                         const struct plan *p);
 /* Forward plus backward time of the layer's operators in 'part' (pred_ops),

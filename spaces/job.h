@@ -156,7 +156,7 @@ struct job {                    /* a plain value */
                                    width (cp.c) */
     int64_t softmax_max_seq;    /* unfused attention: the longest key length
                                    Megatron's fused masked softmax takes
-                                   (pred.c pred_fused_softmax) */
+                                   (ops.c pred_fused_softmax) */
 };
 
 #define JOB_MAX_SEQ  (1 << 20)

@@ -46,7 +46,7 @@ static void every_combination(enum job_precision prec, expected_fn *expect)
     }
 }
 
-/* Megatron's softmax fallback (pred.c pred_fused_softmax: here keys past
+/* Megatron's softmax fallback (ops.c pred_fused_softmax: here keys past
  * the stack's limit) keeps its fp32 output for its backward beside the
  * 16-bit one: 4 a s^2 b / t more than the 5as^2b / t of the fused kernel
  * (GPT-3 175B, 96 heads, s 2048, b 1, tp 8: 4 x 96 x 2048^2 / 8 =

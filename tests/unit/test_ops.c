@@ -104,7 +104,7 @@ Test(ops, layer_launches_counted_by_hand)
     cr_assert_eq(f, 13);
     cr_assert_eq(b, 21);
     /* GPT 1.7B's 24 heads over tp 8 at mbs 1: 3 a GPU, so Megatron's
-     * softmax falls back to five PyTorch kernels each way (pred.c) */
+     * softmax falls back to five PyTorch kernels each way (ops.c pred_fused_softmax) */
     launches("gpt3-1.7b", JOB_ATTN_UNFUSED, 8, false, &f, &b);
     cr_assert_eq(f, 15 + 4);
     cr_assert_eq(b, 23 + 4);

@@ -108,7 +108,7 @@ Test(pred, unfused_attention_counts)
 }
 
 /* Megatron's fused masked softmax runs where is_kernel_available allows
- * (pred.c pred_fused_softmax): keys 17 to the stack's limit, a multiple of
+ * (ops.c pred_fused_softmax): keys 17 to the stack's limit, a multiple of
  * 4, and mbs x heads / tp a multiple of 4 (of 8 at 128 keys or fewer).
  * The small model's 8 heads: tp 2 (4 a GPU) fused at mbs 1; tp 4 (2) not
  * at mbs 1, fused at mbs 2; tp 8 (1) fused only from mbs 4; seq 2048 past
