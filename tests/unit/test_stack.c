@@ -381,4 +381,8 @@ Test(stack, fsdp2_optional_fields)
     cr_assert(j.repeat_kv && !j.fp8_param_gather);
     stack_apply(&mc, &m, &j);
     cr_assert(!j.repeat_kv && j.fp8_param_gather);
+    cr_assert_eq(j.softmax_max_seq, 4096);
+    s = load_stack("megatron-lm-2021", NULL, 0);
+    stack_apply(&s, &m, &j);
+    cr_assert_eq(j.softmax_max_seq, 2048);
 }
