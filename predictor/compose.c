@@ -382,10 +382,11 @@ double pred_host_copy_bytes_per_s(const struct pred_ctx *c, const struct plan *p
 double pred_optimizer_step_s(const struct pred_ctx *c, const struct plan *p,
                              double local)
 {
-    /* mixed-precision Adam: 34 B a parameter (fp32 master, m, v, gradient
-     * read; master, m, v written; the 16-bit copy written), at the
-     * system's optimizer-step fit where it has one (no preset does) */
-    double gpu = pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0, 34.0 * local, 1, 8);
+    /* the stack's bytes a parameter (job.h JOB_STEP_BYTES: mixed-precision
+     * Adam, 34), at the system's optimizer-step fit where it has one (no
+     * preset does) */
+    double gpu = pred_memop_size_s(&c->k, HW_MEMOP_OPTIM, 0,
+                                   c->job.step_bytes * local, 1, 8);
     if (!p->offload || c->k.host_bytes_per_s <= 0)  /* rule offload-host
                                                        refuses the plan: its
                                                        time stays printable */

@@ -55,6 +55,7 @@ void job_default(struct job *j)
     j->fp8_param_gather = false;
     j->repeat_kv = false;
     j->softmax_max_seq = JOB_SOFTMAX_MAX_SEQ;
+    j->step_bytes = JOB_STEP_BYTES;
     j->fp8_delayed = false;     /* current / MXFP8 scaling (job.h) */
 }
 

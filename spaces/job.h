@@ -16,6 +16,14 @@ enum job_precision { JOB_PREC_BF16, JOB_PREC_FP16, JOB_PREC_FP8,
  * likewise); a stack file may say otherwise (stack field fused_softmax_max_seq). */
 #define JOB_SOFTMAX_MAX_SEQ 4096
 
+/* The optimizer step's HBM traffic a parameter of the GPU's shard: a fused
+ * mixed-precision Adam (Megatron's distributed optimizer, Apex / Transformer
+ * Engine FusedAdam) reads the fp32 master weight, m, v and gradient and
+ * writes the master, m, v and the 16-bit weight, 30 bytes, plus 4 for the
+ * gradient-norm pass of the clipping (predictor/compose.c); a stack file
+ * may say otherwise (stack field optimizer_step_bytes). */
+#define JOB_STEP_BYTES 34.0
+
 enum job_attention { JOB_ATTN_FLASH, JOB_ATTN_UNFUSED, JOB_ATTN_COUNT };
 /* How the stack exchanges keys and values under context parallelism
  * (predictor/cp.c): none (the stack has no cp), a p2p ring overlapped with
@@ -154,6 +162,8 @@ struct job {                    /* a plain value */
                                    torchtitan's repeat_kv), so context
                                    parallelism moves them at the query
                                    width (cp.c) */
+    double step_bytes;          /* the optimizer step's HBM traffic a
+                                   parameter (JOB_STEP_BYTES) */
     int64_t softmax_max_seq;    /* unfused attention: the longest key length
                                    Megatron's fused masked softmax takes
                                    (ops.c pred_fused_softmax) */

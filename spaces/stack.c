@@ -91,7 +91,7 @@ static const char *const stack_fields[] = {
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
     "recompute_block", "fp8_param_gather", "repeat_kv",
-    "fused_softmax_max_seq", NULL,
+    "fused_softmax_max_seq", "optimizer_step_bytes", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -299,6 +299,10 @@ static int read_state_bytes(struct stack *s, const struct conf_group *g,
     s->grad_fp16_bytes = -1;
     s->loss_logit_bytes = 6;
     s->softmax_max_seq = JOB_SOFTMAX_MAX_SEQ;
+    s->step_bytes = JOB_STEP_BYTES;
+    if (conf_has(g, "optimizer_step_bytes") &&
+        conf_num(g, "optimizer_step_bytes", 0, true, 1024, &s->step_bytes, err))
+        return TPL_ECONFIG;
     if (conf_has(g, "fused_softmax_max_seq") &&
         conf_int(g, "fused_softmax_max_seq", 0, 1 << 30, &s->softmax_max_seq, err))
         return TPL_ECONFIG;
@@ -494,6 +498,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->fp8_param_gather = s->fp8_param_gather;
     j->repeat_kv = s->repeat_kv;
     j->softmax_max_seq = s->softmax_max_seq;
+    j->step_bytes = s->step_bytes;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

@@ -101,6 +101,8 @@ struct stack {                  /* a plain value */
                                    (optional, absent false) */
     bool repeat_kv;             /* K, V repeated to every query head before
                                    the attention (optional, absent false) */
+    double step_bytes;          /* optimizer step's HBM traffic a parameter
+                                   (optional, absent JOB_STEP_BYTES) */
     int64_t softmax_max_seq;    /* the longest key length Megatron's fused
                                    masked softmax takes (optional, absent
                                    JOB_SOFTMAX_MAX_SEQ) */

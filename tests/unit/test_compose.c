@@ -327,6 +327,11 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
                3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 2.825683968e-3, 1e-12);
+    /* a stack's own step (job.step_bytes: torchtitan's foreach AdamW and
+     * clipping, 92 B): 92 x 83,108,352 / 1e12 = 7.645968384 ms */
+    c.job.step_bytes = 92.0;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_OPTIMIZER], 7.645968384e-3, 1e-12);
 }
 
 /* Gradients reduced in 16 bits (the job's grad_reduce_16bit: Megatron-Core

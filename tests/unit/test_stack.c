@@ -66,6 +66,10 @@ Test(stack, preset_fields)
     cr_assert_eq(lm.softmax_max_seq, 2048);
     cr_assert_eq(ds.softmax_max_seq, 4096);
     cr_assert_eq(mc.softmax_max_seq, 4096);
+    /* the optimizer step: a fused mixed-precision Adam's 34 bytes a
+     * parameter, torchtitan's foreach AdamW and clipping 92 */
+    assert_rel(mc.step_bytes, 34.0, 0);
+    assert_rel(tt.step_bytes, 92.0, 0);
     /* gradient accumulation outside the GEMM, bytes per parameter (the
      * presets' comments derive each): Megatron-Core fuses it */
     cr_assert_eq(mc.grad_accum_bytes, 0.0);
@@ -382,6 +386,9 @@ Test(stack, fsdp2_optional_fields)
     stack_apply(&mc, &m, &j);
     cr_assert(!j.repeat_kv && j.fp8_param_gather);
     cr_assert_eq(j.softmax_max_seq, 4096);
+    assert_rel(j.step_bytes, 34.0, 0);
+    stack_apply(&tt, &m, &j);
+    assert_rel(j.step_bytes, 92.0, 0);
     s = load_stack("megatron-lm-2021", NULL, 0);
     stack_apply(&s, &m, &j);
     cr_assert_eq(j.softmax_max_seq, 2048);
