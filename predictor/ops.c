@@ -175,9 +175,6 @@ static double launch_scale(const struct pred_ctx *c, const struct plan *p,
     return 1;
 }
 
-/* Unfused attention (Megatron's baddbmm QK^T, fused masked softmax, bmm AV)
- * launches 3 kernels forward and 5 backward, one more each way with
- * attention dropout. */
 /* Megatron's FusedScaleMaskSoftmax runs its fused kernel only where
  * is_kernel_available says so (NVIDIA/Megatron-LM v2.6 megatron/model/
  * fused_softmax.py; the same test in Megatron-Core's core/fusions/
@@ -197,6 +194,10 @@ bool pred_fused_softmax(const struct job *j, const struct model *m,
            (s > 128 || bnp % 8 == 0);
 }
 
+/* Unfused attention (Megatron's baddbmm QK^T, fused masked softmax, bmm AV)
+ * launches 3 kernels forward and 5 backward, one more each way with
+ * attention dropout, four more each way where the softmax falls back
+ * (above). */
 void pred_op_launches(const struct pred_ctx *c, const struct plan *p,
                       enum pred_op op, double *fwd, double *bwd)
 {
