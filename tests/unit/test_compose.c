@@ -309,6 +309,15 @@ Test(compose, dp_all_reduce_and_overlap)
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 5.651367936e-3 + 8e-6, 1e-12);
 }
 
+/* The ZeRO-1 cases below: dp 2 of the tiny model, no overlap. */
+static struct plan zero1_dp2(struct pred_ctx *c)
+{
+    struct plan p = make_plan(1, 1, 2, 1);
+    p.zero = 1;
+    setup(c, false, false);
+    return p;
+}
+
 /* ZeRO-1 (Rajbhandari et al. SC20; Megatron's distributed optimizer) at
  * dp 2: reduce-scatter of the fp32 gradients, (1/2) S / 1e11 + 1 us =
  * 3.32533408 ms, then all-gather of the 16-bit parameters, (1/2) x
@@ -318,11 +327,9 @@ Test(compose, dp_all_reduce_and_overlap)
 Test(compose, zero1_scatter_gather_and_half_the_step)
 {
     struct pred_ctx c;
-    struct plan p = make_plan(1, 1, 2, 1);
+    struct plan p = zero1_dp2(&c);
     struct pred_memo x = layer_memo(1e-3, 2e-3);
     struct pred_result o;
-    p.zero = 1;
-    setup(&c, false, false);
     o = compose(&c, &p, &x);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
                3.32433408e-3 + 1.66216704e-3 + 2 * NV_SIMPLE, 1e-12);
@@ -343,11 +350,9 @@ Test(compose, zero1_scatter_gather_and_half_the_step)
 Test(compose, zero1_gradients_reduced_in_16_bits)
 {
     struct pred_ctx c;
-    struct plan p = make_plan(1, 1, 2, 1);
+    struct plan p = zero1_dp2(&c);
     struct pred_memo x = layer_memo(1e-3, 2e-3);
     struct pred_result o;
-    p.zero = 1;
-    setup(&c, false, false);
     c.job.grad_reduce_16bit = true;
     o = compose(&c, &p, &x);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
@@ -366,11 +371,9 @@ Test(compose, zero1_gradients_reduced_in_16_bits)
 Test(compose, zero1_fp8_jobs_gather_fp8_weights)
 {
     struct pred_ctx c;
-    struct plan p = make_plan(1, 1, 2, 1);
+    struct plan p = zero1_dp2(&c);
     struct pred_memo x = layer_memo(1e-3, 2e-3);
     struct pred_result o;
-    p.zero = 1;
-    setup(&c, false, false);
     c.job.fp8_param_gather = true;              /* make_job: bf16 */
     o = compose(&c, &p, &x);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],
@@ -394,11 +397,9 @@ Test(compose, zero1_fp8_jobs_gather_fp8_weights)
 Test(compose, bf16_zero1_all_reduces_the_gradients)
 {
     struct pred_ctx c;
-    struct plan p = make_plan(1, 1, 2, 1);
+    struct plan p = zero1_dp2(&c);
     struct pred_memo x = layer_memo(1e-3, 2e-3);
     struct pred_result o;
-    p.zero = 1;
-    setup(&c, false, false);
     c.job.bf16_grad_allreduce = true;           /* make_job: bf16 */
     o = compose(&c, &p, &x);
     assert_rel(o.part_s[PRED_PART_DP_EXPOSED],

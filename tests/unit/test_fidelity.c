@@ -9,6 +9,14 @@
 
 #include "fidelity/fidelity.h"
 
+/* tests/data/runs/small.csv, loaded (the rows the row-level tests edit). */
+static void small_runs(struct runs *runs)
+{
+    struct tpl_err err = { 0 };
+    cr_assert_eq(runs_load(runs, "tests/data/runs/small.csv", &err), 0, "%s",
+                 err.msg);
+}
+
 Test(fidelity, spearman_hand_computed)
 {
     static const double a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 5, 6, 7, 8, 7 };
@@ -165,10 +173,8 @@ Test(fidelity, row_stack_decides)
     double pred[3];
     for (int k = 0; k < 3; k++) {
         struct runs runs;
-        struct tpl_err err = { 0 };
         struct fid_report *v;
-        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
-                     "%s", err.msg);
+        small_runs(&runs);
         snprintf(runs.rows[3].stack, sizeof runs.rows[3].stack, "%s",
                  variants[k]);
         v = fid_report_new(&runs, NULL);
@@ -196,10 +202,8 @@ Test(fidelity, row_gpu_picks_its_preset)
     double pred[2];
     for (int k = 0; k < 2; k++) {
         struct runs runs;
-        struct tpl_err err = { 0 };
         struct fid_report *v;
-        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
-                     "%s", err.msg);
+        small_runs(&runs);
         if (k)
             snprintf(runs.rows[0].gpu, sizeof runs.rows[0].gpu, "%s",
                      "H100-HBM2e-96GB");
@@ -223,10 +227,8 @@ Test(fidelity, bloom_rows_block_launches)
     double pred[2];
     for (int k = 0; k < 2; k++) {
         struct runs runs;
-        struct tpl_err err = { 0 };
         struct fid_report *v;
-        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
-                     "%s", err.msg);
+        small_runs(&runs);
         snprintf(runs.rows[3].stack, sizeof runs.rows[3].stack,
                  "megatron-lm-2021");
         if (k)
@@ -256,10 +258,8 @@ Test(fidelity, mlperf_rows_reduce_bf16_and_gather_fp8_from_v4)
     double pred[3];
     for (int k = 0; k < 3; k++) {
         struct runs runs;
-        struct tpl_err err = { 0 };
         struct fid_report *v;
-        cr_assert_eq(runs_load(&runs, "tests/data/runs/small.csv", &err), 0,
-                     "%s", err.msg);
+        small_runs(&runs);
         runs.rows[0].precision = JOB_PREC_FP8;
         snprintf(runs.rows[0].source, sizeof runs.rows[0].source, "%s", src[k]);
         snprintf(runs.rows[0].id, sizeof runs.rows[0].id, "%s", id[k]);
