@@ -128,13 +128,18 @@ static double stage_tensors(const struct point *p)
 }
 
 /* The kernels PyTorch runs an elementwise operation on a tensor of 'bytes'
- * in: TensorIterator halves a tensor whose byte offsets pass INT32_MAX
- * until each part can use 32-bit indexing (aten/src/ATen/TensorIterator.cpp
- * can_use_32bit_indexing, with_32bit_indexing's SplitUntil32Bit). */
+ * (2-byte elements) in: TensorIterator halves a tensor whose largest byte
+ * offset passes INT32_MAX until each part can use 32-bit indexing
+ * (aten/src/ATen/TensorIterator.cpp can_use_32bit_indexing: max_offset =
+ * 1 + sum (size - 1) x stride_bytes > INT32_MAX; with_32bit_indexing's
+ * SplitUntil32Bit). Contiguous, the offset is bytes - 1, so a part of
+ * exactly 2^31 bytes (2^30 elements) still runs as one kernel: the GH200
+ * masked fills of 2^30, 2^31 and 2^32 scores time 1, 2 and 4 kernels of
+ * 2^31 bytes (their time per score halves past each, not at it). */
 static double split_pieces(double bytes)
 {
     double n = 1;
-    while (bytes / n > 2147483647.0)
+    while (bytes / n - 1.0 > 2147483647.0)
         n *= 2;
     return n;
 }

@@ -513,7 +513,8 @@ Test(calib, recovers_collective_alpha_beta)
 /* The GH200 masked fill's forward file times one of the kernels PyTorch
  * splits a tensor over 2^31 bytes into (achieved bandwidth 2x, 4x, 8x
  * peak HBM otherwise): modelled as such, its error is that of the other
- * memory-bound files (21.7 % without). */
+ * memory-bound files (21.7 % without; 5.0 % with the tensors of exactly
+ * 2^31 bytes counted as split, which TensorIterator runs whole: 2.1 %). */
 Test(calib, split_kernel_means_are_modelled)
 {
     char samples[4096];
@@ -528,7 +529,7 @@ Test(calib, split_kernel_means_are_modelled)
     cr_assert_eq(cal_run(samples, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     for (int i = 0; i < rep.n_rows; i++)
         if (!strcmp(rep.rows[i].op, "fillmask") && !strcmp(rep.rows[i].dir, "fwd")) {
-            cr_assert_lt(rep.rows[i].mape_random, 8.0, "%.2f", rep.rows[i].mape_random);
+            cr_assert_lt(rep.rows[i].mape_random, 3.0, "%.2f", rep.rows[i].mape_random);
             seen = true;
         }
     cr_assert(seen);
