@@ -52,7 +52,9 @@ static const char usage[] =
 "width scaled by 1.5 about its centre. Then the efficiency of the systems\n"
 "without kernel samples (efficiency.calibrated = false) that no source\n"
 "gives, fitted on their timed rows: gemm_fp8_cs (FP8 GEMMs with current /\n"
-"MXFP8 scaling), with each source predicted with it fitted without it.\n";
+"MXFP8 scaling); and the network share of the systems whose fabric no\n"
+"source measures (efficiency.network_from_runs), fitted on theirs; each\n"
+"source predicted with them fitted without it.\n";
 
 enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_CHART,
        OPT_HELP };
@@ -121,8 +123,18 @@ static void calibrate_reserves(const struct runs *runs, const char *path)
     fid_report_free(v);
 }
 
-/* The uncalibrated systems' FP8 GEMM factor fitted on all their rows, and
- * each source's rows predicted with it fitted without it (fidelity/tune.c). */
+/* A fitted part's value, or '-' where its rows were all left out. */
+static void tune_value(const char *name, double x)
+{
+    if (x < 0)
+        printf("  %s -", name);
+    else
+        printf("  %s %.3f", name, x);
+}
+
+/* The uncalibrated systems' FP8 GEMM factor and the network share of the
+ * fabrics no source measures, fitted on all their rows, and each source's
+ * rows predicted with them fitted without it (fidelity/tune.c). */
 static void calibrate_tune(const struct runs *runs, const char *path)
 {
     struct fid_tune t;
@@ -130,15 +142,23 @@ static void calibrate_tune(const struct runs *runs, const char *path)
     int n, k;
     if (fid_fit_tune(runs, NULL, &t, &n))
         return;
-    printf("uncalibrated systems: gemm_fp8_cs = %.3f;"
-           "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
-           t.gemm_fp8_cs, n, path);
+    if (t.fp8_rows)
+        printf("uncalibrated systems: gemm_fp8_cs = %.3f;"
+               "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
+               t.gemm_fp8_cs, t.fp8_rows, path);
+    if (t.net_rows)
+        printf("network_from_runs systems: network = %.3f;"
+               "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
+               t.network, t.net_rows, path);
     k = fid_tune_cv(runs, cv, 64);
-    for (int i = 0; i < k; i++)
-        printf("  held out %-18s %3d rows  gemm_fp8_cs %.3f  MAPE in-sample "
-               "%.1f -> held-out %.1f %%  bias %+.1f -> %+.1f %%\n", cv[i].source,
-               cv[i].n, cv[i].fit.gemm_fp8_cs, cv[i].mape_before,
-               cv[i].mape_held, cv[i].bias_before, cv[i].bias_held);
+    for (int i = 0; i < k; i++) {
+        printf("  held out %-18s %3d rows", cv[i].source, cv[i].n);
+        tune_value("gemm_fp8_cs", cv[i].fit.gemm_fp8_cs);
+        tune_value("network", cv[i].fit.network);
+        printf("  MAPE in-sample %.1f -> held-out %.1f %%  bias %+.1f -> %+.1f %%\n",
+               cv[i].mape_before, cv[i].mape_held, cv[i].bias_before,
+               cv[i].bias_held);
+    }
 }
 
 /* calibrate --runs: the eager stacks' host time fitted on published runs,

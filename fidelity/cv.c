@@ -19,8 +19,9 @@
  * on them, host_us runs to the bracket's end (200 us) and vTrain's held-out
  * MAPE to 122 %. The fit reads the asynchronous rows only; the blocking
  * rows are predicted with its value.
- * The other constant fitted on runs is the FP8 factor of the systems
- * without kernel samples (fidelity/tune.c).
+ * The other constants fitted on runs are the FP8 factor of the systems
+ * without kernel samples and the share of a fabric no source measures
+ * (fidelity/tune.c).
  * Cross-validation leaves one source out at a time, refits every constant
  * fitted on runs on the others and predicts the source left out, so the
  * figure quoted for a source is one its own rows never tuned. */
@@ -68,7 +69,8 @@ double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows
 }
 
 /* What a source's rows feed: the host fit (asynchronous host-bound rows)
- * and the efficiency fit (rows of uncalibrated systems). */
+ * and the tune fit (rows of uncalibrated systems, or on a fabric fitted on
+ * runs). */
 static void source_feeds(const struct fid_report *all, const char *source,
                          bool *host, bool *tune)
 {
@@ -78,7 +80,7 @@ static void source_feeds(const struct fid_report *all, const char *source,
         if (!r->predicted || !r->timed || strcmp(r->run->source, source))
             continue;
         *host |= r->host_bound && !r->launch_blocking;
-        *tune |= r->uncalibrated;
+        *tune |= r->uncalibrated || r->net_tuned;
     }
 }
 
@@ -86,14 +88,14 @@ void fid_fit_runs(const struct runs *runs, const char *exclude,
                   struct fid_fit *f)
 {
     f->host_us = fid_fit_host_us(runs, exclude, &f->host_rows);
-    if (fid_fit_tune(runs, exclude, &f->tune, &f->tune_rows))
-        f->tune.gemm_fp8_cs = -1;
+    fid_fit_tune(runs, exclude, &f->tune, &f->tune_rows);  /* -1 parts: none */
 }
 
 /* The fit without 'source': the full fit where the source fed neither
- * part (leaving it out changes no objective), else refitted. The two parts
- * are fitted apart: no eager stack runs on an uncalibrated system, so no
- * row feeds both. */
+ * part (leaving it out changes no objective), else refitted. The parts
+ * are fitted apart: no eager stack runs on an uncalibrated system, and the
+ * rows on a fabric fitted on runs (BLOOM's, run with CUDA_LAUNCH_BLOCKING)
+ * are not the host fit's, so no row feeds two. */
 static void fit_without(const struct runs *runs, const struct fid_report *all,
                         const char *source, const struct fid_fit *full,
                         struct fid_fit *f)
@@ -103,15 +105,14 @@ static void fit_without(const struct runs *runs, const struct fid_report *all,
     *f = *full;
     if (host)
         f->host_us = fid_fit_host_us(runs, source, &f->host_rows);
-    if (tune && fid_fit_tune(runs, source, &f->tune, &f->tune_rows))
-        f->tune.gemm_fp8_cs = -1;
+    if (tune)
+        fid_fit_tune(runs, source, &f->tune, &f->tune_rows);
 }
 
 struct fid_report *fid_report_fitted(const struct runs *runs, const char *source,
                                      const struct fid_fit *f)
 {
-    return fid_report_new_tuned(runs, source, f->host_us,
-                                f->tune.gemm_fp8_cs < 0 ? NULL : &f->tune);
+    return fid_report_new_tuned(runs, source, f->host_us, &f->tune);
 }
 
 struct fid_report *fid_cv_next(struct fid_cv_iter *it)
@@ -170,5 +171,5 @@ void fid_cv_overall(const struct fid_cv_row *rows, int n, struct fid_cv_row *all
     all->source = "all";
     all->in_sample = pooled(rows, n, false);
     all->held_out = pooled(rows, n, true);
-    all->fit.host_us = all->fit.tune.gemm_fp8_cs = -1;
+    all->fit.host_us = all->fit.tune.gemm_fp8_cs = all->fit.tune.network = -1;
 }

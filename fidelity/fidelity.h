@@ -39,6 +39,9 @@ struct fid_row {
                                    (static or borrowed from the runs) */
     bool uncalibrated;          /* its system's efficiencies are modelling
                                    defaults: what the tune fit moves */
+    bool net_tuned;             /* its system's network share is fitted on
+                                   runs (efficiency.network_from_runs): the
+                                   tune fit moves that too */
 };
 
 struct fid_stats {              /* absolute percentage errors of a set */
@@ -98,15 +101,16 @@ struct fid_report *fid_report_new(const struct runs *runs, const char *source);
  * and the cross-validation vary (fidelity/cv.c). */
 struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
                                        double host_us);
-/* The same with the efficiencies of every uncalibrated system (efficiency.
- * calibrated = false) set to those of 't' (NULL: the presets'), what the
- * uncalibrated fit varies (fidelity/tune.c). */
+/* The same with the FP8 factor of every uncalibrated system (efficiency.
+ * calibrated = false) and the network share of every network_from_runs
+ * system set to those of 't' (NULL, or a part at -1: the presets'), what
+ * the tune fit varies (fidelity/tune.c). */
 struct fid_tune;
 struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
                                         double host_us, const struct fid_tune *t);
-/* Only the rows of uncalibrated systems predicted (with 't'; NULL: the
- * presets'), the others left unpredicted ("calibrated system: not
- * tuned"): the uncalibrated fit's objective reads no other row. */
+/* Only the rows of those systems predicted (with 't'; NULL: the presets'),
+ * the others left unpredicted ("calibrated system: not tuned"): the tune
+ * fit's objective reads no other row. */
 struct fid_report *fid_report_new_uncal(const struct runs *runs, const char *source,
                                         const struct fid_tune *t);
 void fid_report_free(struct fid_report *v);     /* NULL is fine */
@@ -150,37 +154,48 @@ double fid_golden(fid_objective *f, void *arg, double a, double b, int steps);
 #define FID_HOST_MAX_US 200.0
 double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows);
 
-/* ---- the uncalibrated systems' FP8 factor fitted on runs (fidelity/tune.c) ---- */
+/* ---- the system shares no source gives, fitted on runs (fidelity/tune.c) ---- */
 
 /* The kernel efficiency of the systems without kernel samples (dgx-b200,
  * gb200-nvl72: efficiency.calibrated = false) that no source gives: the
  * FP8 GEMM factor with current or MXFP8 scaling (gemm_fp8_cs: the share
  * relative to 16-bit reached by Transformer Engine's FP8 GEMMs with their
  * scaling passes), fitted on the timed rows of those systems. Their
- * attention share is a published figure (the presets' attn). */
+ * attention share is a published figure (the presets' attn). And the
+ * network share of the systems whose fabric no source measures
+ * (efficiency.network_from_runs: jeanzay-a100's Omni-Path), fitted on
+ * their timed rows. The two row sets are apart (the fabric's systems have
+ * kernel samples), so each is fitted on its own. */
 #define FID_TUNE_FP8_LO 0.30
 #define FID_TUNE_FP8_HI 1.00
+#define FID_TUNE_NET_LO 0.05
+#define FID_TUNE_NET_HI 1.00
 
 struct fid_tune {
-    double gemm_fp8_cs;         /* efficiency.gemm_fp8_cs */
+    double gemm_fp8_cs;         /* efficiency.gemm_fp8_cs (-1: none fitted,
+                                   the presets') */
+    double network;             /* efficiency.network of the network_from_runs
+                                   systems (-1: none fitted, the presets') */
+    int fp8_rows, net_rows;     /* the rows each part was fitted on */
 };
 
-/* Fit t on the uncalibrated systems' timed, predicted rows other than
- * those of 'exclude' (NULL: none), minimising their MAPE; *n_rows gets how
- * many (0: nothing to fit, t left at the presets' values, -1 returned). */
+/* Fit t on the tuned systems' timed, predicted rows other than those of
+ * 'exclude' (NULL: none), minimising their MAPE, each part on its own
+ * rows; *n_rows gets how many rows both saw (0: nothing to fit, both -1,
+ * -1 returned). A part without rows is -1. */
 int fid_fit_tune(const struct runs *runs, const char *exclude,
                  struct fid_tune *t, int *n_rows);
 
-struct fid_tune_cv {            /* one source with uncalibrated rows left out */
+struct fid_tune_cv {            /* one source with tuned rows left out */
     const char *source;         /* borrowed from the runs */
     struct fid_tune fit;        /* fitted without it */
-    int n;                      /* its uncalibrated timed, predicted rows */
+    int n;                      /* its tuned timed, predicted rows */
     double mape_before, bias_before;    /* %, with the presets' values (in-sample
                                            once the presets carry the fit) */
     double mape_held, bias_held;        /* %, with 'fit' */
 };
-/* Leave-one-source-out over the sources with uncalibrated timed rows (at
- * most 'cap'); returns how many. */
+/* Leave-one-source-out over the sources with tuned timed rows (at most
+ * 'cap'); returns how many. */
 int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 
 /* ---- every constant fitted on runs, and cross-validation (fidelity/cv.c) ---- */
@@ -188,7 +203,7 @@ int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap);
 struct fid_fit {                /* the constants fitted on runs */
     double host_us;             /* eager host time (-1: nothing to fit) */
     int host_rows;              /* rows the host fit saw */
-    struct fid_tune tune;       /* uncalibrated FP8 factor (-1: none) */
+    struct fid_tune tune;       /* FP8 factor, fabric share (-1: none) */
     int tune_rows;              /* rows the efficiency fit saw */
 };
 

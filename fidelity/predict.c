@@ -295,10 +295,22 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
     return NULL;
 }
 
-/* The uncalibrated fit's FP8 factor into hw (fidelity/tune.c). */
+/* The tune fit's values into hw where they apply (fidelity/tune.c): the
+ * FP8 factor of an uncalibrated system; the fabric's share, for every
+ * inter-node collective and send (hw.c read_net_from_runs), of a
+ * network_from_runs system. */
 static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
 {
-    hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
+    if (!hw->calibrated && t->gemm_fp8_cs >= 0)
+        hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
+    if (hw->net_from_runs && t->network >= 0)
+        hw_set_network_share(hw, t->network);
+}
+
+/* Whether the tune fit moves any of a system's values. */
+static bool tuned_system(const struct hw_system *hw)
+{
+    return !hw->calibrated || hw->net_from_runs;
 }
 
 /* A row of a stack that is not eager but whose MoE layers issue kernels
@@ -348,9 +360,10 @@ static void predict_known(const struct run_row *r, struct model m,
     fid_recipe_apply(r, &j, &o->plan);
     row_host(r, st, &m, host_us, &j, o);
     o->uncalibrated = !hw->calibrated;
+    o->net_tuned = hw->net_from_runs;
     o->launch_blocking = j.launch_blocking;
     o->params_b = (double)model_params(&m) / 1e9;
-    if (t && !hw->calibrated) {            /* the uncalibrated fit's values */
+    if (t && tuned_system(hw)) {           /* the tune fit's values */
         tuned = *hw;
         tune_apply(t, &tuned);
         hw = &tuned;
@@ -395,7 +408,7 @@ static void predict_row(struct systems *sys, double host_us,
     why = inputs_of(sys, o->run, &m, &hw, &st, buf, sizeof buf);
     if (why)
         snprintf(o->reason, sizeof o->reason, "%s", why);
-    else if (uncal_only && hw->calibrated)  /* the tune fit reads none of it */
+    else if (uncal_only && !tuned_system(hw))   /* the tune fit reads none of it */
         snprintf(o->reason, sizeof o->reason, "calibrated system: not tuned");
     else
         predict_known(o->run, m, hw, st, host_us, t, o);

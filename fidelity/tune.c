@@ -1,6 +1,6 @@
-/* fidelity/tune.c: the FP8 factor of the systems without kernel samples,
- * fitted on published runs, and its cross-validation by source (see
- * fidelity.h).
+/* fidelity/tune.c: the FP8 factor of the systems without kernel samples
+ * and the share of a fabric no source measures, fitted on published runs,
+ * and their cross-validation by source (see fidelity.h).
  *
  * dgx-b200 and gb200-nvl72 have no kernel samples (shared/data/kernel-
  * samples has none for Blackwell), so calibrate cannot fit them as it fits
@@ -25,7 +25,22 @@
  *    pass before the cast.
  * The objective is the MAPE of the uncalibrated systems' timed, predicted
  * rows; a golden-section search (Press et al., Numerical Recipes, 3rd ed.,
- * sec. 10.2) over [FID_TUNE_FP8_LO, FID_TUNE_FP8_HI]. */
+ * sec. 10.2) over [FID_TUNE_FP8_LO, FID_TUNE_FP8_HI].
+ *
+ * The second part is a fabric's share that no source measures
+ * (efficiency.network_from_runs): jeanzay-a100's Omni-Path, 4 x 100 Gb/s a
+ * node, on which BLOOM and its prequel ran (RUNS.md). hardware-facts.md
+ * has no Omni-Path figure (sec. 8), and the one measurement of that fabric
+ * found, BigScience's own all-reduce benchmark on 4 of its A100 nodes
+ * (bigscience-workshop/bigscience experiments/bandwidth/
+ * all_reduce_bench-a100-n4.txt, January 2022: busbw 40.5 Gb/s a rank, 32
+ * ranks), is about a tenth of the 400 Gb/s a node the links carry: taken
+ * alone it would slow the BLOOM rows far past their measured times (a share
+ * of 0.3 predicts them 21 % slow), so it bounds the share from below and
+ * the rows place it: the objective is the MAPE of the timed, predicted rows
+ * of those systems, a golden-section search over [FID_TUNE_NET_LO,
+ * FID_TUNE_NET_HI]. The share moves every inter-node collective and send
+ * of the system alike (hw.c read_net_from_runs). */
 #include "fidelity/fidelity.h"
 
 #include <math.h>
@@ -33,18 +48,28 @@
 
 #define FID_TUNE_STEPS 30       /* each bracket shrinks to 0.618^30 */
 
-/* MAPE and bias of the uncalibrated, timed, predicted rows of 'source'
- * (NULL: all) other than 'exclude'; returns how many. */
-static int uncal_err(const struct runs *runs, const char *source,
-                     const char *exclude, const struct fid_tune *t,
-                     double *mape, double *bias)
+/* The two parts, each with its rows and its bracket. */
+enum tune_part { PART_FP8, PART_NET, PART_ALL };
+
+static bool in_part(const struct fid_row *r, enum tune_part part)
+{
+    return part == PART_FP8 ? r->uncalibrated
+         : part == PART_NET ? r->net_tuned
+         : r->uncalibrated || r->net_tuned;
+}
+
+/* MAPE and bias of the part's timed, predicted rows of 'source' (NULL:
+ * all) other than 'exclude'; returns how many. */
+static int tune_err(const struct runs *runs, const char *source,
+                    const char *exclude, const struct fid_tune *t,
+                    enum tune_part part, double *mape, double *bias)
 {
     struct fid_report *v = fid_report_new_uncal(runs, source, t);
     double sum = 0, sgn = 0;
     int n = 0;
     for (size_t i = 0; i < v->n; i++) {
         const struct fid_row *r = &v->rows[i];
-        if (!r->predicted || !r->timed || !r->uncalibrated ||
+        if (!r->predicted || !r->timed || !in_part(r, part) ||
             (exclude && !strcmp(r->run->source, exclude)))
             continue;
         sum += fabs(r->err_pct), sgn += r->err_pct, n++;
@@ -55,29 +80,38 @@ static int uncal_err(const struct runs *runs, const char *source,
     return n;
 }
 
-struct tune_fit { const struct runs *runs; const char *exclude; };
+struct tune_fit { const struct runs *runs; const char *exclude; enum tune_part part; };
 
-static double objective(double fp8_cs, void *arg)
+static double objective(double x, void *arg)
 {
     const struct tune_fit *f = arg;
-    struct fid_tune t = { .gemm_fp8_cs = fp8_cs };
+    struct fid_tune t = { .gemm_fp8_cs = -1, .network = -1 };
     double mape, bias;
-    uncal_err(f->runs, NULL, f->exclude, &t, &mape, &bias);
+    *(f->part == PART_FP8 ? &t.gemm_fp8_cs : &t.network) = x;
+    tune_err(f->runs, NULL, f->exclude, &t, f->part, &mape, &bias);
     return mape;
+}
+
+/* One part fitted on its rows, or -1 where it has none; how many rows. */
+static int fit_part(const struct runs *runs, const char *exclude,
+                    enum tune_part part, double lo, double hi, double *out)
+{
+    struct tune_fit f = { runs, exclude, part };
+    double mape, bias;
+    int n = tune_err(runs, NULL, exclude, NULL, part, &mape, &bias);
+    *out = n ? fid_golden(objective, &f, lo, hi, FID_TUNE_STEPS) : -1;
+    return n;
 }
 
 int fid_fit_tune(const struct runs *runs, const char *exclude,
                  struct fid_tune *t, int *n_rows)
 {
-    struct tune_fit f = { runs, exclude };
-    double mape, bias;
-    t->gemm_fp8_cs = -1;
-    *n_rows = uncal_err(runs, NULL, exclude, NULL, &mape, &bias);
-    if (*n_rows == 0)
-        return -1;
-    t->gemm_fp8_cs = fid_golden(objective, &f, FID_TUNE_FP8_LO, FID_TUNE_FP8_HI,
-                                FID_TUNE_STEPS);
-    return 0;
+    t->fp8_rows = fit_part(runs, exclude, PART_FP8, FID_TUNE_FP8_LO,
+                           FID_TUNE_FP8_HI, &t->gemm_fp8_cs);
+    t->net_rows = fit_part(runs, exclude, PART_NET, FID_TUNE_NET_LO,
+                           FID_TUNE_NET_HI, &t->network);
+    *n_rows = t->fp8_rows + t->net_rows;
+    return *n_rows ? 0 : -1;
 }
 
 int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap)
@@ -89,11 +123,12 @@ int fid_tune_cv(const struct runs *runs, struct fid_tune_cv *out, int cap)
     for (int i = 0; i < n_src && n < cap; i++) {
         struct fid_tune_cv *c = &out[n];
         c->source = sources[i];
-        c->n = uncal_err(runs, sources[i], NULL, NULL, &c->mape_before,
-                         &c->bias_before);
+        c->n = tune_err(runs, sources[i], NULL, NULL, PART_ALL, &c->mape_before,
+                        &c->bias_before);
         if (c->n == 0 || fid_fit_tune(runs, sources[i], &c->fit, &seen))
             continue;
-        uncal_err(runs, sources[i], NULL, &c->fit, &c->mape_held, &c->bias_held);
+        tune_err(runs, sources[i], NULL, &c->fit, PART_ALL, &c->mape_held,
+                 &c->bias_held);
         n++;
     }
     return n;

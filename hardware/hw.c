@@ -72,7 +72,7 @@ static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network",
     "allgather_nvlink", "allgather_network", "host", "calibrated",
-    NULL,
+    "network_from_runs", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us",
@@ -281,6 +281,31 @@ static int read_link_shares(struct hw_system *hw, const struct conf_group *gp,
     return 0;
 }
 
+/* Whether the fabric's share is fitted on runs (fidelity/tune.c): one share
+ * for all inter-node traffic, so the file may not give the sends' or the
+ * all-gathers' their own (the fit would overwrite them unseen). */
+static int read_net_from_runs(struct hw_system *hw, const struct conf_group *g,
+                              struct tpl_err *err)
+{
+    hw->net_from_runs = false;
+    if (!conf_has(g, "network_from_runs"))
+        return 0;
+    if (conf_bool(g, "network_from_runs", &hw->net_from_runs, err))
+        return TPL_ECONFIG;
+    for (int i = 0; i < 2 && hw->net_from_runs; i++) {
+        static const char *const own[2] = { "p2p_network", "allgather_network" };
+        char where[200];
+        if (!conf_has(g, own[i]))
+            continue;
+        conf_where(g->c, config_setting_get_member(g->s, own[i]), where,
+                   sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' cannot be set with "
+                          "'network_from_runs' (one share, fitted on runs, for "
+                          "every inter-node collective and send)", where, own[i]);
+    }
+    return 0;
+}
+
 static int read_efficiency(struct hw_system *hw, const struct conf *c,
                            struct tpl_err *err)
 {
@@ -316,6 +341,8 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     hw->calibrated = true;      /* unless the file says they are defaults */
     if (conf_has(&g, "calibrated") &&
         conf_bool(&g, "calibrated", &hw->calibrated, err))
+        return TPL_ECONFIG;
+    if (read_net_from_runs(hw, &g, err))
         return TPL_ECONFIG;
     return check_max(hw, &g, err);
 }
@@ -595,4 +622,9 @@ double hw_host_copy_bytes_per_s(const struct hw_system *h, double link,
     int64_t n = gpus < h->gpus_per_node ? gpus : h->gpus_per_node;
     return h->host_mem_bytes_per_s > 0
          ? fmin(link, h->host_mem_bytes_per_s / (2.0 * (double)n)) : link;
+}
+
+void hw_set_network_share(struct hw_system *h, double share)
+{
+    h->eff_net = h->eff_p2p_net = h->eff_ag_net = share;
 }

@@ -142,6 +142,11 @@ struct hw_system {              /* a plain value: nothing to free */
     double p2p_base_s;          /* a send's fixed cost (optional: 0) */
     bool calibrated;            /* false: the efficiencies are modelling
                                    defaults (efficiency.calibrated = false) */
+    bool net_from_runs;         /* efficiency.network_from_runs: no source
+                                   measures the fabric, so its share (network,
+                                   for every inter-node collective and send)
+                                   is fitted on published runs
+                                   (fidelity/tune.c) */
     /* memory, price */
     double reserve_bytes;
     double usd_per_gpu_hour;
@@ -172,6 +177,11 @@ int hw_system_load(struct hw_system *hw, const char *name_or_path,
 int hw_system_read(struct hw_system *hw, const struct conf *c,
                    struct tpl_err *err);
 bool hw_is_section(const char *section);
+
+/* A fabric's share fitted on runs (efficiency.network_from_runs;
+ * fidelity/tune.c): the one share of every inter-node collective and send,
+ * the all-reduces', the all-gathers' and the sends' alike (hw.c). */
+void hw_set_network_share(struct hw_system *h, double share);
 
 /* What one GPU copies to or from host memory per second, its link's
  * achievable rate 'link', while the plan's 'gpus' (at most a node's) copy

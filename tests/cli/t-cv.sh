@@ -67,8 +67,18 @@ if need_shared cv-shared runs-dev.csv; then
             fail "cv-tune-$(basename "$f" .cfg)" "preset gemm_fp8_cs $t_f is not what calibrate --runs prints: $(grep "^uncalibrated" "$T_TMP/bands")"
         fi
     done
+    # Jean Zay's network share is the fabric fit's (fidelity/tune.c), on
+    # the BLOOM rows, each BLOOM source held out in its own line
+    t_n=$(sed -n 's/^ *network *= *\([0-9.]*\);.*/\1/p' hardware/systems/jeanzay-a100.cfg)
+    if grep -q "^network_from_runs systems: network = $t_n;  # fitted on 115 timed rows" \
+        "$T_TMP/bands" && grep -q "^  held out bloom  .* network 0\.[0-9]*  MAPE" "$T_TMP/bands"; then
+        pass cv-tune-jeanzay-a100
+    else
+        fail cv-tune-jeanzay-a100 "preset network $t_n is not what calibrate --runs prints: $(grep "^network_from_runs" "$T_TMP/bands")"
+    fi
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
-    expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,'
+    expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,' \
+        'stdout~^source,rows,host_us,gemm_fp8_cs,network,' 'stdout~^bloom,4,64\.[0-9]*,0\.581[0-9]*,0\.4'
     # nemo_longseq's Blackwell rows fed the FP8 fit: its line carries the
     # factor refitted without them, within the fit's bracket (the unit test
     # fidelity/cv_refits_what_each_source_fed checks it differs)

@@ -224,6 +224,41 @@ Test(hw, grandteton_is_h100_at_500_watts)
     assert_rel(g.nic_bytes_per_s, h.nic_bytes_per_s, 1e-15);
 }
 
+/* A fabric no source measures (efficiency.network_from_runs): off unless
+ * the file says so; its share then moves the all-reduces', the sends' and
+ * the all-gathers' together (fidelity/tune.c fits it), which is why the
+ * file may not give the latter two their own (bad-input.tsv). Jean Zay's
+ * Omni-Path is such a fabric; DGX A100's HDR is measured (S42). */
+Test(hw, network_share_fitted_on_runs)
+{
+    struct hw_system h, j = load_system("jeanzay-a100"), d = load_system("dgx-a100");
+    struct tpl_err err = { 0 };
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s",
+                 err.msg);
+    cr_assert(!h.net_from_runs);
+    cr_assert_eq(read_system(&h, node_text,
+                             "efficiency: { gemm = 0.8; gemm_half_gflop = 0.104;\n"
+                             "  attn = 0.5; hbm = 0.75; nvlink = 0.78;\n"
+                             "  network = 0.86; network_from_runs = true; };\n",
+                             mem_text, &err), 0, "%s", err.msg);
+    cr_assert(h.net_from_runs);
+    cr_assert_eq(h.eff_p2p_net, 0.86);
+    cr_assert_eq(h.eff_ag_net, 0.86);
+    hw_set_network_share(&h, 0.4);
+    cr_assert(h.eff_net == 0.4 && h.eff_p2p_net == 0.4 && h.eff_ag_net == 0.4);
+    cr_assert_eq(h.eff_nvlink, 0.78);       /* inside the node: untouched */
+    cr_assert_eq(read_system(&h, node_text,
+                             "efficiency: { gemm = 0.8; gemm_half_gflop = 0.104;\n"
+                             "  attn = 0.5; hbm = 0.75; nvlink = 0.78; network = 0.86;\n"
+                             "  allgather_network = 0.7; network_from_runs = true; };\n",
+                             mem_text, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "'allgather_network' cannot be set with "
+                              "'network_from_runs'"), "%s", err.msg);
+    cr_assert(j.net_from_runs && !d.net_from_runs);
+    cr_assert(j.eff_net < 0.85 && j.eff_net > 0.1, "%g", j.eff_net);
+    cr_assert(j.eff_p2p_net == j.eff_net && j.eff_ag_net == j.eff_net);
+}
+
 /* HBM as the device reports it (nvidia-smi's total MiB / 1024, one
  * decimal), as dgx-h100's 81559 MiB = 79.6 GiB: GB200 189471 MiB = 185.03
  * GiB, GH200 96 GB 97871 MiB = 95.58 GiB; GB200's SM count from its
