@@ -84,6 +84,28 @@ Test(pred, flash_head_dim_padding)
                               1900544.0), 1e-12);
 }
 
+/* The small model's unfused attention at tensor parallelism tp (8 / tp
+ * heads a GPU, 1024 tokens, head width 128): two batched matmuls forward,
+ * four backward, each 2 (heads) s^2 d FLOPs over 2 B a score of traffic,
+ * and the softmax path's fwd_b / bwd_b bytes a score at 1 TB/s. */
+static void assert_unfused_attn(int tp, double fwd_b, double bwd_b)
+{
+    struct model m = small(true, 1024);
+    struct pred_ctx c;
+    struct pred_layer o;
+    struct pred_kparams bmm;
+    double heads = 8.0 / tp, scores = heads * 1024 * 1024;
+    double flops = 2.0 * heads * 1024 * 1024 * 128;
+    setup(&c, &m, JOB_ATTN_UNFUSED);
+    bmm = c.k.gemm;
+    bmm.peak_flops = c.k.attn.peak_flops;
+    o = layer(&c, tp, false, PLAN_RECOMPUTE_NONE);
+    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               fwd_b * scores / 1e12, 1e-12);
+    assert_rel(o.bwd_s[PRED_OP_ATTN], 4 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
+               bwd_b * scores / 1e12, 1e-12);
+}
+
 /* Unfused attention (Megatron-LM 2021: baddbmm, fused masked softmax with
  * dropout, bmm): QK^T and AV each 2 b (a/t) s^2 d_h = 2 x 4 x 1024^2 x 128
  * FLOPs reading 2 B x the b (a/t) s^2 = 4,194,304 scores; the softmax with
@@ -92,19 +114,7 @@ Test(pred, flash_head_dim_padding)
  * kernels. Backward runs four such matmuls. */
 Test(pred, unfused_attention_counts)
 {
-    struct model m = small(true, 1024);
-    struct pred_ctx c;
-    struct pred_layer o;
-    struct pred_kparams bmm;
-    double flops = 2.0 * 4 * 1024 * 1024 * 128, scores = 4194304.0;
-    setup(&c, &m, JOB_ATTN_UNFUSED);
-    bmm = c.k.gemm;
-    bmm.peak_flops = c.k.attn.peak_flops;
-    o = layer(&c, 2, false, PLAN_RECOMPUTE_NONE);
-    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
-               9 * scores / 1e12, 1e-12);
-    assert_rel(o.bwd_s[PRED_OP_ATTN], 4 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
-               11 * scores / 1e12, 1e-12);
+    assert_unfused_attn(2, 9, 11);
 }
 
 /* Megatron's fused masked softmax runs where is_kernel_available allows
@@ -148,19 +158,7 @@ Test(pred, fused_softmax_rules)
  * = 46 B; the GEMMs as above at 2 heads. */
 Test(pred, torch_softmax_fallback_counts)
 {
-    struct model m = small(true, 1024);
-    struct pred_ctx c;
-    struct pred_layer o;
-    struct pred_kparams bmm;
-    double flops = 2.0 * 2 * 1024 * 1024 * 128, scores = 2097152.0;
-    setup(&c, &m, JOB_ATTN_UNFUSED);
-    bmm = c.k.gemm;
-    bmm.peak_flops = c.k.attn.peak_flops;
-    o = layer(&c, 4, false, PLAN_RECOMPUTE_NONE);
-    assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
-               42 * scores / 1e12, 1e-12);
-    assert_rel(o.bwd_s[PRED_OP_ATTN], 4 * pred_compute_s(&c.k, &bmm, flops, 2 * scores) +
-               46 * scores / 1e12, 1e-12);
+    assert_unfused_attn(4, 42, 46);
 }
 
 /* Memory-bound operators (2-byte activations, T = 1024 rows, h = 1024):
