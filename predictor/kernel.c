@@ -152,6 +152,15 @@ double pred_gemm_splits(const struct pred_kernels *k, const struct pred_kparams 
     return best;
 }
 
+void pred_gemm_fb(const struct pred_kernels *k, double m, double n, double kk,
+                  double in_bytes, double *fwd, double *bwd, double *dgrad)
+{
+    double d = pred_gemm_s(k, &k->gemm_bwd, m, kk, n, in_bytes);
+    *fwd = pred_gemm_s(k, &k->gemm, m, n, kk, in_bytes);
+    *bwd = d + pred_gemm_s(k, &k->gemm_bwd, kk, n, m, in_bytes);
+    *dgrad += d;
+}
+
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes)
 {

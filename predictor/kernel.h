@@ -94,6 +94,11 @@ double pred_sat_eff(const struct pred_kparams *p, double flops);
  * are what stop it splitting further). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
+/* A layer GEMM both ways: forward C[m, n] = X[m, kk] W[kk, n] (k->gemm),
+ * backward dX = dC W^T and dW = X^T dC (k->gemm_bwd); *dgrad gets dX's
+ * time added (TP overlap pairs with it: tpo.c). */
+void pred_gemm_fb(const struct pred_kernels *k, double m, double n, double kk,
+                  double in_bytes, double *fwd, double *bwd, double *dgrad);
 /* The K splits pred_gemm_s runs that GEMM in (1: none); a split GEMM is
  * two kernels, the partial products and their reduction. */
 double pred_gemm_splits(const struct pred_kernels *k, const struct pred_kparams *p,

@@ -139,13 +139,10 @@ struct pred_band pred_band_widen(struct pred_band b)
 
 struct gemm_shape { double m, n, k; };
 
-/* Forward C[T, N] = X[T, K] W[K, N]; backward dX = dC W^T and dW = X^T dC. */
 static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
-                    double in_bytes, double *fwd, double *bwd)
+                    double in_bytes, double *fwd, double *bwd, double *dgrad)
 {
-    *fwd = pred_gemm_s(k, &k->gemm, g.m, g.n, g.k, in_bytes);
-    *bwd = pred_gemm_s(k, &k->gemm_bwd, g.m, g.k, g.n, in_bytes) +
-           pred_gemm_s(k, &k->gemm_bwd, g.k, g.n, g.m, in_bytes);
+    pred_gemm_fb(k, g.m, g.n, g.k, in_bytes, fwd, bwd, dgrad);
 }
 
 /* Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 sec. 2.1;
@@ -163,25 +160,25 @@ static void mla_gemm_time(const struct pred_ctx *c, const struct plan *p,
     double n = (double)m->heads / t, qk = (double)(a->qk_nope_dim + a->qk_rope_dim);
     double f, b, ql = (double)a->q_lora_rank, kvl = (double)a->kv_lora_rank;
     double *qf = &o->fwd_s[PRED_OP_QKV], *qb = &o->bwd_s[PRED_OP_QKV];
+    double *qd = &o->dgrad_s[PRED_OP_QKV];
     if (ql > 0) {
-        gemm_fb(&c->k, (struct gemm_shape){ tok, ql, h }, in, qf, qb);
-        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, ql }, in, &f, &b);
+        gemm_fb(&c->k, (struct gemm_shape){ tok, ql, h }, in, qf, qb, qd);
+        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, ql }, in, &f, &b, qd);
         o->mla_up_s = f;
     } else
-        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, h }, in, &f, &b);
+        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, h }, in, &f, &b, qd);
     *qf += f;
     *qb += b;
     gemm_fb(&c->k, (struct gemm_shape){ tok, kvl + (double)a->qk_rope_dim, h },
-            in, &f, &b);
+            in, &f, &b, qd);
     *qf += f;
     *qb += b;
     gemm_fb(&c->k, (struct gemm_shape){ tok, n * (double)(a->qk_nope_dim +
-            a->v_dim), kvl }, in, &f, &b);
+            a->v_dim), kvl }, in, &f, &b, qd);
     *qf += f;
     *qb += b;
     o->mla_up_s += f;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, n * (double)a->v_dim }, in,
-            &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+    pred_gemm_add(c, PRED_OP_PROJ, tok, h, n * (double)a->v_dim, 1, o);
 }
 
 /* The MLP's width in a layer of this kind: the dense FFN, or in an MoE
@@ -205,17 +202,13 @@ static void gemm_time(const struct pred_ctx *c, const struct plan *p,
     if (m->mla.kv_lora_rank > 0)
         mla_gemm_time(c, p, in, o);
     else {
-        gemm_fb(&c->k, (struct gemm_shape){ tok, (q + 2.0 * kv) / t, h }, in,
-                &o->fwd_s[PRED_OP_QKV], &o->bwd_s[PRED_OP_QKV]);
-        gemm_fb(&c->k, (struct gemm_shape){ tok, h, q / t }, in,
-                &o->fwd_s[PRED_OP_PROJ], &o->bwd_s[PRED_OP_PROJ]);
+        pred_gemm_add(c, PRED_OP_QKV, tok, (q + 2.0 * kv) / t, h, 1, o);
+        pred_gemm_add(c, PRED_OP_PROJ, tok, h, q / t, 1, o);
     }
     if (f <= 0)
         return;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, (m->glu ? 2.0 : 1.0) * f / t, h },
-            in, &o->fwd_s[PRED_OP_FC1], &o->bwd_s[PRED_OP_FC1]);
-    gemm_fb(&c->k, (struct gemm_shape){ tok, h, f / t }, in,
-            &o->fwd_s[PRED_OP_FC2], &o->bwd_s[PRED_OP_FC2]);
+    pred_gemm_add(c, PRED_OP_FC1, tok, (m->glu ? 2.0 : 1.0) * f / t, h, 1, o);
+    pred_gemm_add(c, PRED_OP_FC2, tok, h, f / t, 1, o);
 }
 
 /* Per head: the width flash attention runs q.k at and the width of v.
@@ -407,7 +400,7 @@ static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
     ag = pred_coll_s(&c->k, PRED_COLL_ALLGATHER, bytes, p->tp, k);
     rs = pred_coll_s(&c->k, PRED_COLL_REDUCESCATTER, bytes, p->tp, k);
     if (p->sp && p->tpo) {      /* overlapped with the GEMMs (tpo.c) */
-        pred_tpo_layer(c, p, half * ag, half * rs, o);
+        pred_tpo_layer(c, p, half * ag, half * rs, bytes, o);
         return;
     }
     if (p->sp)

@@ -119,6 +119,10 @@ struct pred_layer {             /* one layer, one micro-batch, one GPU */
     double recompute_comm_s;        /* TP communication inside it */
     double mla_up_s;                /* MLA's up projections, forward (part
                                        of fwd_s[PRED_OP_QKV]) */
+    double dgrad_s[PRED_OP_COUNT];  /* a GEMM operator's data-gradient
+                                       GEMMs (part of bwd_s; the rest is
+                                       the weight gradient): what TP
+                                       overlap pairs with (tpo.c) */
 };
 /* Whether the plan's selective recompute rebuilds Megatron module m (the
  * job's recompute_modules, under the attention policy: torchtitan's
@@ -446,11 +450,23 @@ double pred_tpo_interference(const struct pred_ctx *c, bool rs);
  * communication stays exposed. */
 void pred_overlap(double compute, double comm, double u, double chunks,
                   double *compute_extra, double *exposed);
+/* One GEMM of the layer's operator 'op', [m x k] by [k x n], forward and
+ * both gradients, 'times' over, added to o (fwd_s, bwd_s and dgrad_s):
+ * pred.c. */
+void pred_gemm_add(const struct pred_ctx *c, enum pred_op op, double m,
+                   double n, double k, double times, struct pred_layer *o);
+/* Async TP's exposed kernels around one pair (tpo.c): the local shard's
+ * copy before an all-gather, the partials' sum after a reduce-scatter
+ * ('rs'); 'bytes' the whole activation, all tokens. */
+double pred_tpo_async_s(const struct pred_ctx *c, double bytes, double tp,
+                        bool rs);
 /* TP communication overlap (tpo) of one layer: 'ag_s' and 'rs_s' are one
- * all-gather and one reduce-scatter; slows o's GEMMs by the interference
- * and sets PRED_OP_TP_COMM to the exposed remainder, both ways. */
+ * all-gather and one reduce-scatter of the activation of 'bytes' (all
+ * tokens); slows o's GEMMs by the interference and sets PRED_OP_TP_COMM to
+ * the exposed remainder, both ways. */
 void pred_tpo_layer(const struct pred_ctx *c, const struct plan *p,
-                    double ag_s, double rs_s, struct pred_layer *o);
+                    double ag_s, double rs_s, double bytes,
+                    struct pred_layer *o);
 
 /* ---- memory model pieces (bytes), exposed for tests ---- */
 /* Saved activations of one layer for one micro-batch on one GPU

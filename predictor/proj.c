@@ -13,15 +13,17 @@
  * counted (torch.compile fuses them into neighbouring kernels). */
 #include "predictor/pred.h"
 
-/* One GEMM of m x n x k forward, its data and weight gradients backward
- * (as pred.c's gemm_fb), added to *fwd and *bwd, 'times' times. */
-static void add_gemm(const struct pred_kernels *k, double m, double n,
-                     double kk, double in, double times, double *fwd,
-                     double *bwd)
+/* The layer's GEMM operators are added here, the fused ones (pred.c) and
+ * the separate ones (below) alike. TP overlap runs a GEMM in chunks of the
+ * tokens but on several streams at once (tpo.c), so it is timed whole. */
+void pred_gemm_add(const struct pred_ctx *c, enum pred_op op, double m,
+                   double n, double kk, double times, struct pred_layer *o)
 {
-    *fwd += times * pred_gemm_s(k, &k->gemm, m, n, kk, in);
-    *bwd += times * (pred_gemm_s(k, &k->gemm_bwd, m, kk, n, in) +
-                     pred_gemm_s(k, &k->gemm_bwd, kk, n, m, in));
+    double in = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0, f, b, d = 0;
+    pred_gemm_fb(&c->k, m, n, kk, in, &f, &b, &d);
+    o->fwd_s[op] += times * f;
+    o->bwd_s[op] += times * b;
+    o->dgrad_s[op] += times * d;
 }
 
 void pred_separate_proj(const struct pred_ctx *c, const struct plan *p,
@@ -31,16 +33,13 @@ void pred_separate_proj(const struct pred_ctx *c, const struct plan *p,
     double t = (double)p->tp, tok = pred_tokens(c, p), h = (double)m->hidden;
     double q = (double)model_q_dim(m), kv = (double)model_kv_dim(m);
     double f = (double)(moe ? m->moe.shared_ffn_hidden : m->ffn_hidden);
-    double in = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0;
-    double *qf = &o->fwd_s[PRED_OP_QKV], *qb = &o->bwd_s[PRED_OP_QKV];
     if (!c->job.separate_proj || m->mla.kv_lora_rank > 0)
         return;
-    *qf = *qb = 0;
-    add_gemm(&c->k, tok, q / t, h, in, 1, qf, qb);
-    add_gemm(&c->k, tok, kv / t, h, in, 2, qf, qb);
+    o->fwd_s[PRED_OP_QKV] = o->bwd_s[PRED_OP_QKV] = o->dgrad_s[PRED_OP_QKV] = 0;
+    pred_gemm_add(c, PRED_OP_QKV, tok, q / t, h, 1, o);
+    pred_gemm_add(c, PRED_OP_QKV, tok, kv / t, h, 2, o);
     if (f <= 0 || !m->glu)
         return;
-    o->fwd_s[PRED_OP_FC1] = o->bwd_s[PRED_OP_FC1] = 0;
-    add_gemm(&c->k, tok, f / t, h, in, 2, &o->fwd_s[PRED_OP_FC1],
-             &o->bwd_s[PRED_OP_FC1]);
+    o->fwd_s[PRED_OP_FC1] = o->bwd_s[PRED_OP_FC1] = o->dgrad_s[PRED_OP_FC1] = 0;
+    pred_gemm_add(c, PRED_OP_FC1, tok, f / t, h, 2, o);
 }

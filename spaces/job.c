@@ -50,6 +50,7 @@ void job_default(struct job *j)
     j->zero3_gather = JOB_GATHER_UNIT;
     j->recompute_modules = JOB_RC_BIT(JOB_RC_CORE_ATTN);
     j->fp8_cast = JOB_FP8_CAST_FUSED;
+    j->tpo_method = JOB_TPO_USERBUFFERS;
     j->cp_merge_eager = false;
     j->separate_proj = false;
     j->fp8_param_gather = false;

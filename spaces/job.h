@@ -69,6 +69,12 @@ enum job_zero3_gather { JOB_GATHER_UNIT, JOB_GATHER_PARAMETER,
  * pass per operand in each direction. */
 enum job_fp8_cast { JOB_FP8_CAST_FUSED, JOB_FP8_CAST_TORCHAO,
                     JOB_FP8_CAST_COUNT };
+/* How TP communication overlap (plan tpo) splits the GEMMs it hides behind
+ * (predictor/tpo.c pred_tpo_splits): Transformer Engine's userbuffers
+ * (ring exchange in tp chunks, pipelined reduce-scatter in 4, bulk in the
+ * backward of QKV and MLP-up) or PyTorch's micro-pipelined async TP (tp
+ * chunks for every pair, both ways). */
+enum job_tpo_method { JOB_TPO_USERBUFFERS, JOB_TPO_ASYNC, JOB_TPO_METHOD_COUNT };
 
 /* How the stack moves routed tokens to their experts under expert
  * parallelism (predictor/moe.c): none (the stack has no expert
@@ -140,6 +146,7 @@ struct job {                    /* a plain value */
     unsigned recompute_modules; /* JOB_RC_BIT set: what selective rebuilds
                                    under the attention policy */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
+    enum job_tpo_method tpo_method; /* TP overlap's GEMM chunks (tpo.c) */
     bool fp8_delayed;           /* FP8 with Transformer Engine's delayed
                                    scaling (DelayedScaling: scales from an
                                    amax history, TE 1.x, MLPerf): the GEMM

@@ -43,9 +43,13 @@ static const char *const gather_names[JOB_GATHER_COUNT] = {
 static const char *const fp8_cast_names[JOB_FP8_CAST_COUNT] = {
     [JOB_FP8_CAST_FUSED] = "fused", [JOB_FP8_CAST_TORCHAO] = "torchao",
 };
+static const char *const tpo_method_names[JOB_TPO_METHOD_COUNT] = {
+    [JOB_TPO_USERBUFFERS] = "userbuffers", [JOB_TPO_ASYNC] = "async_tp",
+};
 static_assert(JOB_SELECTIVE_COUNT == 2 && JOB_GATHER_COUNT == 2 &&
-              JOB_FP8_CAST_COUNT == 2,
-              "update selective_names, gather_names, fp8_cast_names");
+              JOB_FP8_CAST_COUNT == 2 && JOB_TPO_METHOD_COUNT == 2,
+              "update selective_names, gather_names, fp8_cast_names, "
+              "tpo_method_names");
 static_assert(STACK_SCHED_COUNT == 4 && STACK_TPO_COUNT == 3 &&
               JOB_CP_COUNT == 4 &&
               STACK_FW_COUNT == 3 && JOB_ATTN_COUNT == 2 &&
@@ -60,6 +64,7 @@ const char *stack_reshard_name(enum job_reshard r) { return reshard_names[r]; }
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d) { return moe_names[d]; }
 const char *stack_selective_name(enum job_selective k) { return selective_names[k]; }
 const char *stack_fp8_cast_name(enum job_fp8_cast k) { return fp8_cast_names[k]; }
+const char *stack_tpo_method_name(enum job_tpo_method k) { return tpo_method_names[k]; }
 const char *stack_zero3_gather_name(enum job_zero3_gather k) { return gather_names[k]; }
 
 int stack_framework_parse(const char *name, enum stack_framework *out)
@@ -91,7 +96,7 @@ static const char *const stack_fields[] = {
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
     "recompute_block", "fp8_param_gather", "repeat_kv",
-    "fused_softmax_max_seq", "optimizer_step_bytes", NULL,
+    "fused_softmax_max_seq", "optimizer_step_bytes", "tp_overlap_method", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -205,7 +210,7 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
                       struct tpl_err *err)
 {
     int sel = JOB_SELECTIVE_ATTENTION, ga = JOB_GATHER_UNIT;
-    int fc = JOB_FP8_CAST_FUSED;
+    int fc = JOB_FP8_CAST_FUSED, tm = JOB_TPO_USERBUFFERS;
     if ((conf_has(g, "recompute_block") &&
          conf_bool(g, "recompute_block", &s->recompute_block, err)) ||
         (conf_has(g, "separate_proj") &&
@@ -219,6 +224,9 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
         (conf_has(g, "fp8_cast") &&
          conf_enum(g, "fp8_cast", fp8_cast_names, JOB_FP8_CAST_COUNT, &fc,
                    err)) ||
+        (conf_has(g, "tp_overlap_method") &&
+         conf_enum(g, "tp_overlap_method", tpo_method_names,
+                   JOB_TPO_METHOD_COUNT, &tm, err)) ||
         (conf_has(g, "fsdp_copy_out") &&
          conf_bool(g, "fsdp_copy_out", &s->fsdp_copy_out, err)) ||
         (conf_has(g, "selective") &&
@@ -231,6 +239,7 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
     s->selective = (enum job_selective)sel;
     s->zero3_gather = (enum job_zero3_gather)ga;
     s->fp8_cast = (enum job_fp8_cast)fc;
+    s->tpo_method = (enum job_tpo_method)tm;
     return 0;
 }
 
@@ -493,6 +502,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->selective = s->selective;
     j->zero3_gather = s->zero3_gather;
     j->fp8_cast = s->fp8_cast;
+    j->tpo_method = s->tpo_method;
     j->cp_merge_eager = s->cp_merge_eager;
     j->separate_proj = s->separate_proj;
     j->fp8_param_gather = s->fp8_param_gather;

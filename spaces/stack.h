@@ -94,6 +94,8 @@ struct stack {                  /* a plain value */
     enum job_selective selective;   /* what selective recompute rebuilds */
     enum job_zero3_gather zero3_gather; /* ZeRO-3: per unit or per tensor */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (absent: "fused") */
+    enum job_tpo_method tpo_method; /* tp_overlap_method (absent:
+                                       "userbuffers") */
     bool cp_merge_eager;        /* cp: partial outputs merged in fp32 by
                                    eager kernels (PyTorch ring attention) */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
@@ -134,6 +136,7 @@ const char *stack_reshard_name(enum job_reshard r);     /* "default" */
 const char *stack_moe_dispatch_name(enum job_moe_dispatch d);  /* "alltoall" */
 const char *stack_selective_name(enum job_selective k); /* "op" */
 const char *stack_fp8_cast_name(enum job_fp8_cast k);   /* "torchao" */
+const char *stack_tpo_method_name(enum job_tpo_method k); /* "async_tp" */
 const char *stack_zero3_gather_name(enum job_zero3_gather k); /* "unit" */
 const char *stack_graph_name(enum job_graph g);   /* "moe_router" */
 int stack_framework_parse(const char *name, enum stack_framework *out);

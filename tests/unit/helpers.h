@@ -35,6 +35,16 @@ static inline struct job make_job(int64_t seq, int64_t gbs)
     return j;
 }
 
+/* The unit tests' hand-countable model: h 1024, 8 heads of 128, 2 KV heads
+ * (kv dim 256), SwiGLU f 4096, RMSNorm and RoPE, 4 layers, vocab 32000. */
+static inline struct model small_model(void)
+{
+    return (struct model){ .name = "small", .layers = 4, .hidden = 1024,
+                           .heads = 8, .kv_heads = 2, .ffn_hidden = 4096,
+                           .vocab = 32000, .glu = true,
+                           .norm = MODEL_NORM_RMSNORM, .position = MODEL_POS_ROPE };
+}
+
 /* A preset model on a preset system at (seq, gbs), the job's defaults
  * otherwise, every stack limit open (PLAN_ANY_STACK). */
 static inline struct pred_ctx preset_ctx(const char *model, const char *system,
@@ -77,6 +87,20 @@ static inline struct plan make_plan(int tp, int pp, int dp, int mbs)
                           .sp = false, .recompute = PLAN_RECOMPUTE_NONE, .zero = 0,
                           .overlap = dp > 1,    /* plan_overlap_default */
                           .replicas = 1, .ep = 1, .etp = 1 };
+}
+
+/* One layer of one micro-batch (mbs 1, pp 1, dp 1) at tp x cp, with
+ * sequence parallelism and TP overlap as given. */
+static inline struct pred_layer tp_layer(const struct pred_ctx *c, int tp,
+                                         int cp, bool sp, bool tpo)
+{
+    struct plan p = make_plan(tp, 1, 1, 1);
+    struct pred_layer o;
+    p.cp = cp;
+    p.sp = sp;
+    p.tpo = tpo;
+    pred_layer_time(c, &p, &o);
+    return o;
 }
 
 /* A test that needs ../shared/data skips with its reason when the data is

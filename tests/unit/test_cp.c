@@ -10,33 +10,13 @@
 
 #include "search/search.h"
 
-static struct model small(void)
-{
-    return (struct model){ .name = "small", .layers = 4, .hidden = 1024,
-                           .heads = 8, .kv_heads = 2, .ffn_hidden = 4096,
-                           .vocab = 32000, .glu = true,
-                           .norm = MODEL_NORM_RMSNORM, .position = MODEL_POS_ROPE };
-}
-
 static void setup(struct pred_ctx *c, int64_t seq)
 {
-    struct model m = small();
+    struct model m = small_model();
     struct hw_system h = load_system("dgx-h100");
     struct job j = make_job(seq, 8);
     pred_ctx_init(c, &m, &h, &j, false);
     c->k.has_flash = false;     /* the roofline attention (test_flash.c) */
-}
-
-static struct pred_layer layer(const struct pred_ctx *c, int tp, int cp,
-                               bool sp, bool tpo)
-{
-    struct plan p = make_plan(tp, 1, 1, 1);
-    struct pred_layer o;
-    p.cp = cp;
-    p.sp = sp;
-    p.tpo = tpo;
-    pred_layer_time(c, &p, &o);
-    return o;
 }
 
 /* cp 2, seq 1024: each ring step is 512 queries against 512 keys, causal
@@ -64,7 +44,7 @@ Test(cp, ring_steps_and_exposed_exchange)
     exp_f = fmax(0, kv - f - extra_f);
     exp_b = fmax(0, 2 * kv - b - extra_b);
     cr_assert_gt(exp_f, 0.5 * kv);
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * f + extra_f, 1e-12);
     assert_rel(o.bwd_s[PRED_OP_ATTN], 2 * b + extra_b, 1e-12);
     assert_rel(o.fwd_s[PRED_OP_CP_COMM], exp_f, 1e-12);
@@ -79,7 +59,7 @@ Test(cp, ring_steps_and_exposed_exchange)
         assert_rel(o.recompute_s, o.fwd_total_s, 1e-12);
     }
     /* at cp 1 nothing is exchanged */
-    o = layer(&c, 2, 1, false, false);
+    o = tp_layer(&c, 2, 1, false, false);
     cr_assert_eq(o.fwd_s[PRED_OP_CP_COMM], 0.0);
     cr_assert_eq(o.bwd_s[PRED_OP_CP_COMM], 0.0);
 }
@@ -100,14 +80,14 @@ Test(cp, allgather_and_a2a_variants)
     c.job.cp_comm = JOB_CP_ALLGATHER;
     ag = pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 524288.0, 2, 2);
     rs = pred_coll_s(&c.k, PRED_COLL_REDUCESCATTER, 524288.0, 2, 2);
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     pred_overlap(f, ag, 0.15, 1, &x, &e);
     assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * f + x, 1e-12);
     cr_assert_eq(o.fwd_s[PRED_OP_CP_COMM], e);
     pred_overlap(b, ag, 0.15, 1, &x, &e);
     assert_rel(o.bwd_s[PRED_OP_CP_COMM], e + rs, 1e-12);
     c.job.cp_comm = JOB_CP_A2A;
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * f, 1e-12);
     assert_rel(o.fwd_s[PRED_OP_CP_COMM],
                pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 786432.0, 2, 2) +
@@ -133,7 +113,7 @@ Test(cp, pytorch_ring_sends_fp32_kv_gradients)
     c.job.cp_merge_eager = true;
     ag = pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 524288.0, 2, 2);
     send = pred_p2p_s(&c.k, 524288.0, 0);
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     pred_overlap(b, ag, 0.15, 1, &x, &e);
     pred_overlap(b, send, 0.15, 1, &xs, &es);
     cr_assert_gt(es, 0.0);
@@ -153,13 +133,13 @@ Test(cp, repeated_kv_moves_at_the_query_width)
     f = pred_compute_s(&c.k, &c.k.attn, 268435456.0, 1310720.0);
     c.job.cp_comm = JOB_CP_ALLGATHER;
     c.job.repeat_kv = true;
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     pred_overlap(f, pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 2097152.0, 2, 2),
                  0.15, 1, &x, &e);
     assert_rel(o.fwd_s[PRED_OP_ATTN], 2 * f + x, 1e-12);
     assert_rel(o.fwd_s[PRED_OP_CP_COMM], e, 1e-12);
     c.job.repeat_kv = false;
-    o = layer(&c, 2, 2, false, false);
+    o = tp_layer(&c, 2, 2, false, false);
     pred_overlap(f, pred_coll_s(&c.k, PRED_COLL_ALLGATHER, 524288.0, 2, 2),
                  0.15, 1, &x, &e);
     assert_rel(o.fwd_s[PRED_OP_CP_COMM], e, 1e-12);
@@ -183,9 +163,9 @@ Test(cp, eager_merges_by_hand)
     setup(&c, 1024);
     round_rates(&c);
     c.job.cp_comm = JOB_CP_ALLGATHER;
-    without = layer(&c, 2, 2, false, false);
+    without = tp_layer(&c, 2, 2, false, false);
     c.job.cp_merge_eager = true;
-    with = layer(&c, 2, 2, false, false);
+    with = tp_layer(&c, 2, 2, false, false);
     cr_assert_float_eq(with.fwd_s[PRED_OP_ATTN] - without.fwd_s[PRED_OP_ATTN],
                        13631488e-12, 1e-12);
     /* and the fp32 KV-gradient sends (dkv_back) slow the one step they
@@ -197,9 +177,9 @@ Test(cp, eager_merges_by_hand)
         cr_assert_float_eq(with.bwd_s[PRED_OP_ATTN] - without.bwd_s[PRED_OP_ATTN],
                            13369344e-12 + x, 1e-12);
     }
-    with = layer(&c, 2, 1, false, false);       /* nothing to merge at cp 1 */
+    with = tp_layer(&c, 2, 1, false, false);       /* nothing to merge at cp 1 */
     c.job.cp_merge_eager = false;
-    without = layer(&c, 2, 1, false, false);
+    without = tp_layer(&c, 2, 1, false, false);
     cr_assert_eq(with.fwd_s[PRED_OP_ATTN], without.fwd_s[PRED_OP_ATTN]);
 }
 
@@ -209,7 +189,7 @@ Test(cp, long_blocks_hide_the_exchange)
     struct pred_layer o;
     struct plan p = make_plan(8, 1, 1, 1);
     setup(&c, 131072);
-    o = layer(&c, 1, 8, false, false);
+    o = tp_layer(&c, 1, 8, false, false);
     cr_assert_eq(o.fwd_s[PRED_OP_CP_COMM], 0.0);
     cr_assert_eq(o.bwd_s[PRED_OP_CP_COMM], 0.0);
     cr_assert_not(pred_cp_inter(&c, &p));
@@ -226,8 +206,8 @@ Test(cp, operators_on_seq_over_cp_tokens)
     struct pred_layer x, y;
     setup(&a, 2048);
     setup(&b, 1024);
-    x = layer(&a, 2, 2, true, false);
-    y = layer(&b, 2, 1, true, false);
+    x = tp_layer(&a, 2, 2, true, false);
+    y = tp_layer(&b, 2, 1, true, false);
     for (int i = 0; i < PRED_OP_COUNT; i++)
         if (i != PRED_OP_ATTN && i != PRED_OP_CP_COMM && i != PRED_OP_HOST)
             assert_rel(x.fwd_s[i] + 1e-30, y.fwd_s[i] + 1e-30, 1e-12);
@@ -239,7 +219,7 @@ Test(cp, operators_on_seq_over_cp_tokens)
  * with context parallelism). */
 Test(cp, memory_per_cp_rank)
 {
-    struct model m = small();
+    struct model m = small_model();
     struct job j2 = make_job(2048, 8), j1 = make_job(1024, 8);
     struct hw_system h = load_system("dgx-h100");
     struct plan p = make_plan(2, 1, 2, 1), q = p;
@@ -262,7 +242,7 @@ Test(cp, memory_per_cp_rank)
  * and a stack that has it. */
 Test(cp, rules)
 {
-    struct model m = small();
+    struct model m = small_model();
     struct job j = make_job(1004, 8);
     struct plan_limits lim = { .tp_domain = 8, PLAN_ANY_STACK };
     struct plan p = make_plan(2, 1, 1, 1);
@@ -343,7 +323,7 @@ Test(tpo, overlap_by_hand)
 Test(tpo, userbuffers_sm_share)
 {
     struct pred_ctx c;
-    struct model m = small();
+    struct model m = small_model();
     struct hw_system h = load_system("dgx-b200");
     struct job j = make_job(1024, 8);
     setup(&c, 1024);
@@ -351,38 +331,6 @@ Test(tpo, userbuffers_sm_share)
     assert_rel(pred_tpo_interference(&c, true), 16.0 / 132.0, 1e-12);
     pred_ctx_init(&c, &m, &h, &j, false);
     assert_rel(pred_tpo_interference(&c, true), 16.0 / 148.0, 1e-12);
-}
-
-/* The layer with tpo: each GEMM paired with its collective (forward AG
- * before QKV and MLP-up, RS after out-proj and MLP-down; backward the
- * mirror), the exposed remainder is the new tp_comm, the GEMMs slower by
- * the userbuffers' SM share of each pairing (above). */
-Test(tpo, layer_pairs_gemms_with_collectives)
-{
-    struct pred_ctx c;
-    struct pred_layer off, on;
-    static const enum pred_op gemm[] = { PRED_OP_QKV, PRED_OP_PROJ,
-                                         PRED_OP_FC1, PRED_OP_FC2 };
-    double ag, rs, want_f = 0, want_b = 0, bytes = 1024.0 * 1024 * 2;
-    setup(&c, 1024);
-    off = layer(&c, 2, 1, true, false);
-    on = layer(&c, 2, 1, true, true);
-    ag = pred_coll_s(&c.k, PRED_COLL_ALLGATHER, bytes, 2, 2);
-    rs = pred_coll_s(&c.k, PRED_COLL_REDUCESCATTER, bytes, 2, 2);
-    for (int i = 0; i < 4; i++) {
-        double e, x, cf = i % 2 ? rs : ag, cb = i % 2 ? ag : rs;
-        double uf = i % 2 ? 16.0 / 132 : 1.0 / 132, ub = i % 2 ? 1.0 / 132 : 16.0 / 132;
-        pred_overlap(off.fwd_s[gemm[i]], cf, uf, 2, &x, &e);
-        assert_rel(on.fwd_s[gemm[i]], off.fwd_s[gemm[i]] + x, 1e-12);
-        want_f += e;
-        pred_overlap(off.bwd_s[gemm[i]], cb, ub, 2, &x, &e);
-        assert_rel(on.bwd_s[gemm[i]], off.bwd_s[gemm[i]] + x, 1e-12);
-        want_b += e;
-    }
-    assert_rel(on.fwd_s[PRED_OP_TP_COMM], want_f, 1e-12);
-    assert_rel(on.bwd_s[PRED_OP_TP_COMM], want_b, 1e-12);
-    assert_rel(off.fwd_s[PRED_OP_TP_COMM], 2 * (ag + rs), 1e-12);
-    cr_assert_lt(on.fwd_s[PRED_OP_TP_COMM], off.fwd_s[PRED_OP_TP_COMM]);
 }
 
 /* Done when (issue 10): Llama-3-8B at seq 131072 on 64 H100s plans with

@@ -11,10 +11,7 @@
 
 static void setup(struct pred_ctx *c, bool separate)
 {
-    struct model m = { .name = "small", .layers = 4, .hidden = 1024,
-                       .heads = 8, .kv_heads = 2, .ffn_hidden = 4096,
-                       .vocab = 32000, .glu = true,
-                       .norm = MODEL_NORM_RMSNORM, .position = MODEL_POS_ROPE };
+    struct model m = small_model();
     struct hw_system h = load_system("dgx-h100");
     struct job j = make_job(1024, 8);
     j.separate_proj = separate;
@@ -44,6 +41,14 @@ Test(proj, separate_gemms_by_hand)
         cr_assert_float_eq(bwd ? o.bwd_s[PRED_OP_FC1] : o.fwd_s[PRED_OP_FC1],
                            up, 1e-15);
     }
+    /* the data gradients apart (TP overlap pairs with them, tpo.c):
+     * dX of wq 1024 x 1024 over 512, of wk and wv over 128 each; of w1
+     * and w3 over 2048 each */
+    cr_assert_float_eq(o.dgrad_s[PRED_OP_QKV],
+                       pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 1024, 512, 2) +
+                       2 * pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 1024, 128, 2), 1e-15);
+    cr_assert_float_eq(o.dgrad_s[PRED_OP_FC1],
+                       2 * pred_gemm_s(&c.k, &c.k.gemm_bwd, 1024, 1024, 2048, 2), 1e-15);
 }
 
 /* The same FLOPs in narrower GEMMs: never faster than the fused ones; the
