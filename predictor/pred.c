@@ -137,13 +137,6 @@ struct pred_band pred_band_widen(struct pred_band b)
 
 /* ---- one layer ---- */
 
-struct gemm_shape { double m, n, k; };
-
-static void gemm_fb(const struct pred_kernels *k, struct gemm_shape g,
-                    double in_bytes, double *fwd, double *bwd, double *dgrad)
-{
-    pred_gemm_fb(k, g.m, g.n, g.k, in_bytes, fwd, bwd, dgrad);
-}
 
 /* Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 sec. 2.1;
  * Megatron-Core transformer/multi_latent_attention.py): the down
@@ -162,19 +155,18 @@ static void mla_gemm_time(const struct pred_ctx *c, const struct plan *p,
     double *qf = &o->fwd_s[PRED_OP_QKV], *qb = &o->bwd_s[PRED_OP_QKV];
     double *qd = &o->dgrad_s[PRED_OP_QKV];
     if (ql > 0) {
-        gemm_fb(&c->k, (struct gemm_shape){ tok, ql, h }, in, qf, qb, qd);
-        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, ql }, in, &f, &b, qd);
+        pred_gemm_fb(&c->k, tok, ql, h, in, qf, qb, qd);
+        pred_gemm_fb(&c->k, tok, n * qk, ql, in, &f, &b, qd);
         o->mla_up_s = f;
     } else
-        gemm_fb(&c->k, (struct gemm_shape){ tok, n * qk, h }, in, &f, &b, qd);
+        pred_gemm_fb(&c->k, tok, n * qk, h, in, &f, &b, qd);
     *qf += f;
     *qb += b;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, kvl + (double)a->qk_rope_dim, h },
-            in, &f, &b, qd);
+    pred_gemm_fb(&c->k, tok, kvl + (double)a->qk_rope_dim, h, in, &f, &b, qd);
     *qf += f;
     *qb += b;
-    gemm_fb(&c->k, (struct gemm_shape){ tok, n * (double)(a->qk_nope_dim +
-            a->v_dim), kvl }, in, &f, &b, qd);
+    pred_gemm_fb(&c->k, tok, n * (double)(a->qk_nope_dim + a->v_dim), kvl, in,
+                 &f, &b, qd);
     *qf += f;
     *qb += b;
     o->mla_up_s += f;
