@@ -7,7 +7,8 @@
  *   --account-for-loss-in-pipeline-split (l = 1) make the embedding and the
  *   loss a slot each on the first / last rank (asserted divisible by pp;
  *   with interleaving each rank's slots divide by vpp and the first / last
- *   model chunk builds one layer fewer); or
+ *   model chunk builds one layer fewer, none when a chunk is one slot:
+ *   get_num_layers_to_build asserts num_layers_to_build >= 0); or
  *   --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers
  *   fix the end ranks and the rest divide evenly over the middle ranks
  *   ("With uneven pipelineing the left over layers must be divisible by
@@ -72,8 +73,7 @@ int stage_split_parse(const char *s, enum stage_split *out)
  * where the embedding / loss take a slot; m divides by vpp. */
 static int mcore_slots(struct stage_layout *s, int64_t m, int e, int l)
 {
-    if (m % s->vpp || m - e < 1 || m - l < 1 ||
-        (s->vpp > 1 && (e || l) && m / s->vpp < 2))
+    if (m % s->vpp || m - e < 1 || m - l < 1)
         return -1;
     s->mid = (int32_t)m;
     s->first = (int32_t)(m - e);
@@ -271,6 +271,11 @@ int32_t stage_rank_chunk(const struct stage_layout *s, int64_t r)
 int32_t stage_chunk_layers(const struct stage_layout *s, int64_t r, int64_t k)
 {
     int64_t n = stage_rank_layers(s, r);
+    int64_t e = s->embed_slot && r == 0, l = s->loss_slot && r == s->pp - 1;
+    if ((e || l) && !s->layout) /* equal slots; the embedding's is chunk
+                                   0's, the loss's the last chunk's */
+        return (int32_t)((n + e + l) / s->vpp - (e && k == 0) -
+                         (l && k == s->vpp - 1));
     return (int32_t)(n / s->vpp + (k < n % s->vpp));
 }
 

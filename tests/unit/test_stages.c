@@ -50,6 +50,35 @@ Test(stages, megatron_nemo_405b_pp8_vp8)
     cr_assert(s.embed_slot && s.loss_slot);
 }
 
+/* A model chunk of one slot: Megatron-Core builds no transformer layer in
+ * the first chunk beside the embedding nor in the last beside the loss
+ * (transformer_block.py get_num_layers_to_build: "num_layers_to_build >=
+ * 0"). 126 + 2 slots over pp 16 x vpp 8: 8 a rank, one a chunk, so rank
+ * 0's chunk 0 is the embedding alone and rank 15's chunk 7 the loss. */
+Test(stages, megatron_slot_chunks_may_hold_no_layer)
+{
+    struct stage_layout s = lay(STAGE_SPLIT_MEGATRON, 126, 16, 8, 0, 0);
+    assert_ranks(&s, 7, 8, 7);
+    cr_assert(s.embed_slot && s.loss_slot && !s.layout);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 0), 0);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 1), 1);
+    cr_assert_eq(stage_chunk_layers(&s, 15, 7), 0);
+    cr_assert_eq(stage_chunk_layers(&s, 15, 6), 1);
+    cr_assert_eq(stage_rank_chunk(&s, 0), 1);
+    /* PP8 VP8 (NeMo): the end chunks hold one layer, the others two */
+    s = lay(STAGE_SPLIT_MEGATRON, 126, 8, 8, 0, 0);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 0), 1);
+    cr_assert_eq(stage_chunk_layers(&s, 0, 7), 2);
+    cr_assert_eq(stage_chunk_layers(&s, 7, 7), 1);
+    cr_assert_eq(stage_chunk_layers(&s, 7, 0), 2);
+    /* the layout string names the same chunks: 'E' alone, then 't' */
+    char buf[512];
+    s = lay(STAGE_SPLIT_MEGATRON, 126, 16, 8, 0, 0);
+    stage_layout_string(&s, 0, buf, sizeof buf);
+    cr_assert(!strncmp(buf, "E|t|t|", 6), "%s", buf);
+    cr_assert(strstr(buf, "|t|L") && !strstr(buf, "||"), "%s", buf);
+}
+
 /* No slot form fits 126 over 10: explicit ends, ceil(126 / 10) = 13 on
  * the 8 middle ranks, 22 halved over the ends; 126 over 100 stages has
  * no Megatron layout (middle ranks must be equal). */
