@@ -26,7 +26,7 @@ bench() {   # name args...
 
 echo "== B1: gpt3-175b on selene-a100, gbs 1536, seq 2048, GPUs 8..16384:8, every dimension free" >&2
 bench B1 --model gpt3-175b --system selene-a100 --gbs 1536 --seq 2048 --gpus 8..16384:8
-echo "== B2: llama3-405b on dgx-h100, seq 8192, gbs 2048, GPUs 1024..16384" >&2
-bench B2 --model llama3-405b --system dgx-h100 --gbs 2048 --seq 8192 --gpus 1024..16384
+echo "== B2: llama3-405b on dgx-h100, seq 8192, gbs 2048, GPUs 1024..16384:1024 (the parallelism issue's 16 counts), every dimension free" >&2
+bench B2 --model llama3-405b --system dgx-h100 --gbs 2048 --seq 8192 --gpus 1024..16384:1024 --zero 0,1,2,3 --cp 1,2,4,8
 echo "== B3: deepseek-v3 on dgx-h100, seq 4096, gbs 15360, GPUs 256..16384:256, every dimension free (ep, etp, epo too)" >&2
 bench B3 --model deepseek-v3 --system dgx-h100 --gbs 15360 --seq 4096 --gpus 256..16384:256
