@@ -503,6 +503,10 @@ int64_t pred_dp_per_domain(const struct pred_ctx *c, const struct plan *p);
 double pred_grad_reduce_bytes(const struct pred_ctx *c);
 bool pred_overlap_grad(const struct pred_ctx *c, const struct plan *p);
 bool pred_overlap_param(const struct pred_ctx *c, const struct plan *p);
+/* Parameters per bucket of the overlapped DP reduce and gather: the job's
+ * ddp_bucket_params, or Megatron-Core's default max(40M, 1M x dp x cp)
+ * (megatron/core/distributed/distributed_data_parallel.py). */
+double pred_dp_bucket_params(const struct pred_ctx *c, const struct plan *p);
 /* ZeRO's sharding degree: dp, or dp / replicas with hybrid sharding. */
 int64_t pred_shard_degree(const struct plan *p);
 /* The dp group's gradient reduction of 'bytes': an all-reduce over dp

@@ -179,6 +179,8 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
                 "no_shard \\\n" : "");
     if (pred_overlap_grad(c, p))
         fputs("--overlap-grad-reduce \\\n", fp);
+    if (pred_overlap_grad(c, p) && c->job.ddp_bucket_params > 0)
+        fprintf(fp, "--ddp-bucket-size %.0f \\\n", c->job.ddp_bucket_params);
     if (p->zero && pred_overlap_param(c, p))
         fputs("--overlap-param-gather \\\n", fp);
 }
@@ -415,6 +417,8 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             p->zero ? "true" : "false",
             pred_overlap_grad(c, p) ? "true" : "false",
             p->zero && pred_overlap_param(c, p) ? "true" : "false");
+    if (pred_overlap_grad(c, p) && c->job.ddp_bucket_params > 0)
+        fprintf(fp, "  bucket_size: %.0f\n", c->job.ddp_bucket_params);
     if (p->replicas > 1)
         fprintf(fp, "  num_distributed_optimizer_instances: %d\n%s",
                 (int)p->replicas, p->zero >= 2

@@ -51,6 +51,7 @@ void job_default(struct job *j)
     j->recompute_modules = JOB_RC_BIT(JOB_RC_CORE_ATTN);
     j->fp8_cast = JOB_FP8_CAST_FUSED;
     j->tpo_method = JOB_TPO_USERBUFFERS;
+    j->ddp_bucket_params = 0;
     j->cp_merge_eager = false;
     j->separate_proj = false;
     j->fp8_param_gather = false;

@@ -147,6 +147,8 @@ struct job {                    /* a plain value */
                                    under the attention policy */
     enum job_fp8_cast fp8_cast; /* FP8 operand casts (fp8cast.c) */
     enum job_tpo_method tpo_method; /* TP overlap's GEMM chunks (tpo.c) */
+    double ddp_bucket_params;   /* gradient bucket, parameters (0: Megatron-
+                                   Core's max(40M, 1M x dp); compose.c) */
     bool fp8_delayed;           /* FP8 with Transformer Engine's delayed
                                    scaling (DelayedScaling: scales from an
                                    amax history, TE 1.x, MLPerf): the GEMM

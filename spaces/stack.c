@@ -96,7 +96,8 @@ static const char *const stack_fields[] = {
     "optimizer_bytes", "optimizer_offload", "grad_fp16_bytes",
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
     "recompute_block", "fp8_param_gather", "repeat_kv",
-    "fused_softmax_max_seq", "optimizer_step_bytes", "tp_overlap_method", NULL,
+    "fused_softmax_max_seq", "optimizer_step_bytes", "tp_overlap_method",
+    "ddp_bucket_params", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -444,6 +445,18 @@ static int read_host(struct stack *s, const struct conf_group *g,
 
 const char *stack_graph_name(enum job_graph g) { return graph_names[g]; }
 
+/* Gradient buckets (optional; absent or 0: Megatron-Core's default). */
+static int read_ddp(struct stack *s, const struct conf_group *g,
+                    struct tpl_err *err)
+{
+    s->ddp_bucket_params = 0;
+    if (conf_has(g, "ddp_bucket_params") &&
+        conf_num(g, "ddp_bucket_params", 0, false, 1e13,
+                 &s->ddp_bucket_params, err))
+        return TPL_ECONFIG;
+    return 0;
+}
+
 int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
 {
     struct conf_group g;
@@ -455,7 +468,8 @@ int stack_read(struct stack *s, const struct conf *c, struct tpl_err *err)
         read_kinds(s, &g, err) || read_lists(s, &g, err) ||
         read_band(s, &g, err) || read_region(s, &g, err) ||
         read_moe(s, &g, err) || read_fsdp2(s, &g, err) ||
-        read_optional(s, &g, err) || read_host(s, &g, err))
+        read_optional(s, &g, err) || read_host(s, &g, err) ||
+        read_ddp(s, &g, err))
         return TPL_ECONFIG;
     return 0;
 }
@@ -509,6 +523,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->repeat_kv = s->repeat_kv;
     j->softmax_max_seq = s->softmax_max_seq;
     j->step_bytes = s->step_bytes;
+    j->ddp_bucket_params = s->ddp_bucket_params;
 }
 
 void stack_limits(const struct stack *s, struct plan_limits *lim)

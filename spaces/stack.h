@@ -112,6 +112,9 @@ struct stack {                  /* a plain value */
                                    each chunk only (Megatron's
                                    --recompute-method block; optional,
                                    false) */
+    double ddp_bucket_params;   /* parameters per gradient bucket of the
+                                   overlapped DP reduce (--ddp-bucket-size;
+                                   optional, 0: max(40M, 1M x dp)) */
 };
 
 /* The band's limits, in percent of signed error (pred / measured - 1):

@@ -47,6 +47,10 @@ for e_fw in megatron nemo torchtitan; do
             --model llama3-8b --seq 8192 --gbs 16 \
             --set "stack.cuda_graph_scope=$e_cg" >>"$T_TMP/exp" 2>/dev/null
     done
+    # a gradient bucket of the user's (the stack's ddp_bucket_params)
+    "$TRAINPLAN" export --framework "$e_fw" --tp 2 --pp 1 --dp 4 --zero 1 \
+        --sp --recompute full --model llama3-8b --seq 8192 --gbs 16 \
+        --set stack.ddp_bucket_params=1e8 >>"$T_TMP/exp" 2>/dev/null
     e_known=" $(grep "^$e_fw \|^$e_fw-moe " tests/data/export-names.txt | cut -d' ' -f2- | tr '\n' ' ') "
     e_bad=
     for e_name in $(grep -v '^#' "$T_TMP/exp" | case $e_fw in

@@ -309,6 +309,52 @@ Test(compose, dp_all_reduce_and_overlap)
     assert_rel(o.part_s[PRED_PART_OPTIMIZER], 5.651367936e-3 + 8e-6, 1e-12);
 }
 
+/* The bucket (Megatron-Core distributed_data_parallel.py: max(40M, 1M x
+ * dp) parameters unless --ddp-bucket-size, the stack's ddp_bucket_params)
+ * sets the share that stays exposed behind a long backward: 1e8 of the
+ * 166,216,704 parameters, 2.5 times the default's; past the whole model
+ * the reduce is exposed whole; the default grows with the group (dp 64:
+ * 64M parameters, with cp the dp x cp group's). */
+Test(compose, dp_bucket_sets_the_exposed_tail)
+{
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 2, 1);
+    struct pred_memo x = layer_memo(1e-3, 1e-2);
+    struct pred_result o;
+    const double grad = 6.64866816e-3 + 2 * NV_SIMPLE;
+    setup(&c, false, true);
+    cr_assert_float_eq(pred_dp_bucket_params(&c, &p), 4e7, 1e-3);
+    c.job.ddp_bucket_params = 1e8;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], grad * 1e8 / 166216704.0, 1e-12);
+    c.job.ddp_bucket_params = 1e9;
+    o = compose(&c, &p, &x);
+    assert_rel(o.part_s[PRED_PART_DP_EXPOSED], grad, 1e-12);
+    c.job.ddp_bucket_params = 0;
+    p = make_plan(1, 1, 64, 1);
+    cr_assert_float_eq(pred_dp_bucket_params(&c, &p), 6.4e7, 1e-3);
+    p = make_plan(1, 1, 32, 1);
+    p.cp = 2;
+    cr_assert_float_eq(pred_dp_bucket_params(&c, &p), 6.4e7, 1e-3);
+}
+
+/* The stack field reaches the job, and a file may not give a negative
+ * bucket (bad-input table). */
+Test(compose, ddp_bucket_is_a_stack_field)
+{
+    struct stack s;
+    struct model m = tiny(false);
+    struct job j = make_job(1024, 8);
+    struct tpl_err err;
+    const char *set = "stack.ddp_bucket_params=5e7";
+    cr_assert_eq(stack_load(&s, "megatron-core", &set, 1, &err), 0, "%s", err.msg);
+    stack_apply(&s, &m, &j);
+    cr_assert_float_eq(j.ddp_bucket_params, 5e7, 1e-3);
+    cr_assert_eq(stack_load(&s, "megatron-core", NULL, 0, &err), 0);
+    stack_apply(&s, &m, &j);
+    cr_assert_eq(j.ddp_bucket_params, 0.0);
+}
+
 /* The ZeRO-1 cases below: dp 2 of the tiny model, no overlap. */
 static struct plan zero1_dp2(struct pred_ctx *c)
 {
