@@ -306,7 +306,7 @@ static void dp_colls(const struct pred_ctx *c, const struct plan *p,
  * collective over all the bytes: Megatron-Core launches a collective per
  * bucket (param_and_grad_buffer.py start_grad_sync), whose own latency
  * this leaves out; charged per bucket it moved mlperf_gpt3 3.75 -> 3.01 %
- * but nemo2502 (uncalibrated B200) 11.98 -> 12.78 % and the pooled
+ * but nemo2502 (uncalibrated B200) 12.08 -> 12.78 % and the pooled
  * held-out figure 10.66 -> 10.79 %, so it is not in (README, "Use", on
  * the data-parallel overlap). */
 static double dp_sync_exposed(const struct pred_ctx *c, const struct plan *p,
