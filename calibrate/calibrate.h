@@ -86,6 +86,10 @@ struct cal_row {                /* one operator and direction */
     double mape_extrap;         /* fit on hidden <= 6144, test above; < 0: none */
     double mape_extrap_mp;      /* fit below the largest mp, test on it */
     double mape_extrap_seq;     /* fit below the longest sequence, test on it */
+    double mape_roofline;       /* the ablation on the random split: a
+                                 * roofline with one fitted efficiency */
+    double mape_physical;       /* the physical forms without the
+                                 * corrections in log space */
     double authors_pct;         /* the sample set's own tree-model error; < 0: none */
     const char *why;            /* static: why the samples are not usable; NULL */
     int n_failed;               /* collective samples left out as failed runs */

@@ -61,16 +61,22 @@ static double bwd_span(const struct pred_kernels *k, double dgrad, double wgrad,
 }
 
 /* A linear layer's GEMM of the samples: [tokens, k] x [k, n]. */
-static double linear_s(const struct pred_kernels *k, const struct point *p)
+static void linear_mnk(const struct point *p, double *m, double *n, double *kk)
 {
     const struct cal_sample *s = p->s;
-    double m = s->b * s->l, n, kk;
+    *m = s->b * s->l;
     switch (p->op) {
-    case CAL_OP_L1: n = 3 * s->dim / s->mp; kk = s->dim; break;
-    case CAL_OP_L2: n = s->dim; kk = s->dim / s->mp; break;
-    case CAL_OP_L3: n = 4 * s->dim / s->mp; kk = s->dim; break;
-    default:        n = s->dim; kk = 4 * s->dim / s->mp; break;
+    case CAL_OP_L1: *n = 3 * s->dim / s->mp; *kk = s->dim; break;
+    case CAL_OP_L2: *n = s->dim; *kk = s->dim / s->mp; break;
+    case CAL_OP_L3: *n = 4 * s->dim / s->mp; *kk = s->dim; break;
+    default:        *n = s->dim; *kk = 4 * s->dim / s->mp; break;
     }
+}
+
+static double linear_s(const struct pred_kernels *k, const struct point *p)
+{
+    double m, n, kk;
+    linear_mnk(p, &m, &n, &kk);
     if (p->dir)         /* linear1, the QKV projection, has a bias */
         return bwd_span(k, pred_gemm_s(k, &k->gemm_bwd, m, kk, n, 2),
                         pred_gemm_s(k, &k->gemm_bwd, kk, n, m, 2),
@@ -181,43 +187,69 @@ static void mark_fwd_as_bwd(struct cal_samples *S)
     S->fwd_as_bwd[CAL_OP_EMBED] = many > 0 && same >= 0.5 * many;
 }
 
-/* The memory-bound operators of the rest of the samples: traffic (2-byte
- * tensors) as their PyTorch code moves it, each over its own fit. */
+/* The HBM traffic of a memory-bound sample (2-byte tensors) as its
+ * PyTorch code moves it; the embedding's gradient or gather (its table
+ * apart). */
+static double memop_bytes(const struct point *p)
+{
+    const struct cal_sample *s = p->s;
+    double tok = s->b * s->l, sc = s->b * s->h / s->mp * s->l * s->l;
+    int d = p->dir;
+    switch (p->op) {
+    case CAL_OP_GELU:           /* read, write; back read x, dy, write dx */
+        return (d ? 6.0 : 4.0) * tok * 4 * s->dim / s->mp;
+    case CAL_OP_RESADD:         /* read two, write one */
+        return 6.0 * tok * s->dim;
+    case CAL_OP_NORM:           /* as the fused norm: read x, write y; */
+    case CAL_OP_RMSNORM:        /* back x, dy, the weight grads, dx */
+        return (d ? 10.0 : 4.0) * tok * s->dim;
+    case CAL_OP_ROPE:           /* read and write q and k, the cos / sin tables */
+        return 8.0 * tok * s->dim / s->mp + 16.0 * s->l * (s->dim / s->h);
+    case CAL_OP_SOFTMAX:        /* read, write; back read y, dy, write dx */
+    case CAL_OP_SUTMS:
+        return (d ? 6.0 : 4.0) * sc;
+    case CAL_OP_FILLMASK:       /* read and write the scores */
+        return 4.0 * sc;
+    case CAL_OP_EMBED:          /* gather rows; back the gradient read */
+        return 4.0 * tok * s->dim;
+    case CAL_OP_XENT:           /* predictor/compose.c add_head's logits traffic */
+        return (d ? 6.0 : 10.0) * tok * vocab_part(s->mp);
+    default:                    /* FusedAdam on 2-byte params and states:
+                                 * read p, g, m, v, write p, m, v */
+        return 14.0 * stage_params(p);
+    }
+}
+
+/* The memory-bound operators of the rest of the samples, each over its
+ * own fit. */
 static double memop_sample_s(const struct pred_kernels *k, const struct point *p)
 {
     const struct cal_sample *s = p->s;
     double tok = s->b * s->l, sc = s->b * s->h / s->mp * s->l * s->l;
-    double dh = s->dim / s->h, v = vocab_part(s->mp);
+    double v = vocab_part(s->mp), B = memop_bytes(p);
     int d = p->dir;
     switch (p->op) {
-    case CAL_OP_RMSNORM:        /* as the fused norm: read x, write y */
-        return pred_memop_size_s(k, HW_MEMOP_RMSNORM, d, (d ? 10.0 : 4.0) * tok * s->dim, 1, 1);
-    case CAL_OP_ROPE:           /* read and write q and k, the cos / sin tables */
-        return pred_memop_size_s(k, HW_MEMOP_ROPE, d,
-                                 8.0 * tok * s->dim / s->mp + 16.0 * s->l * dh, 1, 1);
-    case CAL_OP_SOFTMAX:        /* read, write; back read y, dy, write dx */
-        return pred_memop_rows_s(k, HW_MEMOP_SOFTMAX, d, (d ? 6.0 : 4.0) * sc,
-                                 sc / s->l, s->l, 1);
+    case CAL_OP_RMSNORM:
+        return pred_memop_size_s(k, HW_MEMOP_RMSNORM, d, B, 1, 1);
+    case CAL_OP_ROPE:
+        return pred_memop_size_s(k, HW_MEMOP_ROPE, d, B, 1, 1);
+    case CAL_OP_SOFTMAX:
+        return pred_memop_rows_s(k, HW_MEMOP_SOFTMAX, d, B, sc / s->l, s->l, 1);
     case CAL_OP_SUTMS:          /* a warp per row (no short regime fitted) */
-        return pred_memop_rows_s(k, HW_MEMOP_MASKED_SOFTMAX, d, (d ? 6.0 : 4.0) * sc,
-                                 sc / s->l, s->l, 1);
-    case CAL_OP_FILLMASK:       /* read and write the scores */
-        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, 4.0 * sc, 1, 1) /
+        return pred_memop_rows_s(k, HW_MEMOP_MASKED_SOFTMAX, d, B, sc / s->l, s->l, 1);
+    case CAL_OP_FILLMASK:
+        return pred_memop_size_s(k, HW_MEMOP_FILLMASK, d, B, 1, 1) /
                (p->split_mean ? split_pieces(2.0 * sc) : 1.0);
-    case CAL_OP_EMBED:          /* gather rows; back scatter-add into the
-                                 * fp16 table (its own gradient here) */
+    case CAL_OP_EMBED:          /* back scatter-add into the fp16 table
+                                 * (its own gradient here) */
         if (p->as_bwd && tok > 3072)
-            return fmin(pred_embed_s(k, 0, 4.0 * tok * s->dim, 0, tok, v, s->dim),
-                        pred_embed_s(k, 1, 4.0 * tok * s->dim, 2.0 * v * s->dim,
-                                     tok, v, s->dim));
-        return pred_embed_s(k, d, 4.0 * tok * s->dim, d ? 2.0 * v * s->dim : 0, tok,
-                            v, s->dim);
-    case CAL_OP_XENT:           /* predictor/compose.c add_head's logits traffic */
-        return pred_memop_size_s(k, HW_MEMOP_XENT, d, (d ? 6.0 : 10.0) * tok * v, 1, 1);
-    default:                    /* FusedAdam on 2-byte params and states:
-                                 * read p, g, m, v, write p, m, v */
-        return pred_optim_s(k, 14.0 * stage_params(p), stage_params(p),
-                            stage_tensors(p), 1);
+            return fmin(pred_embed_s(k, 0, B, 0, tok, v, s->dim),
+                        pred_embed_s(k, 1, B, 2.0 * v * s->dim, tok, v, s->dim));
+        return pred_embed_s(k, d, B, d ? 2.0 * v * s->dim : 0, tok, v, s->dim);
+    case CAL_OP_XENT:
+        return pred_memop_size_s(k, HW_MEMOP_XENT, d, B, 1, 1);
+    default:
+        return pred_optim_s(k, B, stage_params(p), stage_tensors(p), 1);
     }
 }
 
@@ -237,15 +269,14 @@ static double allgather_s(const struct pred_kernels *k, const struct cal_sample 
 static double model_s(const struct pred_kernels *k, const struct point *p)
 {
     const struct cal_sample *s = p->s;
-    double tok = s->b * s->l, e = tok * 4 * s->dim / s->mp;
+    double tok = s->b * s->l;
     switch (p->op) {
     case CAL_OP_GELU:
-        return pred_memop_s(k, HW_MEMOP_GELU, p->dir, (p->dir ? 6.0 : 4.0) * e, 1, 1);
+        return pred_memop_s(k, HW_MEMOP_GELU, p->dir, memop_bytes(p), 1, 1);
     case CAL_OP_RESADD:
-        return pred_memop_s(k, HW_MEMOP_RESADD, p->dir, 6.0 * tok * s->dim, 1, 1);
+        return pred_memop_s(k, HW_MEMOP_RESADD, p->dir, memop_bytes(p), 1, 1);
     case CAL_OP_NORM:
-        return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir,
-                                (p->dir ? 10.0 : 4.0) * tok * s->dim, 1,
+        return pred_memop_row_s(k, HW_MEMOP_NORM, p->dir, memop_bytes(p), 1,
                                 p->dir ? 2 : 1, s->dim);
     case CAL_OP_FLASH:          /* flash_attn_func(q, k, v): not causal */
         return pred_flash_s(k, p->dir, &(struct pred_flash_shape){
@@ -285,15 +316,20 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
  * all-gather files have rows 10-1000x faster than the wire (the authors'
  * own regressors miss them by 77-1702 %, nccl/<GPU>.csv), which no
  * transfer of the buffer can be. */
-static void mark_failed(struct cal_samples *S, const struct hw_system *base)
+static void ideal_links(const struct hw_system *base, struct pred_kernels *k)
 {
     struct hw_system ideal = *base;
-    struct pred_kernels k;
     ideal.eff_nvlink = ideal.eff_net = ideal.eff_p2p_nvlink = ideal.eff_p2p_net = 1;
     ideal.eff_ag_nvlink = ideal.eff_ag_net = 1;
     ideal.collective_base_s = ideal.nvlink_latency_s = ideal.net_latency_s = 0;
     ideal.launch_s = 0;
-    pred_kernels_init(&k, &ideal, PRED_GEMM_16BIT);
+    pred_kernels_init(k, &ideal, PRED_GEMM_16BIT);
+}
+
+static void mark_failed(struct cal_samples *S, const struct hw_system *base)
+{
+    struct pred_kernels k;
+    ideal_links(base, &k);
     for (int o = 0; o < CAL_OP_COUNT; o++) {
         if (!cal_op_is_link((enum cal_op)o))
             continue;
@@ -613,7 +649,7 @@ static bool attn_bwd_captured(const struct cal_samples *S)
  * no fit. A backward not captured takes the forward's fit, its non-matmul
  * work scaled as its matmul work (2.5x, FlashAttention-2 sec. 3). */
 static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
-                      enum filter f)
+                      enum filter f, bool corr)
 {
     static const enum cal_op flash = CAL_OP_FLASH;
     if (!hw->has_flash)
@@ -626,11 +662,13 @@ static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
     hw->has_flash = true;
     for (int d = 0; d < 2; d++) {
         enum cal_field fl[5] = { d ? CAL_FIELD_ATTN_BWD : CAL_FIELD_ATTN,
-                                 CAL_FIELD_FLASH + 4 * d, CAL_FIELD_FLASH + 4 * d + 1,
-                                 CAL_FIELD_FLASH + 4 * d + 2, CAL_FIELD_FLASH + 4 * d + 3 };
+                                 CAL_FIELD_FLASH + 4 * d, CAL_FIELD_FLASH + 4 * d + 2,
+                                 CAL_FIELD_FLASH + 4 * d + 3, CAL_FIELD_FLASH + 4 * d + 1 };
         if (d && !attn_bwd_captured(S))
             break;
-        fit_fields(hw, S, &flash, 1, d, f, fl, 5);
+        if (!corr)              /* the head-dim slope: a correction */
+            hw->flash.log_d[d] = 0;
+        fit_fields(hw, S, &flash, 1, d, f, fl, corr ? 5 : 4);
     }
     if (attn_bwd_captured(S))
         return;
@@ -648,8 +686,9 @@ static void fit_flash(struct hw_system *hw, const struct cal_samples *S,
  * the base system, at the GEMM efficiency, 0.8 of HBM, a third of the
  * shorter side exposed, half of each re-read from HBM. */
 static void fit_bgemm(struct hw_system *hw, const struct cal_samples *S,
-                      enum filter f)
+                      enum filter f, bool corr)
 {
+    int n = 0;
     static const enum cal_op ops[2] = { CAL_OP_BADDBMM, CAL_OP_BMM };
     enum cal_field fl[4 * HW_BGEMM_KINDS + 1];
     if (!S->op[CAL_OP_BADDBMM].n && !S->op[CAL_OP_BMM].n)
@@ -662,8 +701,11 @@ static void fit_bgemm(struct hw_system *hw, const struct cal_samples *S,
     }
     hw->has_bgemm = true;
     for (int i = 0; i <= 4 * HW_BGEMM_KINDS; i++)
-        fl[i] = (enum cal_field)(CAL_FIELD_BGEMM + i);
-    fit_fields(hw, S, ops, 2, DIR_BOTH, f, fl, 4 * HW_BGEMM_KINDS + 1);
+        if (corr || i % 4 != 3 || i == 4 * HW_BGEMM_KINDS)    /* the drift in */
+            fl[n++] = (enum cal_field)(CAL_FIELD_BGEMM + i);    /* log size */
+    for (int i = 0; i < HW_BGEMM_KINDS && !corr; i++)
+        hw->bgemm.log_size[i] = 0;
+    fit_fields(hw, S, ops, 2, DIR_BOTH, f, fl, n);
 }
 
 /* The sampled operators of each memory-bound model, and which directions
@@ -738,9 +780,19 @@ static void memop_start(struct hw_system *hw, int o, int d, bool had)
         hw->memop[o].short_eff[d] = 0.6;
 }
 
+/* Whether memory-bound model o's log_row in direction d is a correction
+ * in log size or row length (kernel.h pred_memop_size_s, _row_s), not a
+ * row softmax's occupancy exponent; the embedding backward has none. */
+static bool memop_corr(int o, int d)
+{
+    return memop_src[o].log_row && memop_src[o].rows != 1 &&
+           !(memop_src[o].rows == 3 && d);
+}
+
 /* The fields of memory-bound model o in direction d: efficiency and
- * floor, the size correction, the row term, the short rows' share. */
-static int memop_fields(int o, int d, enum cal_field *fl)
+ * floor, the size correction (unless !corr), the row term, the short
+ * rows' share. */
+static int memop_fields(int o, int d, bool corr, enum cal_field *fl)
 {
     int n = 0;
     if (memop_src[o].rows == 4) {       /* floor, per tensor, per parameter */
@@ -751,7 +803,7 @@ static int memop_fields(int o, int d, enum cal_field *fl)
     }
     fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;
     fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d + 1;
-    if (memop_src[o].log_row)
+    if (memop_src[o].rows == 1 || (corr && memop_corr(o, d)))
         fl[n++] = CAL_FIELD_LOG_ROW + 2 * o + d;
     if (memop_src[o].rows && memop_src[o].rows < 3)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
@@ -760,7 +812,7 @@ static int memop_fields(int o, int d, enum cal_field *fl)
     if (memop_src[o].rows == 3 && !d)   /* the forward's L2 re-reads */
         fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
-        n--, fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d,
+        fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d,
         fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
     return n;
 }
@@ -814,7 +866,7 @@ static void fit_embed(struct hw_system *hw, const struct cal_samples *S, int o,
  * (predictor/kernel.h pred_memop_s), started from the generic fit when the
  * base system has none. An optimizer step has one time (direction 0). */
 static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
-                       enum filter f, bool had)
+                       enum filter f, bool had, bool corr)
 {
     for (int o = 0; o < HW_MEMOP_COUNT; o++) {
         bool had_o = had && hw->memop[o].fitted;
@@ -824,8 +876,10 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
             int d = o == HW_MEMOP_EMBED ? 1 - i : i;  /* its forward's cap
                                          * is the backward (mark_fwd_as_bwd) */
             enum cal_field fl[6];
-            int nf = memop_fields(o, d, fl);
+            int nf = memop_fields(o, d, corr, fl);
             memop_start(hw, o, d, had_o);
+            if (!corr && memop_corr(o, d))
+                hw->memop[o].log_row[d] = 0;
             hw->memop[o].fitted = true;
             if (memop_src[o].rows && memop_src[o].rows < 3)
                 fit_rows(hw, S, o, d, f, fl, nf);
@@ -845,9 +899,12 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
 
 /* Every kernel stage, in order, on the samples the filter keeps: the
  * generic fields first (the predictor's memory-bound kernels without a fit
- * of their own use them), then the per-operator memory-bound fits. */
+ * of their own use them), then the per-operator memory-bound fits. With
+ * !corr, the physical forms alone: every correction in log space (the
+ * memory-bound operators' size or row-length terms, flash attention's
+ * head-dim slope, the batched GEMMs' drift in log size) held at 0. */
 static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
-                        enum filter f)
+                        enum filter f, bool corr)
 {
     bool had = hw->has_memops;
     hw->has_memops = false;
@@ -859,10 +916,10 @@ static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
     fit_gemm_bwd(hw, S, f);
-    fit_flash(hw, S, f);
-    fit_bgemm(hw, S, f);
+    fit_flash(hw, S, f, corr);
+    fit_bgemm(hw, S, f, corr);
     hw->has_memops = true;
-    fit_memops(hw, S, f, had);
+    fit_memops(hw, S, f, had, corr);
 }
 
 static void report_field(struct cal_report *rep, enum cal_field f,
@@ -882,7 +939,7 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
             continue;
         for (int d = 0; d < 2; d++) {
             enum cal_field fl[6];
-            int nf = memop_fields(o, d, fl);
+            int nf = memop_fields(o, d, true, fl);
             if (memop_src[o].rows == 4)     /* the share: the key the loader */
                 fl[nf++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;   /* reads */
             for (int i = 0; i < nf; i++)
@@ -1093,8 +1150,87 @@ static int count(const struct cal_samples *S, enum cal_op op, int dir)
     return n;
 }
 
-/* The systems fitted without each hold-out: random, hidden, mp, sequence. */
-struct holdouts { struct hw_system rnd, ext, mp, seq; };
+/* The systems fitted without each hold-out: random, hidden, mp, sequence;
+ * on the random split also the physical forms alone (fit_kernels !corr);
+ * the links at their peaks for the roofline (ideal_links). */
+struct holdouts { struct hw_system rnd, ext, mp, seq, phys; struct pred_kernels peak; };
+
+/* ---- the ablation's first step: a roofline ---- */
+
+/* The FLOPs and HBM bytes of one sample as its operator does them (2-byte
+ * elements): a GEMM 2 M N K, its backward twice that; flash attention
+ * 4 b h l^2 d (not causal), its backward 2.5x (FlashAttention-2 sec. 3),
+ * q, k, v and o moved; a batched GEMM 2 M N K a batch with its operands
+ * and the scores once; every other operator its bytes (memop_bytes). */
+static void sample_work(const struct point *p, double *flops, double *bytes)
+{
+    const struct cal_sample *s = p->s;
+    double m, n, kk, x = p->dir ? 2 : 1, bt = s->b * s->h / s->mp, dh = s->dim / s->h;
+    *flops = 0;
+    switch (p->op) {
+    case CAL_OP_L1: case CAL_OP_L2: case CAL_OP_L3: case CAL_OP_L4:
+    case CAL_OP_LFINAL:
+        if (p->op == CAL_OP_LFINAL)
+            m = s->b * s->l, n = vocab_part(s->mp), kk = s->dim;
+        else
+            linear_mnk(p, &m, &n, &kk);
+        *flops = 2 * m * n * kk * x;
+        *bytes = 2 * (m * kk + kk * n + m * n) * x;
+        return;
+    case CAL_OP_FLASH:
+        *flops = 4 * bt * s->l * s->l * dh * (p->dir ? 2.5 : 1);
+        *bytes = 8 * bt * s->l * dh * x;
+        return;
+    case CAL_OP_BADDBMM: case CAL_OP_BMM:
+        *flops = 2 * bt * s->l * s->l * dh * x;
+        *bytes = (4 * bt * s->l * dh + 2 * bt * s->l * s->l) * x;
+        return;
+    case CAL_OP_EMBED:          /* the backward writes the table too */
+        *bytes = memop_bytes(p) + (p->dir ? 2 * vocab_part(s->mp) * s->dim : 0);
+        return;
+    case CAL_OP_FILLMASK:
+        *bytes = memop_bytes(p) / (p->split_mean ? split_pieces(memop_bytes(p) / 2) : 1.0);
+        return;
+    default:
+        *bytes = memop_bytes(p);
+    }
+}
+
+/* A sample's roofline time: the longer of its FLOPs at the 16-bit peak and
+ * its bytes at the peak HBM bandwidth (Williams, Waterman and Patterson,
+ * "Roofline", CACM 2009); a collective's bus bytes at its links' peak
+ * rates, no fixed cost or latency (ideal_links). */
+static double roofline_s(const struct pred_kernels *peak, const struct point *p)
+{
+    double flops, bytes;
+    if (cal_op_is_link(p->op))
+        return model_s(peak, p);
+    sample_work(p, &flops, &bytes);
+    return fmax(flops / peak->gemm.peak_flops, bytes / peak->hbm_bytes_per_s);
+}
+
+/* The roofline with one efficiency per operator and direction, the one
+ * that minimises the squared relative errors on the random split's
+ * training samples (t = r / e: 1 / e = sum(r/t) / sum((r/t)^2)): its MAPE on
+ * the random hold-out; -1 without samples. */
+static double roofline_error(const struct pred_kernels *peak, const struct cal_samples *S,
+                             enum cal_op op, int dir)
+{
+    int n;
+    double sx = 0, sxx = 0, err = 0, c;
+    struct point *pts = gather(S, &op, 1, dir, F_RANDOM_TRAIN, &n);
+    for (int i = 0; i < n; i++) {
+        double x = roofline_s(peak, &pts[i]) / pts[i].s->t[dir];
+        sx += x, sxx += x * x;
+    }
+    free(pts);
+    c = sxx > 0 ? sx / sxx : 0;
+    pts = gather(S, &op, 1, dir, F_RANDOM_TEST, &n);
+    for (int i = 0; i < n; i++)
+        err += fabs(c * roofline_s(peak, &pts[i]) / pts[i].s->t[dir] - 1);
+    free(pts);
+    return n ? 100 * err / n : -1;
+}
 
 /* An extrapolation error of a row (-1 for no test point: an operator
  * sampled at one mp only, a collective's sequence). */
@@ -1118,6 +1254,9 @@ static void report_row(struct cal_row *r, const struct cal_samples *S,
     r->mape_extrap = extrap(&h->ext, S, o, dir, F_LARGE);
     r->mape_extrap_mp = extrap(&h->mp, S, o, dir, F_MP_TEST);
     r->mape_extrap_seq = extrap(&h->seq, S, o, dir, F_SEQ_TEST);
+    r->mape_roofline = roofline_error(&h->peak, S, o, dir);
+    r->mape_physical = link ? r->mape_random   /* no correction there */
+                            : op_error(&h->phys, S, o, dir, F_RANDOM_TEST, NULL);
     r->authors_pct = S->authors_pct[o][dir];
     r->n_failed = S->n_failed[o];
     r->why = NULL;
@@ -1128,7 +1267,7 @@ static void report_row(struct cal_row *r, const struct cal_samples *S,
                  "times far off the other stages')";
     if (r->why)
         r->mape_random = r->p90_random = r->mape_extrap = r->mape_extrap_mp =
-            r->mape_extrap_seq = -1;
+            r->mape_extrap_seq = r->mape_roofline = r->mape_physical = -1;
 }
 
 /* The row of an operator or collective family the folder has no samples
@@ -1139,6 +1278,7 @@ static void absent_row(struct cal_row *r, enum cal_op o)
     *r = (struct cal_row){ .n = 0, .why = "no samples in this folder",
                            .mape_random = -1, .p90_random = -1, .mape_extrap = -1,
                            .mape_extrap_mp = -1, .mape_extrap_seq = -1,
+                           .mape_roofline = -1, .mape_physical = -1,
                            .authors_pct = -1 };
     snprintf(r->op, sizeof r->op, "%s", cal_op_name(o));
     snprintf(r->dir, sizeof r->dir, "-");
@@ -1148,14 +1288,16 @@ static void report_rows(const struct hw_system *base, const struct cal_samples *
                         struct cal_report *rep)
 {
     struct holdouts h;
-    h.rnd = h.ext = h.mp = h.seq = *base;
-    fit_kernels(&h.rnd, S, F_RANDOM_TRAIN);
+    h.rnd = h.ext = h.mp = h.seq = h.phys = *base;
+    fit_kernels(&h.rnd, S, F_RANDOM_TRAIN, true);
     fit_links(&h.rnd, base, S, F_RANDOM_TRAIN, NULL);
-    fit_kernels(&h.ext, S, F_SMALL);
+    fit_kernels(&h.ext, S, F_SMALL, true);
     fit_links(&h.ext, base, S, F_SMALL, NULL);
-    fit_kernels(&h.mp, S, F_MP_TRAIN);
+    fit_kernels(&h.mp, S, F_MP_TRAIN, true);
     fit_links(&h.mp, base, S, F_MP_TRAIN, NULL);
-    fit_kernels(&h.seq, S, F_SEQ_TRAIN);
+    fit_kernels(&h.seq, S, F_SEQ_TRAIN, true);
+    fit_kernels(&h.phys, S, F_RANDOM_TRAIN, false);
+    ideal_links(base, &h.peak);
     for (int o = 0; o < CAL_OP_COUNT; o++)
         for (int dir = 0; dir < 2; dir++) {
             if (!dir && rep->n_rows < CAL_MAX_ROWS &&
@@ -1245,7 +1387,7 @@ int cal_run(const char *samples_dir, const struct hw_system *base,
     mark_fwd_as_bwd(&S);
     mark_failed(&S, base);
     mark_disturbed(&S);
-    fit_kernels(fitted, &S, F_ALL);
+    fit_kernels(fitted, &S, F_ALL, true);
     report_kernels(rep, fitted, base, &S);
     gemm_rate_max(base, &S, rep);
     fit_links(fitted, base, &S, F_ALL, rep);

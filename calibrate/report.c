@@ -32,6 +32,8 @@ static void write_row(FILE *fp, const struct cal_row *r)
     pct_cell(fp, r->mape_extrap_mp, 8);
     pct_cell(fp, r->mape_extrap_seq, 8);
     pct_cell(fp, r->authors_pct, 8);
+    pct_cell(fp, r->mape_roofline, 9);
+    pct_cell(fp, r->mape_physical, 9);
     if (r->n_failed)
         fprintf(fp, "  (%d failed or disturbed runs left out)", r->n_failed);
     fputc('\n', fp);
@@ -51,9 +53,9 @@ void cal_report_write(FILE *fp, const struct cal_report *rep)
         fprintf(fp, "\nhighest GEMM rate sampled: %.3f of 16-bit peak (%s): a "
                 "measured maximum for efficiency.gemm_max\n", rep->gemm_rate_max,
                 rep->gemm_rate_at);
-    fprintf(fp, "\n%-18s %4s %6s %10s %10s %10s %8s %8s %8s\n", "operator", "dir",
-            "n", "MAPE rand", "p90 rand", "ext hidden", "ext mp", "ext seq",
-            "authors");
+    fprintf(fp, "\n%-18s %4s %6s %10s %10s %10s %8s %8s %8s %9s %9s\n", "operator",
+            "dir", "n", "MAPE rand", "p90 rand", "ext hidden", "ext mp", "ext seq",
+            "authors", "roofline", "physical");
     for (int i = 0; i < rep->n_rows; i++)
         write_row(fp, &rep->rows[i]);
     if (rep->n_unused)

@@ -29,14 +29,16 @@ static json_t *pct_json(double v)
 
 static json_t *cal_row_json(const struct cal_row *r)
 {
-    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "operator",
-                     r->op, "dir", r->dir, "n", r->n, "mape_random_pct",
+    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+                     "operator", r->op, "dir", r->dir, "n", r->n, "mape_random_pct",
                      pct_json(r->mape_random), "p90_random_pct",
                      pct_json(r->p90_random), "mape_extrap_pct",
                      pct_json(r->mape_extrap), "mape_extrap_mp_pct",
                      pct_json(r->mape_extrap_mp), "mape_extrap_seq_pct",
                      pct_json(r->mape_extrap_seq), "authors_pct",
-                     pct_json(r->authors_pct), "failed_runs", r->n_failed, "note",
+                     pct_json(r->authors_pct), "mape_roofline_pct",
+                     pct_json(r->mape_roofline), "mape_physical_pct",
+                     pct_json(r->mape_physical), "failed_runs", r->n_failed, "note",
                      r->why ? json_string(r->why) : json_null());
 }
 
@@ -85,8 +87,8 @@ static int calibration_csv(FILE *fp, const struct res_report *rep,
     const struct cal_report *c = rep->u.calib.rep;
     (void)err;
     fputs("operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,"
-          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,failed_runs,note,"
-          "schema_version\n",
+          "mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,mape_roofline_pct,"
+          "mape_physical_pct,failed_runs,note,schema_version\n",
           fp);
     for (int i = 0; i < c->n_rows; i++) {
         const struct cal_row *r = &c->rows[i];
@@ -97,6 +99,8 @@ static int calibration_csv(FILE *fp, const struct res_report *rep,
         pct_csv(fp, r->mape_extrap_mp);
         pct_csv(fp, r->mape_extrap_seq);
         pct_csv(fp, r->authors_pct);
+        pct_csv(fp, r->mape_roofline);
+        pct_csv(fp, r->mape_physical);
         fprintf(fp, ",%d", r->n_failed);
         res_csv_text(fp, r->why);
         fprintf(fp, ",%d\n", RES_SCHEMA_VERSION);

@@ -172,12 +172,12 @@ if need_shared calibrate-a100-samples kernel-samples/perlmutter-a100; then
         --system perlmutter-a100 -o /dev/null --report - --format json
     expect calibrate-report-json 'exit=0' 'stdout~"mape_extrap_pct"' \
         'stdout~"operator": "layernorm"' 'stdout~"efficiency.gemm_bwd"' \
-        'stdout~"mape_extrap_seq_pct"' 'stdout~"not_fitted"' \
+        'stdout~"mape_extrap_seq_pct"' 'stdout~"not_fitted"' 'stdout~"mape_physical_pct"' \
         'stdout~"file": "operator/NVIDIAA100-SXM4-80GB_optimizer_fp16.csv"'
     run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" \
         --system perlmutter-a100 -o /dev/null --report - --format csv
     expect calibrate-report-csv 'exit=0' \
-        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,failed_runs,note,schema_version$' \
+        'stdout~^operator,dir,n,mape_random_pct,p90_random_pct,mape_extrap_pct,mape_extrap_mp_pct,mape_extrap_seq_pct,authors_pct,mape_roofline_pct,mape_physical_pct,failed_runs,note,schema_version$' \
         'stdout~^linear1,bwd,1755,[^"]*,0,,1$'
     # A100 samples fitted to a B200: warned, and a fit outside a system
     # file's ranges writes nothing (exit 3)
@@ -194,8 +194,8 @@ fi
 run_tp calibrate hardware/samples/h100-sxm5 --system dgx-h100 \
     -o "$T_TMP/h100.cfg" --report - --format csv
 expect calibrate-h100-samples 'exit=0' \
-    'stdout~^masked softmax,-,0,,,,,,,0,"no samples in this folder",1$' \
-    'stdout~^allgather \(nodes\),-,0,,,,,,,0,"no samples in this folder",1$' \
+    'stdout~^masked softmax,-,0,,,,,,,,,0,"no samples in this folder",1$' \
+    'stdout~^allgather \(nodes\),-,0,,,,,,,,,0,"no samples in this folder",1$' \
     'stdout~^flash_atten,bwd,400,' 'stdout~^optimizer \(middle\),-,224,'
 run_tp predict --system "$T_TMP/h100.cfg" --model llama3-8b --tp 1 --pp 1 --dp 8 --zero 1 --recompute full
 expect calibrate-h100-loads 'exit=0' 'stdout~^llama3-8b on dgx-h100 ' 'stdout~feasible +yes'
