@@ -53,7 +53,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                   * pred_gemm_s); the samples' host gap between a backward's
                   * kernels (calibrate only) */
                  CAL_FIELD_GEMM_FILL, CAL_FIELD_SAMPLE_GAP,
-                 CAL_FIELD_COUNT };
+                 /* the gradient GEMMs' correction in log M, N, K
+                  * (kernel.h pred_gemm_s) */
+                 CAL_FIELD_GEMM_BWD_LOG,
+                 CAL_FIELD_COUNT = CAL_FIELD_GEMM_BWD_LOG + 3 };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

@@ -129,8 +129,14 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
                               0, 4096, NULL, false },
     [CAL_FIELD_SAMPLE_GAP] = { "kernel.sample_gap_us", AT(sample_gap_s), 1e-6,
                                CAL_X_POS, 0, INFINITY, NULL, false },
+#define GEMM_LOG(f, i, file, member)                                        \
+    [f + i] = { "efficiency." file, AT(member[i]), 1, CAL_X_LIN, -1, 1, NULL, false }
+    GEMM_LOG(CAL_FIELD_GEMM_BWD_LOG, 0, "gemm_bwd_log_m", gemm_bwd_log),
+    GEMM_LOG(CAL_FIELD_GEMM_BWD_LOG, 1, "gemm_bwd_log_n", gemm_bwd_log),
+    GEMM_LOG(CAL_FIELD_GEMM_BWD_LOG, 2, "gemm_bwd_log_k", gemm_bwd_log),
+#undef GEMM_LOG
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -637,6 +637,24 @@ static void fit_gemm_bwd(struct hw_system *hw, const struct cal_samples *S,
     *hw = best;
 }
 
+/* The gradient GEMMs' correction in log M, N, K (kernel.h pred_gemm_s)
+ * with their efficiency and the samples' host gap refitted beside it (from
+ * fit_gemm_bwd's best start); held at 0 without corrections. */
+static void fit_gemm_log(struct hw_system *hw, const struct cal_samples *S,
+                         enum filter f, bool corr)
+{
+    static const enum cal_op lin[4] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 };
+    static const enum cal_field bw[5] = { CAL_FIELD_GEMM_BWD, CAL_FIELD_SAMPLE_GAP,
+                                          CAL_FIELD_GEMM_BWD_LOG, CAL_FIELD_GEMM_BWD_LOG + 1,
+                                          CAL_FIELD_GEMM_BWD_LOG + 2 };
+    if (!corr) {
+        for (int i = 0; i < 3; i++)
+            hw->gemm_bwd_log[i] = 0;
+        return;
+    }
+    fit_fields(hw, S, lin, 4, DIR_BWD, f, bw, 5);
+}
+
 /* Flash-attention backward samples shorter than forward were not captured. */
 static bool attn_bwd_captured(const struct cal_samples *S)
 {
@@ -916,6 +934,7 @@ static void fit_kernels(struct hw_system *hw, const struct cal_samples *S,
         fit_fields(hw, S, stages[i].ops, stages[i].n_ops, stages[i].dir, f,
                    stages[i].fields, stages[i].n_fields);
     fit_gemm_bwd(hw, S, f);
+    fit_gemm_log(hw, S, f, corr);
     fit_flash(hw, S, f, corr);
     fit_bgemm(hw, S, f, corr);
     hw->has_memops = true;
@@ -959,6 +978,9 @@ static void report_kernels(struct cal_report *rep, const struct hw_system *hw,
             report_field(rep, stages[i].fields[k], hw,
                          cal_field_get(base, stages[i].fields[k]));
     report_field(rep, CAL_FIELD_SAMPLE_GAP, hw, cal_field_get(base, CAL_FIELD_SAMPLE_GAP));
+    for (int i = 0; i < 3; i++)
+        report_field(rep, (enum cal_field)(CAL_FIELD_GEMM_BWD_LOG + i), hw,
+                     cal_field_get(base, (enum cal_field)(CAL_FIELD_GEMM_BWD_LOG + i)));
     report_field(rep, CAL_FIELD_ATTN, hw, cal_field_get(base, CAL_FIELD_ATTN));
     report_field(rep, CAL_FIELD_ATTN_BWD, hw, cal_field_get(base, CAL_FIELD_ATTN_BWD));
     report_memops(rep, hw, base, S);

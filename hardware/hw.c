@@ -72,7 +72,7 @@ static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network",
     "allgather_nvlink", "allgather_network", "host", "calibrated",
-    "network_from_runs", NULL,
+    "network_from_runs", "gemm_bwd_log_m", "gemm_bwd_log_n", "gemm_bwd_log_k", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us",
@@ -233,6 +233,22 @@ static int read_links(struct hw_system *hw, const struct conf *c,
 
 /* No compute efficiency above the GPU's measured maximum (gemm_max, the
  * MAMF share of dense peak, hardware-facts.md sec. 6.1; default 1). */
+/* The gradient GEMMs' optional correction in log M, N, K (0 when absent;
+ * each in [-1, 1]: predictor/kernel.h pred_gemm_s). */
+static int read_gemm_log(struct hw_system *hw, const struct conf_group *g,
+                         struct tpl_err *err)
+{
+    static const char *const names[3] = { "gemm_bwd_log_m", "gemm_bwd_log_n",
+                                          "gemm_bwd_log_k" };
+    for (int i = 0; i < 3; i++) {
+        hw->gemm_bwd_log[i] = 0;
+        if (conf_has(g, names[i]) &&
+            conf_num(g, names[i], -1, false, 1, &hw->gemm_bwd_log[i], err))
+            return TPL_ECONFIG;
+    }
+    return 0;
+}
+
 static int check_max(struct hw_system *hw, const struct conf_group *g,
                      struct tpl_err *err)
 {
@@ -342,7 +358,7 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     if (conf_has(&g, "calibrated") &&
         conf_bool(&g, "calibrated", &hw->calibrated, err))
         return TPL_ECONFIG;
-    if (read_net_from_runs(hw, &g, err))
+    if (read_net_from_runs(hw, &g, err) || read_gemm_log(hw, &g, err))
         return TPL_ECONFIG;
     return check_max(hw, &g, err);
 }

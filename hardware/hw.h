@@ -111,6 +111,9 @@ struct hw_system {              /* a plain value: nothing to free */
     /* efficiency; the _bwd and norm ones are optional in the file and
      * default to their forward / elementwise counterparts */
     double eff_gemm, eff_gemm_bwd, gemm_half_flop, eff_attn, eff_attn_bwd;
+    double gemm_bwd_log[3];     /* the gradient GEMMs' correction in log M,
+                                 * N, K (optional: 0; predictor/kernel.h
+                                 * pred_gemm_s) */
     double eff_gemm_fp8;        /* FP8 GEMM efficiency relative to 16-bit (1: same) */
     double eff_gemm_fp8_cs;     /* the same with current / MXFP8 scaling
                                    (job.fp8_delayed false; absent: gemm_fp8) */

@@ -15,6 +15,8 @@ static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
     k->gemm.half_flop = hw->gemm_half_flop;
     k->gemm_bwd = k->gemm;
     k->gemm_bwd.eff_max = hw->eff_gemm_bwd;
+    for (int i = 0; i < 3; i++)
+        k->gemm.log_mnk[i] = 0, k->gemm_bwd.log_mnk[i] = hw->gemm_bwd_log[i];
     if (fp8) {
         /* FP8 GEMMs reach a smaller share of their (doubled) peak: the
          * fitted 16-bit efficiencies times gemm_fp8, the ratio of the
@@ -29,6 +31,7 @@ static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
     k->attn.peak_flops = peak16;
     k->attn.eff_max = hw->eff_attn;
     k->attn.half_flop = hw->gemm_half_flop;
+    k->attn.log_mnk[0] = k->attn.log_mnk[1] = k->attn.log_mnk[2] = 0;
     k->attn_bwd = k->attn;
     k->attn_bwd.eff_max = hw->eff_attn_bwd;
 }
@@ -161,12 +164,22 @@ void pred_gemm_fb(const struct pred_kernels *k, double m, double n, double kk,
     *dgrad += d;
 }
 
+/* ln(x / 4096) held inside [2^7, 2^16], the sampled GEMM sides. */
+static double log_side(double x)
+{
+    return log(fmin(65536.0, fmax(128.0, x)) / 4096.0);
+}
+
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes)
 {
     double t = gemm_split_s(k, p, m, n, kk, in_bytes, 1), hi = max_splits(k, m, n);
     for (double s = 2; s <= hi; s *= 2)
         t = fmin(t, gemm_split_s(k, p, m, n, kk, in_bytes, s));
+    if (p->log_mnk[0] != 0 || p->log_mnk[1] != 0 || p->log_mnk[2] != 0)
+        t = fmax(t * exp(p->log_mnk[0] * log_side(m) + p->log_mnk[1] * log_side(n) +
+                         p->log_mnk[2] * log_side(kk)),
+                 2.0 * m * n * kk / (p->peak_flops * p->eff_max));
     return t;
 }
 

@@ -17,6 +17,8 @@ struct pred_kparams {           /* one kernel class */
     double peak_flops;          /* FLOP/s at the math precision of the class */
     double eff_max;             /* best achievable fraction of peak */
     double half_flop;           /* FLOPs at which efficiency is half of eff_max */
+    double log_mnk[3];          /* a GEMM's time x (M/4096)^a (N/4096)^b
+                                 * (K/4096)^c (hw gemm_log; 0: none) */
 };
 
 struct pred_kernels {           /* built once per (system, precision); read-only */
@@ -91,7 +93,14 @@ double pred_sat_eff(const struct pred_kparams *p, double flops);
  * the fastest of 1, 2, 4, ... splits while the split tiles fill at most
  * one wave (the library's heuristic picks a split count; the fixed fill
  * per tile and the fp32 partials' traffic, written and read once more,
- * are what stop it splitting further). */
+ * are what stop it splitting further). A class with a correction in log
+ * space (log_mnk: the gradient GEMMs', hw gemm_bwd_log, fitted by
+ * calibrate where the tiles, waves and splits leave structured residuals,
+ * issue 15) multiplies the time by (M/4096)^a (N/4096)^b (K/4096)^c, each
+ * side held inside [2^7, 2^16] (the sampled sides: no extrapolated
+ * drift), and never goes under 2 M N K at the class's efficiency (no
+ * correction takes a GEMM past its fitted rate, itself capped at the
+ * GPU's measured maximum). */
 double pred_gemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
                    double m, double n, double kk, double in_bytes);
 /* A layer GEMM both ways: forward C[m, n] = X[m, kk] W[kk, n] (k->gemm),

@@ -147,6 +147,9 @@ Test(calib, recovers_known_parameters)
     truth.eff_gemm_bwd = 0.85;
     truth.gemm_fill_k = 96;         /* a tile's fixed cost, K steps */
     truth.sample_gap_s = 30e-6;     /* the samples' host gap */
+    truth.gemm_bwd_log[0] = 0.03;   /* the gradient GEMMs' correction */
+    truth.gemm_bwd_log[1] = -0.05;
+    truth.gemm_bwd_log[2] = 0.04;
     truth.eff_attn = 0.6;
     truth.eff_attn_bwd = 0.45;
     truth.has_flash = true;
@@ -166,6 +169,9 @@ Test(calib, recovers_known_parameters)
     assert_rel(fit.eff_gemm_bwd, truth.eff_gemm_bwd, 0.02);
     assert_rel(fit.gemm_fill_k, truth.gemm_fill_k, 0.15);
     assert_rel(fit.sample_gap_s, truth.sample_gap_s, 0.05);
+    for (int i = 0; i < 3; i++)
+        cr_assert_float_eq(fit.gemm_bwd_log[i], truth.gemm_bwd_log[i], 0.01, "%d: %g", i,
+                           fit.gemm_bwd_log[i]);
     assert_rel(fit.eff_attn, truth.eff_attn, 0.02);
     assert_rel(fit.eff_attn_bwd, truth.eff_attn_bwd, 0.02);
     for (int d = 0; d < 2; d++) {   /* FlashAttention-2's fit (flash.c) */
@@ -628,6 +634,8 @@ Test(calib, own_h100_samples_are_dgx_h100s_fit)
     cr_assert_str_eq(rep.gpu, "NVIDIAH10080GBHBM3");
     assert_rel(base.eff_gemm, fit.eff_gemm, 0.005);
     assert_rel(base.eff_gemm_bwd, fit.eff_gemm_bwd, 0.005);
+    for (int i = 0; i < 3; i++)         /* the file's three decimals */
+        cr_assert_float_eq(base.gemm_bwd_log[i], fit.gemm_bwd_log[i], 0.001);
     assert_rel(base.gemm_half_flop, fit.gemm_half_flop, 0.005);
     assert_rel(base.gemm_fill_k, fit.gemm_fill_k, 0.005);
     assert_rel(base.eff_attn, fit.eff_attn, 0.005);
