@@ -195,7 +195,8 @@ double pred_grouped_gemm_s(const struct pred_kernels *k,
         return 0;
     /* each group's tiles rounded up, all groups' tiles scheduled in waves
      * over the SMs together, each with the tile's fixed fill (as
-     * pred_gemm_s for one GEMM) */
+     * pred_gemm_s for one GEMM; not its gradient class's correction in
+     * log space, fitted on cuBLAS's dense kernels, not the grouped ones) */
     tiles = groups * ceil(m / tm) * ceil(n / tn);
     padded = 2.0 * (kk + k->gemm_fill_k) * ceil(tiles / (double)k->sms) *
              (double)k->sms * tm * tn;
