@@ -4,7 +4,8 @@
  *   1. launch overhead and elementwise HBM efficiency: gelu, residual add;
  *   2. norm bandwidth efficiency: layernorm;
  *   3. GEMM efficiency and half-saturation size: linear1-4 forward;
- *   4. gradient-GEMM efficiency: linear1-4 backward;
+ *   4. gradient-GEMM efficiency: linear1-4 backward, then with the
+ *      samples' host gap and the gradient GEMMs' correction in log M, N, K;
  *   5. flash-attention efficiency forward and backward (the samples run
  *      flash_attn_func without causal=True, so non-causal FLOPs: 4 b h l^2 d
  *      forward, 2.5x backward, FlashAttention-2 sec. 3);
@@ -13,8 +14,11 @@
  *      a node and across nodes.
  * A fit that lands outside the plausible range of its field (cal_fields[])
  * keeps the base system's value and says why. Errors are reported on a 20 %
- * random hold-out (PCG) and on an extrapolation hold-out (fit on hidden <=
- * 6144, test on larger), beside the sample set's own tree-model error. */
+ * random hold-out (PCG) and on three extrapolation hold-outs (hidden above
+ * 6144, the largest mp, the longest sequence), beside the sample set's own
+ * tree-model error and the ablation on the random split (a roofline with one
+ * fitted efficiency; the physical forms without their corrections in log
+ * space). */
 #include "calibrate/calibrate.h"
 
 #include <gsl/gsl_blas.h>
@@ -310,12 +314,8 @@ static double model_s(const struct pred_kernels *k, const struct point *p)
     }
 }
 
-/* Collective samples faster than half of what their links allow at peak
- * (every efficiency 1, no fixed cost or latency) are failed runs, left
- * out and counted: the Perlmutter intra-node and the Vista 4- and 8-node
- * all-gather files have rows 10-1000x faster than the wire (the authors'
- * own regressors miss them by 77-1702 %, nccl/<GPU>.csv), which no
- * transfer of the buffer can be. */
+/* The base system's kernels with every link at its peak: every link
+ * efficiency 1, no fixed cost, hop latency or launch. */
 static void ideal_links(const struct hw_system *base, struct pred_kernels *k)
 {
     struct hw_system ideal = *base;
@@ -326,6 +326,11 @@ static void ideal_links(const struct hw_system *base, struct pred_kernels *k)
     pred_kernels_init(k, &ideal, PRED_GEMM_16BIT);
 }
 
+/* Collective samples faster than half of what their links allow at peak
+ * (ideal_links) are failed runs, left out and counted: the Perlmutter
+ * intra-node and the Vista 4- and 8-node all-gather files have rows
+ * 10-1000x faster than the wire (the authors' own regressors miss them by
+ * 77-1702 %, nccl/<GPU>.csv), which no transfer of the buffer can be. */
 static void mark_failed(struct cal_samples *S, const struct hw_system *base)
 {
     struct pred_kernels k;
