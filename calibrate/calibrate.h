@@ -56,7 +56,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* the gradient GEMMs' correction in log M, N, K
                   * (kernel.h pred_gemm_s) */
                  CAL_FIELD_GEMM_BWD_LOG,
-                 CAL_FIELD_COUNT = CAL_FIELD_GEMM_BWD_LOG + 3 };
+                 /* the layer norm's correction in log traffic (kernel.h
+                  * pred_memop_row_s), forward and backward */
+                 CAL_FIELD_NORM_LOG_SIZE = CAL_FIELD_GEMM_BWD_LOG + 3,
+                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_SIZE + 2 };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

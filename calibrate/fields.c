@@ -135,8 +135,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
     GEMM_LOG(CAL_FIELD_GEMM_BWD_LOG, 1, "gemm_bwd_log_n", gemm_bwd_log),
     GEMM_LOG(CAL_FIELD_GEMM_BWD_LOG, 2, "gemm_bwd_log_k", gemm_bwd_log),
 #undef GEMM_LOG
+    [CAL_FIELD_NORM_LOG_SIZE] = { "memory_ops.layernorm_fwd_log_size",
+        AT(memop[HW_MEMOP_NORM].log_size[0]), 1, CAL_X_LIN, -4, 4, NULL, false },
+    [CAL_FIELD_NORM_LOG_SIZE + 1] = { "memory_ops.layernorm_bwd_log_size",
+        AT(memop[HW_MEMOP_NORM].log_size[1]), 1, CAL_X_LIN, -4, 4, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -828,6 +828,8 @@ static int memop_fields(int o, int d, bool corr, enum cal_field *fl)
     fl[n++] = CAL_FIELD_MEMOP + 4 * o + 2 * d + 1;
     if (memop_src[o].rows == 1 || (corr && memop_corr(o, d)))
         fl[n++] = CAL_FIELD_LOG_ROW + 2 * o + d;
+    if (o == HW_MEMOP_NORM && corr)     /* and in its traffic */
+        fl[n++] = CAL_FIELD_NORM_LOG_SIZE + d;
     if (memop_src[o].rows && memop_src[o].rows < 3)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
     if (memop_src[o].rows == 2)
@@ -903,6 +905,8 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
             memop_start(hw, o, d, had_o);
             if (!corr && memop_corr(o, d))
                 hw->memop[o].log_row[d] = 0;
+            if (!corr || !had_o)
+                hw->memop[o].log_size[d] = 0;
             hw->memop[o].fitted = true;
             if (memop_src[o].rows && memop_src[o].rows < 3)
                 fit_rows(hw, S, o, d, f, fl, nf);

@@ -30,8 +30,10 @@ const char *const hw_memop_names[HW_MEMOP_COUNT] = {
  * _row_ns, _short */
 #define MEMOP_FIELDS(n) n "_fwd", n "_fwd_floor_us", n "_fwd_log_row", \
                         n "_fwd_row_ps", n "_fwd_row_ns", n "_fwd_short", \
+                        n "_fwd_log_size", \
                         n "_bwd", n "_bwd_floor_us", n "_bwd_log_row", \
-                        n "_bwd_row_ps", n "_bwd_row_ns", n "_bwd_short"
+                        n "_bwd_row_ps", n "_bwd_row_ns", n "_bwd_short", \
+                        n "_bwd_log_size"
 static const char *const memop_fields[] = {
     MEMOP_FIELDS("gelu"), MEMOP_FIELDS("res_add"), MEMOP_FIELDS("layernorm"),
     MEMOP_FIELDS("rmsnorm"), MEMOP_FIELDS("rope"), MEMOP_FIELDS("softmax"),
@@ -503,6 +505,9 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
         m->floor_s[d] *= US;
         snprintf(key, sizeof key, "%s_log_row", eff);
         if (conf_has(g, key) && conf_num(g, key, -4, false, 4, &m->log_row[d], err))
+            return TPL_ECONFIG;
+        snprintf(key, sizeof key, "%s_log_size", eff);
+        if (conf_has(g, key) && conf_num(g, key, -4, false, 4, &m->log_size[d], err))
             return TPL_ECONFIG;
         if (read_memop_rows(m, eff, d, g, err))
             return TPL_ECONFIG;

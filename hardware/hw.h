@@ -43,6 +43,9 @@ struct hw_memop_fit {
     double short_eff[2];        /* achieved share of hbm_tbps when a row of
                                  * <= 1024 elements runs one warp per row
                                  * (PyTorch's persistent softmax; 0: none) */
+    double log_size[2];         /* the layer norm's second correction, in
+                                 * its traffic: + log_size x ln(bytes /
+                                 * 100 MB) beside its row term (0: none) */
 };
 
 /* FlashAttention-2 fitted on its samples (optional group attention of a

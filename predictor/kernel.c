@@ -69,6 +69,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_bytes_per_s[o][d] = hw->hbm_bytes_per_s * hw->memop[o].eff[d];
             k->memop_floor_s[o][d] = hw->memop[o].floor_s[d];
             k->memop_log_row[o][d] = hw->memop[o].log_row[d];
+            k->memop_log_size[o][d] = hw->memop[o].log_size[d];
             k->memop_row_s[o][d] = hw->memop[o].row_s[d];
             k->memop_row0_s[o][d] = hw->memop[o].row0_s[d];
             k->memop_short_bytes_per_s[o][d] =
@@ -267,8 +268,10 @@ double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd
 double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                         double bytes, double calls, double launches, double row)
 {
-    double f = fmax(0.1, 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0));
-    return memop_time(k, op, bwd, bytes, calls, launches, f);
+    double f = 1.0 + k->memop_log_row[op][bwd] * log(row / 4096.0);
+    if (k->memop_log_size[op][bwd] != 0)
+        f += k->memop_log_size[op][bwd] * log(bytes / 1e8);
+    return memop_time(k, op, bwd, bytes, calls, launches, fmax(0.1, f));
 }
 
 /* The few indices PyTorch's embedding backward runs its feature kernel

@@ -33,6 +33,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_memops;            /* per-operator memory-bound fits (hw memory_ops) */
     double memop_bytes_per_s[HW_MEMOP_COUNT][2], memop_floor_s[HW_MEMOP_COUNT][2];
     double memop_log_row[HW_MEMOP_COUNT][2];
+    double memop_log_size[HW_MEMOP_COUNT][2];   /* the norm's, in log traffic */
     double memop_row_s[HW_MEMOP_COUNT][2];      /* per padded row element */
     double memop_row0_s[HW_MEMOP_COUNT][2];     /* per row */
     double memop_short_bytes_per_s[HW_MEMOP_COUNT][2];  /* rows <= 1024; 0: none */

@@ -70,7 +70,7 @@ vg_edit 's/"mem_mape_pct": 990.0\(,*\)$/"mem_mape_pct": 0.5\1/'
 vg_gate baseline-memory-worse 1 'beta: memory MAPE' "$E"
 # the held-out figures of validate --cv source are gated too
 vg_edit 's/"cv_mape_pct": 99.0/"cv_mape_pct": 0.01/'
-vg_gate baseline-cv-worse 1 'alpha: held-out MAPE 56.24%, baseline 0.01% (tolerance 0.5): WORSE' "$E"
+vg_gate baseline-cv-worse 1 'alpha: held-out MAPE 56.25%, baseline 0.01% (tolerance 0.5): WORSE' "$E"
 vg_edit 's/"timed_rows": 3,/"timed_rows": 4,/'
 vg_gate baseline-rows-lost 1 'alpha: timed rows 3, baseline 4 (tolerance 0): WORSE' "$E"
 vg_edit 's/"beta"/"gamma"/'

@@ -221,6 +221,7 @@ Test(calib, recovers_memory_bound_fits)
         .short_eff = { 0.75, 0.5 } };
     base.has_memops = false;            /* a base without fits of its own */
     truth.memop[HW_MEMOP_NORM].log_row[1] = 0.15;
+    truth.memop[HW_MEMOP_NORM].log_size[1] = -0.04;    /* and in its traffic */
     for (int o = 0; o < HW_MEMOP_REQUIRED; o++)
         for (int d = 0; d < 2; d++) {
             truth.memop[o].eff[d] = eff[o][d];
@@ -239,6 +240,8 @@ Test(calib, recovers_memory_bound_fits)
             assert_rel(fit.memop[o].floor_s[d], floor_us[o][d] * 1e-6, 0.15);
         }
     cr_assert_float_eq(fit.memop[HW_MEMOP_NORM].log_row[1], 0.15, 0.02);
+    cr_assert_float_eq(fit.memop[HW_MEMOP_NORM].log_size[1], -0.04, 0.01, "%g",
+                       fit.memop[HW_MEMOP_NORM].log_size[1]);
     /* the row softmaxes (kernel.h pred_memop_rows_s): Megatron's fused
      * masked softmax's bandwidth, floor, per-slot and per-row times and
      * occupancy exponent; PyTorch's softmax with its short-row share */
@@ -646,6 +649,8 @@ Test(calib, own_h100_samples_are_dgx_h100s_fit)
     for (int d = 0; d < 2; d++) {
         assert_rel(base.memop[HW_MEMOP_GELU].eff[d], fit.memop[HW_MEMOP_GELU].eff[d], 0.005);
         assert_rel(base.memop[HW_MEMOP_NORM].eff[d], fit.memop[HW_MEMOP_NORM].eff[d], 0.005);
+        cr_assert_float_eq(base.memop[HW_MEMOP_NORM].log_size[d],
+                           fit.memop[HW_MEMOP_NORM].log_size[d], 0.001);
         assert_rel(base.flash.softmax_s[d], fit.flash.softmax_s[d], 0.005);
         assert_rel(base.flash.floor_s[d], fit.flash.floor_s[d], 0.005);
     }

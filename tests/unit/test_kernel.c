@@ -199,3 +199,23 @@ Test(kernel, row_softmax_pads_rows_to_a_power_of_two)
     assert_rel(pred_memop_rows_s(&k, o, 0, bytes, 1000, 1536, 2),
                pred_mem_s(&k, bytes, 2), 1e-12);
 }
+
+/* The layer norm's two corrections (kernel.h pred_memop_row_s), by hand:
+ * 2 GB over rows of 8192 at 0.5 x 2 TB/s = 2 ms, floor 10 us; the
+ * bandwidth term x (1 + 0.1 ln(8192 / 4096) - 0.05 ln(2e9 / 1e8)) =
+ * 1 + 0.069315 - 0.149787 = 0.919528; held at 0.1 when the sum falls
+ * below. */
+Test(kernel, layer_norm_corrections_in_row_and_traffic)
+{
+    struct pred_kernels k = kernels("dgx-a100");
+    enum hw_memop o = HW_MEMOP_NORM;
+    k.memop_fitted[o] = true;
+    k.memop_floor_s[o][1] = 10e-6;
+    k.memop_bytes_per_s[o][1] = 1e12;
+    k.memop_log_row[o][1] = 0.1;
+    k.memop_log_size[o][1] = -0.05;
+    assert_rel(pred_memop_row_s(&k, o, 1, 2e9, 1, 2, 8192),
+               10e-6 + 2e-3 * (1 + 0.1 * log(2.0) - 0.05 * log(20.0)), 1e-12);
+    k.memop_log_size[o][1] = -1;
+    assert_rel(pred_memop_row_s(&k, o, 1, 2e9, 1, 2, 8192), 10e-6 + 2e-3 * 0.1, 1e-12);
+}

@@ -347,6 +347,7 @@ Test(opfits, published_samples_meet_the_readme)
         { "vista-gh200", "baddbmm", "bwd", 6.5 }, { "vista-gh200", "bmm", "fwd", 6 },
         { "vista-gh200", "embedding", "fwd", 4 }, { "vista-gh200", "embedding", "bwd", 7 },
         { "vista-gh200", "allgather (nodes)", "-", 15 },
+        { "vista-gh200", "layernorm", "bwd", 5 }, { "vista-gh200", "layernorm", "fwd", 2.5 },
     };
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
         struct hw_system base;

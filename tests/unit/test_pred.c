@@ -208,6 +208,7 @@ Test(pred, memory_bound_operators_with_fits)
     c.k.memop_bytes_per_s[HW_MEMOP_NORM][0] = 0.5e12;
     c.k.memop_floor_s[HW_MEMOP_NORM][0] = 10e-6;
     c.k.memop_log_row[HW_MEMOP_NORM][0] = 0;   /* the preset's: below */
+    c.k.memop_log_size[HW_MEMOP_NORM][0] = c.k.memop_log_size[HW_MEMOP_NORM][1] = 0;
     c.k.memop_bytes_per_s[HW_MEMOP_RESADD][1] = 0.8e12;
     c.k.memop_floor_s[HW_MEMOP_RESADD][1] = 0;
     c.k.memop_bytes_per_s[HW_MEMOP_GELU][1] = 0.7e12;
