@@ -621,6 +621,9 @@ static const struct stage {
 };
 #define N_STAGES (sizeof stages / sizeof stages[0])
 
+/* The linear layers' sample files, which the GEMM fits share. */
+static const enum cal_op linear_ops[4] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 };
+
 /* The gradient GEMMs' efficiency with the samples' host gap (bwd_span)
  * from several starts (the gap enters through a max: no gradient until it
  * passes a kernel's time, local minima): 20, 40, 60 and 80 us; the best
@@ -628,14 +631,13 @@ static const struct stage {
 static void fit_gemm_bwd(struct hw_system *hw, const struct cal_samples *S,
                          enum filter f)
 {
-    static const enum cal_op lin[4] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 };
     static const enum cal_field fl[2] = { CAL_FIELD_GEMM_BWD, CAL_FIELD_SAMPLE_GAP };
     struct hw_system best = *hw, trial;
     double best_chi = INFINITY;
     for (int i = 1; i <= 4; i++) {
         trial = *hw;
         trial.sample_gap_s = 20e-6 * i;
-        double chi = fit_fields(&trial, S, lin, 4, DIR_BWD, f, fl, 2);
+        double chi = fit_fields(&trial, S, linear_ops, 4, DIR_BWD, f, fl, 2);
         if (chi > 0 && chi < best_chi)
             best_chi = chi, best = trial;
     }
@@ -648,7 +650,6 @@ static void fit_gemm_bwd(struct hw_system *hw, const struct cal_samples *S,
 static void fit_gemm_log(struct hw_system *hw, const struct cal_samples *S,
                          enum filter f, bool corr)
 {
-    static const enum cal_op lin[4] = { CAL_OP_L1, CAL_OP_L2, CAL_OP_L3, CAL_OP_L4 };
     static const enum cal_field bw[5] = { CAL_FIELD_GEMM_BWD, CAL_FIELD_SAMPLE_GAP,
                                           CAL_FIELD_GEMM_BWD_LOG, CAL_FIELD_GEMM_BWD_LOG + 1,
                                           CAL_FIELD_GEMM_BWD_LOG + 2 };
@@ -657,7 +658,7 @@ static void fit_gemm_log(struct hw_system *hw, const struct cal_samples *S,
             hw->gemm_bwd_log[i] = 0;
         return;
     }
-    fit_fields(hw, S, lin, 4, DIR_BWD, f, bw, 5);
+    fit_fields(hw, S, linear_ops, 4, DIR_BWD, f, bw, 5);
 }
 
 /* Flash-attention backward samples shorter than forward were not captured. */
