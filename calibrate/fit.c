@@ -429,10 +429,13 @@ static double cap_of(const struct hw_system *hw, enum cal_field f)
 static double to_value(const struct hw_system *hw, enum cal_field f, double th)
 {   /* a positive field held below e^40 of its unit: a step of the solver
      * that overflows would leave inf in the field (the GH200 embedding
-     * backward's floor on the mp hold-out) */
+     * backward's floor on the mp hold-out); an efficiency above e^-40 of
+     * its cap: one at 0 makes a time infinite and the solver's Jacobian
+     * NaN (the H200 batched GEMM's output-bound kind on the hidden
+     * hold-out left its efficiency at 0 and every test point infinite) */
     if (cal_fields[f].x == CAL_X_LIN)
         return th;
-    return cal_fields[f].x == CAL_X_EFF ? cap_of(hw, f) / (1.0 + exp(-th))
+    return cal_fields[f].x == CAL_X_EFF ? cap_of(hw, f) / (1.0 + exp(-fmax(th, -40.0)))
                                         : cal_fields[f].scale * exp(fmin(th, 40.0));
 }
 
@@ -462,7 +465,8 @@ static int residuals(const gsl_vector *x, void *arg, gsl_vector *f)
 }
 
 /* Fit the fields c->f on c->pts, starting from their current values;
- * the sum of squared relative errors at the end (0: too few points). */
+ * the sum of squared relative errors at the end (0: too few points; inf:
+ * a solve that ended in NaN, its start kept). */
 static double solve(struct fit *c)
 {
     gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
@@ -483,14 +487,16 @@ static double solve(struct fit *c)
                        to_theta(&c->hw, c->f[i], *field_of(&c->hw, c->f[i])));
     gsl_multifit_nlinear_init(x, &fdf, w);
     gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+    chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
+    if (!isfinite(chi))         /* a failed solve keeps the start */
+        gsl_multifit_nlinear_init(x, &fdf, w), chi = INFINITY;
     for (int i = 0; i < c->np; i++)
         *field_of(&c->hw, c->f[i]) =
             to_value(&c->hw, c->f[i],
                      gsl_vector_get(gsl_multifit_nlinear_position(w), (size_t)i));
-    chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
     gsl_vector_free(x);
     gsl_multifit_nlinear_free(w);
-    return chi * chi;
+    return chi * chi;       /* inf for a failed solve: a trial not taken */
 }
 
 /* ---- which samples ---- */

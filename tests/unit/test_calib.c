@@ -7,6 +7,7 @@
  * fitted presets against published runs by `make validate`. */
 #include "helpers.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,4 +663,29 @@ Test(calib, own_h100_samples_are_dgx_h100s_fit)
         absent += !r->n;
     }
     cr_assert_eq(absent, 7);            /* masked softmax, 6 collective families */
+}
+
+/* A fit started from another GPU's preset (a user's own H200 samples
+ * fitted from dgx-h100): every figure of the report is finite. The
+ * solver once took the batched GEMMs' output-bound efficiency of the
+ * hidden hold-out to 0 (a logistic's underflow), every test point then
+ * infinite; the efficiency is now held above e^-40 of its cap and a solve
+ * that ends in NaN keeps its start. */
+Test(calib, fit_from_another_gpus_preset_stays_finite)
+{
+    struct hw_system base = load_system("dgx-h100"), fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(cal_run("hardware/samples/h200-sxm", &base, 42, &fit, &rep, &err), 0,
+                 "%s", err.msg);
+    for (int i = 0; i < rep.n_rows; i++) {
+        const struct cal_row *r = &rep.rows[i];
+        const double cell[] = { r->mape_random, r->mape_extrap, r->mape_extrap_mp,
+                                r->mape_extrap_seq, r->mape_physical };
+        for (size_t c = 0; c < sizeof cell / sizeof *cell; c++)
+            cr_assert(isfinite(cell[c]) && cell[c] < 50, "%s %s: column %zu is %g",
+                      r->op, r->dir, c, cell[c]);
+    }
+    for (int i = 0; i < HW_BGEMM_KINDS; i++)
+        cr_assert(fit.bgemm.eff[i] > 0.1 && fit.bgemm.eff[i] <= fit.eff_max);
 }
