@@ -59,7 +59,13 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* the layer norm's correction in log traffic (kernel.h
                   * pred_memop_row_s), forward and backward */
                  CAL_FIELD_NORM_LOG_SIZE = CAL_FIELD_GEMM_BWD_LOG + 3,
-                 CAL_FIELD_COUNT = CAL_FIELD_NORM_LOG_SIZE + 2 };
+                 /* PyTorch's softmax forward from 2.7 (kernel.h
+                  * pred_memop_rows_s): the warp path's longest row (a
+                  * dispatch the fit picks, not a GSL parameter), its time
+                  * per padded element, the register kernel's per wide row */
+                 CAL_FIELD_SOFTMAX_WARP_ROW = CAL_FIELD_NORM_LOG_SIZE + 2,
+                 CAL_FIELD_SOFTMAX_WARP, CAL_FIELD_SOFTMAX_WIDE,
+                 CAL_FIELD_COUNT };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

@@ -139,8 +139,14 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
         AT(memop[HW_MEMOP_NORM].log_size[0]), 1, CAL_X_LIN, -4, 4, NULL, false },
     [CAL_FIELD_NORM_LOG_SIZE + 1] = { "memory_ops.layernorm_bwd_log_size",
         AT(memop[HW_MEMOP_NORM].log_size[1]), 1, CAL_X_LIN, -4, 4, NULL, false },
+    [CAL_FIELD_SOFTMAX_WARP_ROW] = { "memory_ops.softmax_fwd_warp_row",
+        AT(memop[HW_MEMOP_SOFTMAX].warp_row[0]), 1, CAL_X_LIN, 1024, 2048, NULL, false },
+    [CAL_FIELD_SOFTMAX_WARP] = { "memory_ops.softmax_fwd_warp_ps",
+        AT(memop[HW_MEMOP_SOFTMAX].warp_s[0]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_SOFTMAX_WIDE] = { "memory_ops.softmax_fwd_wide_ns",
+        AT(memop[HW_MEMOP_SOFTMAX].wide_s[0]), 1e-9, CAL_X_POS, 0, INFINITY, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -821,8 +821,10 @@ static bool memop_corr(int o, int d)
 
 /* The fields of memory-bound model o in direction d: efficiency and
  * floor, the size correction (unless !corr), the row term, the short
- * rows' share. */
-static int memop_fields(int o, int d, bool corr, enum cal_field *fl)
+ * rows' share; with PyTorch 2.7's softmax forward dispatch (reg) the warp
+ * path's slot and the register kernel's wide rows. At most MEMOP_FIELDS. */
+#define MEMOP_FIELDS 8
+static int memop_fields(int o, int d, bool corr, bool reg, enum cal_field *fl)
 {
     int n = 0;
     if (memop_src[o].rows == 4) {       /* floor, per tensor, per parameter */
@@ -841,6 +843,8 @@ static int memop_fields(int o, int d, bool corr, enum cal_field *fl)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d;
     if (memop_src[o].rows == 2)
         fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
+    if (o == HW_MEMOP_SOFTMAX && !d && reg)
+        fl[n++] = CAL_FIELD_SOFTMAX_WARP, fl[n++] = CAL_FIELD_SOFTMAX_WIDE;
     if (memop_src[o].rows == 3 && !d)   /* the forward's L2 re-reads */
         fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
@@ -851,17 +855,28 @@ static int memop_fields(int o, int d, bool corr, enum cal_field *fl)
 
 /* A row softmax's fit from several starts (its row terms trade against
  * each other and the bandwidth: local minima): the occupancy exponent at
- * 0 and 1, the per-row latency at 0.5 and 5 ns; the best fit kept. */
+ * 0 and 1, the per-row latency at 0.5 and 5 ns; the best fit kept. The
+ * PyTorch softmax forward is fitted under both of PyTorch's dispatches
+ * (kernel.h pred_memop_rows_s: the warp path to 1024 elements and block
+ * kernels beyond, or from 2.7 the warp path to 2048 and the register
+ * kernel beyond), the samples' own PyTorch the one that fits: started at
+ * 0.3 ps a warp slot and 5 ns a wide row. */
 static void fit_rows(struct hw_system *hw, const struct cal_samples *S, int o,
-                     int d, enum filter f, const enum cal_field *fl, int nf)
+                     int d, enum filter f, bool corr)
 {
     static const double g0[2] = { 0, 1 }, r0[2] = { 0.5e-9, 5e-9 };
     struct hw_system best = *hw, trial;
     double best_chi = INFINITY;
-    for (int i = 0; i < 4; i++) {
+    enum cal_field fl[MEMOP_FIELDS];
+    for (int i = 0; i < (o == HW_MEMOP_SOFTMAX && !d ? 8 : 4); i++) {
+        bool reg = i >= 4;
+        int nf = memop_fields(o, d, corr, reg, fl);
         trial = *hw;
         trial.memop[o].log_row[d] = g0[i & 1];
-        trial.memop[o].row0_s[d] = r0[i >> 1];
+        trial.memop[o].row0_s[d] = r0[(i >> 1) & 1];
+        trial.memop[o].warp_row[d] = reg ? 2048 : 1024;
+        trial.memop[o].warp_s[d] = reg ? 0.3e-12 : 0;
+        trial.memop[o].wide_s[d] = reg ? 5e-9 : 0;
         double chi = fit_fields(&trial, S, memop_src[o].ops, memop_src[o].n, d, f,
                                 fl, nf);
         if (chi < best_chi)
@@ -907,8 +922,8 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
         for (int i = 0; i < (o == HW_MEMOP_OPTIM ? 1 : 2); i++) {
             int d = o == HW_MEMOP_EMBED ? 1 - i : i;  /* its forward's cap
                                          * is the backward (mark_fwd_as_bwd) */
-            enum cal_field fl[6];
-            int nf = memop_fields(o, d, corr, fl);
+            enum cal_field fl[MEMOP_FIELDS];
+            int nf = memop_fields(o, d, corr, false, fl);
             memop_start(hw, o, d, had_o);
             if (!corr && memop_corr(o, d))
                 hw->memop[o].log_row[d] = 0;
@@ -916,7 +931,7 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
                 hw->memop[o].log_size[d] = 0;
             hw->memop[o].fitted = true;
             if (memop_src[o].rows && memop_src[o].rows < 3)
-                fit_rows(hw, S, o, d, f, fl, nf);
+                fit_rows(hw, S, o, d, f, corr);
             else if (memop_src[o].rows == 3 && d)
                 fit_embed(hw, S, o, f, fl, nf);
             else
@@ -973,10 +988,12 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
         if (!memop_sampled(S, o))
             continue;
         for (int d = 0; d < 2; d++) {
-            enum cal_field fl[6];
-            int nf = memop_fields(o, d, true, fl);
+            enum cal_field fl[MEMOP_FIELDS + 1];
+            int nf = memop_fields(o, d, true, hw->memop[o].warp_row[d] > 1024, fl);
             if (memop_src[o].rows == 4)     /* the share: the key the loader */
                 fl[nf++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;   /* reads */
+            if (o == HW_MEMOP_SOFTMAX && !d)    /* the dispatch the fit took */
+                fl[nf++] = CAL_FIELD_SOFTMAX_WARP_ROW;
             for (int i = 0; i < nf; i++)
                 report_field(rep, fl[i], hw, cal_field_get(base, fl[i]));
             if (memop_src[o].rows == 4)

@@ -27,13 +27,15 @@ const char *const hw_memop_names[HW_MEMOP_COUNT] = {
     [HW_MEMOP_OPTIM] = "optimizer",
 };
 /* every operator's fields: <op>_<dir>, _floor_us, _log_row, _row_ps,
- * _row_ns, _short */
+ * _row_ns, _short, _log_size, _warp_row, _warp_ps, _wide_ns */
 #define MEMOP_FIELDS(n) n "_fwd", n "_fwd_floor_us", n "_fwd_log_row", \
                         n "_fwd_row_ps", n "_fwd_row_ns", n "_fwd_short", \
-                        n "_fwd_log_size", \
+                        n "_fwd_log_size", n "_fwd_warp_row", n "_fwd_warp_ps", \
+                        n "_fwd_wide_ns", \
                         n "_bwd", n "_bwd_floor_us", n "_bwd_log_row", \
                         n "_bwd_row_ps", n "_bwd_row_ns", n "_bwd_short", \
-                        n "_bwd_log_size"
+                        n "_bwd_log_size", n "_bwd_warp_row", n "_bwd_warp_ps", \
+                        n "_bwd_wide_ns"
 static const char *const memop_fields[] = {
     MEMOP_FIELDS("gelu"), MEMOP_FIELDS("res_add"), MEMOP_FIELDS("layernorm"),
     MEMOP_FIELDS("rmsnorm"), MEMOP_FIELDS("rope"), MEMOP_FIELDS("softmax"),
@@ -467,8 +469,10 @@ static int read_power(struct hw_system *hw, const struct conf *c,
 }
 
 /* The optional row-softmax fields of one direction: time per padded row
- * element (ps, >= 0), per row (ns, >= 0) and the short rows' share of
- * peak HBM (at most 1). */
+ * element (ps, >= 0), per row (ns, >= 0), the short rows' share of peak
+ * HBM (at most 1), the warp path's longest row ([1024, 2048]), its time
+ * per padded element (ps, >= 0) and the register kernel's per-row cost of
+ * wide rows (ns, >= 0). */
 static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
                            const struct conf_group *g, struct tpl_err *err)
 {
@@ -484,6 +488,17 @@ static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
     snprintf(key, sizeof key, "%s_short", eff);
     if (conf_has(g, key) && conf_num(g, key, 0, false, 1, &m->short_eff[d], err))
         return TPL_ECONFIG;
+    snprintf(key, sizeof key, "%s_warp_row", eff);
+    if (conf_has(g, key) && conf_num(g, key, 1024, false, 2048, &m->warp_row[d], err))
+        return TPL_ECONFIG;
+    snprintf(key, sizeof key, "%s_warp_ps", eff);
+    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->warp_s[d], err))
+        return TPL_ECONFIG;
+    m->warp_s[d] *= 1e-12;
+    snprintf(key, sizeof key, "%s_wide_ns", eff);
+    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->wide_s[d], err))
+        return TPL_ECONFIG;
+    m->wide_s[d] *= 1e-9;
     return 0;
 }
 

@@ -46,6 +46,15 @@ struct hw_memop_fit {
     double log_size[2];         /* the layer norm's second correction, in
                                  * its traffic: + log_size x ln(bytes /
                                  * 100 MB) beside its row term (0: none) */
+    double warp_row[2];         /* the longest row the warp-per-row kernel
+                                 * takes: 1024 (0: so); above 1024 (2048,
+                                 * PyTorch 2.7's softmax forward) with the
+                                 * register kernel beyond it (kernel.h
+                                 * pred_memop_rows_s) */
+    double warp_s[2];           /* the warp path's time per padded element
+                                 * x (padded / 1024), the whole GPU */
+    double wide_s[2];           /* the register kernel's time per row once
+                                 * a thread holds 7 or more of its values */
 };
 
 /* FlashAttention-2 fitted on its samples (optional group attention of a

@@ -74,6 +74,10 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_row0_s[o][d] = hw->memop[o].row0_s[d];
             k->memop_short_bytes_per_s[o][d] =
                 hw->hbm_bytes_per_s * hw->memop[o].short_eff[d];
+            k->memop_warp_row[o][d] = hw->memop[o].warp_row[d] > 0 ?
+                                      hw->memop[o].warp_row[d] : 1024.0;
+            k->memop_warp_s[o][d] = hw->memop[o].warp_s[d];
+            k->memop_wide_s[o][d] = hw->memop[o].wide_s[d];
             k->memop_fitted[o] = hw->memop[o].fitted;
         }
     k->has_flash = hw->has_flash;
@@ -322,13 +326,21 @@ static double next_pow2(double x)
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches)
 {
-    double w, f;
+    double w, f, g, wide = 0;
     if (!k->has_memops || !k->memop_fitted[op])
         return pred_mem_s(k, bytes, launches);
-    if (row <= 1024 && k->memop_short_bytes_per_s[op][bwd] > 0)
-        return k->memop_floor_s[op][bwd] + bytes / k->memop_short_bytes_per_s[op][bwd];
     w = next_pow2(row);
-    f = pow(fmin(w, 2048.0) / 1024.0, fmin(1.0, fmax(-1.0, k->memop_log_row[op][bwd])));
+    if (row <= k->memop_warp_row[op][bwd] && k->memop_short_bytes_per_s[op][bwd] > 0)
+        return k->memop_floor_s[op][bwd] + bytes / k->memop_short_bytes_per_s[op][bwd] +
+               rows * w * (w / 1024.0) * k->memop_warp_s[op][bwd];
+    g = fmin(1.0, fmax(-1.0, k->memop_log_row[op][bwd]));
+    if (k->memop_warp_row[op][bwd] > 1024.0) {  /* cunn_SoftMaxForwardReg */
+        w = 1024.0 * ceil(row / 1024.0);
+        f = pow(fmin(w, 8192.0) / 1024.0, g);
+        wide = w >= 7168.0 ? k->memop_wide_s[op][bwd] : 0;
+    } else {
+        f = pow(fmin(w, 2048.0) / 1024.0, g);
+    }
     return k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd] +
-           rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd]);
+           rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd] + wide);
 }

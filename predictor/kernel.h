@@ -37,6 +37,9 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double memop_row_s[HW_MEMOP_COUNT][2];      /* per padded row element */
     double memop_row0_s[HW_MEMOP_COUNT][2];     /* per row */
     double memop_short_bytes_per_s[HW_MEMOP_COUNT][2];  /* rows <= 1024; 0: none */
+    double memop_warp_row[HW_MEMOP_COUNT][2];   /* the warp path's longest row */
+    double memop_warp_s[HW_MEMOP_COUNT][2];     /* its per padded element */
+    double memop_wide_s[HW_MEMOP_COUNT][2];     /* per wide row (register kernel) */
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
@@ -190,10 +193,23 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * latency-bound limit (half the rows in flight per doubling), g = 0 a
  * slot cost independent of occupancy (fitted, 0 without); held at its
  * value for 2048, the longest row sampled (no extrapolated occupancy
- * loss). A row of <= 1024
- * elements where the fit has a short-row share runs PyTorch's persistent
- * warp softmax (dispatch_softmax_forward: the row in registers, no block
- * reduction): bytes at that share, no row term. Without a fit of the
+ * loss). A row of at most warp_row elements (1024 unless the fit says
+ * otherwise) where the fit has a short-row share runs PyTorch's persistent
+ * warp softmax (PersistentSoftmax.cuh dispatch_softmax_forward: the row in
+ * registers, no block reduction): floor + bytes at that share + rows x
+ * next_pow2(row) x (next_pow2(row) / 1024) x warp_s (a warp holds
+ * next_pow2(row) / 32 values a thread, so a longer padded row costs its
+ * slots and occupancy both). From PyTorch 2.7 (pull request #144679,
+ * SoftMax.cu host_softmax) the forward takes that path up to 2048 16-bit
+ * elements (dim_size <= 2048 and dim_size x sizeof <= 8192) and beyond it
+ * cunn_SoftMaxForwardReg, one block of min(row, 1024) threads a row
+ * (SoftMaxForward_getBlockSize) each holding ceil(row / 1024) values in
+ * registers (potential_register_count < 10): warp_row above 1024 selects
+ * that dispatch, the padded row is then 1024 ceil(row / 1024) (held at
+ * 8192, the longest sampled, in the occupancy term) and a row of 7 or more
+ * values a thread pays wide_s more (the H100 and H200 samples step there,
+ * 6656-8192 elements 25-30 % under the bandwidth of 6144; read as an
+ * occupancy step of the 1024-thread block). Without a fit of the
  * operator: pred_mem_s with 'launches'. */
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches);

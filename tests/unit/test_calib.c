@@ -37,6 +37,17 @@ static FILE *open_csv(const char *dir, const char *op, const char *header)
     return fp;
 }
 
+/* A scratch samples folder: operator/ in DIR and its empty SYNTH.csv
+ * summary, which names the GPU. */
+static void synth_folder(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+}
+
 /* A row softmax's samples: b h rows of l scores, 2 B each; rows of
  * powers of two and between (the padded row apart from the bytes). */
 static void synth_softmax(FILE *fp, const struct pred_kernels *k, enum hw_memop op)
@@ -67,7 +78,6 @@ static double bwd_span(const struct pred_kernels *k, double tok, double n,
 
 static void synthesize(const char *dir, const struct hw_system *hw)
 {
-    char path[512];
     struct pred_kernels k;
     FILE *g, *r, *n, *f, *lin[4], *sm;
     static const char *const names[4] = { "linear1", "linear2", "linear3", "linear4" };
@@ -76,10 +86,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
      * for the gap unless last; a bias (linear1) or split weight gradient
      * adds a kernel */
     pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
+    synth_folder(dir);
     g = open_csv(dir, "gelu", "mp,b,l,dim,F_dur(us),B_dur(us)");
     r = open_csv(dir, "res_add", "b,l,dim,F_dur(us),B_dur(us)");
     n = open_csv(dir, "layernorm", "b,l,dim,F_dur(us),B_dur(us)");
@@ -275,6 +282,57 @@ static const struct cal_row *find_row(const struct cal_report *rep, const char *
     return NULL;
 }
 
+/* PyTorch's softmax forward from 2.7 (kernel.h pred_memop_rows_s): rows of
+ * up to 2048 on the warp path (bytes at the short share plus a slot cost
+ * of the padded row x its occupancy), longer rows on the register kernel
+ * (rows padded to whole 1024-thread passes, a per-row step from 7 values a
+ * thread). From samples made so (+-1 %, rows 1024-8192 as the H100 and
+ * H200 sets), calibrate picks that dispatch over the older one and gets
+ * its parameters back. */
+Test(calib, recovers_pytorch27_softmax_dispatch)
+{
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-h100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    struct pred_kernels k;
+    const struct hw_memop_fit *m;
+    FILE *fp;
+    truth.memop[HW_MEMOP_SOFTMAX] = (struct hw_memop_fit){ .fitted = true,
+        .eff = { 0.55, 0.45 }, .floor_s = { 7e-6, 5e-6 }, .row_s = { 0.1e-12, 0.5e-12 },
+        .row0_s = { 5e-9, 1e-9 }, .short_eff = { 0.8, 0.5 },
+        .warp_row = { 2048, 0 }, .warp_s = { 0.45e-12, 0 }, .wide_s = { 7e-9, 0 } };
+    base.memop[HW_MEMOP_SOFTMAX] = (struct hw_memop_fit){ 0 };
+    pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
+    tpl_rng_seed(&rng, 11, 9);
+    cr_assert_not_null(mkdtemp(dir));
+    synth_folder(dir);
+    fp = open_csv(dir, "softmax", "mp,b,h,l,F_dur(us),B_dur(us)");
+    for (double b = 1; b <= 8; b *= 2)
+        for (double h = 8; h <= 64; h *= 2)
+            for (double l = 1024; l <= 8192; l += 512) {
+                double sc = b * h * l * l;
+                fprintf(fp, "1,%g,%g,%g,%.3f,%.3f\n", b, h, l,
+                        1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 0, 4 * sc,
+                                                      sc / l, l, 1)),
+                        1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 1, 6 * sc,
+                                                      sc / l, l, 1)));
+            }
+    fclose(fp);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    m = &fit.memop[HW_MEMOP_SOFTMAX];
+    cr_assert_eq(m->warp_row[0], 2048);
+    cr_assert_eq(m->warp_row[1], 1024);         /* the backward's: the old one */
+    assert_rel(m->eff[0], 0.55, 0.05);
+    assert_rel(m->short_eff[0], 0.8, 0.05);
+    assert_rel(m->warp_s[0], 0.45e-12, 0.15);
+    assert_rel(m->wide_s[0], 7e-9, 0.15);
+    assert_rel(m->row0_s[0], 5e-9, 0.3);
+    cr_assert_lt(find_row(&rep, "softmax", "fwd")->mape_random, 2.0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* The report's ablation (issue 15): a roofline with one fitted efficiency
  * per operator and direction, then the physical forms without the
  * corrections in log space, then the whole model. Samples of a gelu with no
@@ -410,10 +468,15 @@ Test(calib, written_system_has_every_reported_value)
     for (int f = 0, n = 0; f < CAL_FIELD_COUNT; f++) {
         double v = -1;
         if (!rep.params[f].fitted) {    /* a size correction or a row
-                                         * softmax's term not fitted */
+                                         * softmax's term not fitted (the
+                                         * A100 softmax forward: the
+                                         * older dispatch, no warp slot
+                                         * or wide rows) */
             cr_assert(strstr(cal_fields[f].path, "_log_row") ||
                       strstr(cal_fields[f].path, "_row_ps") ||
                       strstr(cal_fields[f].path, "_row_ns") ||
+                      strstr(cal_fields[f].path, "_warp_ps") ||
+                      strstr(cal_fields[f].path, "_wide_ns") ||
                       strstr(cal_fields[f].path, "_short"), "%s not fitted",
                       cal_fields[f].path);
             continue;
@@ -437,12 +500,9 @@ Test(calib, nccl_file_without_shape_is_refused)
     struct tpl_err err = { 0 };
     FILE *fp;
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
+    synth_folder(dir);
     snprintf(path, sizeof path, "%s/nccl", dir);
     cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
     snprintf(path, sizeof path, "%s/nccl/SYNTH_allreduce_fp16_1_2.csv", dir);
     cr_assert_not_null((fp = fopen(path, "w")));
     fputs("nodes,GPUsPerNode,dur(us)\n1,2,679.4\n", fp);
@@ -469,10 +529,7 @@ Test(calib, recovers_p2p_shares)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 11, 7);
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
+    synth_folder(dir);
     snprintf(path, sizeof path, "%s/nccl", dir);
     cr_assert_eq(mkdir(path, 0755), 0);
     for (int inter = 0; inter < 2; inter++) {
@@ -548,10 +605,7 @@ Test(calib, recovers_collective_alpha_beta)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 11, 8);
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
+    synth_folder(dir);
     snprintf(path, sizeof path, "%s/nccl", dir);
     cr_assert_eq(mkdir(path, 0755), 0);
     for (int i = 0; i < 6; i++)

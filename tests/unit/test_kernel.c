@@ -200,6 +200,44 @@ Test(kernel, row_softmax_pads_rows_to_a_power_of_two)
                pred_mem_s(&k, bytes, 2), 1e-12);
 }
 
+/* PyTorch 2.7's softmax forward dispatch (kernel.h pred_memop_rows_s), by
+ * hand, warp_row 2048: 1000 rows of 1536 on the warp path, padded to 2048:
+ * floor + bytes at the short share + 1000 x 2048 x 2 x 0.5 ps; 1000 rows
+ * of 5000 on the register kernel, 5 passes of 1024 threads: 5120 slots x
+ * (5120 / 1024)^0.5, no wide step under 7 values a thread; rows of 7000
+ * (7168 slots) pay the 6 ns step, and the occupancy factor holds at 8192's
+ * for longer rows. warp_row 1024 keeps the older dispatch: 1536 pads to
+ * 2048 slots on the block kernel, no step. */
+Test(kernel, row_softmax_pytorch27_dispatch)
+{
+    struct pred_kernels k = kernels("dgx-h100");
+    enum hw_memop o = HW_MEMOP_SOFTMAX;
+    double b1 = 4.0 * 1000 * 1536, b2 = 4.0 * 1000 * 5000, b3 = 4.0 * 1000 * 7000;
+    k.memop_fitted[o] = true;
+    k.memop_floor_s[o][0] = 5e-6;
+    k.memop_bytes_per_s[o][0] = 1e12;
+    k.memop_row0_s[o][0] = 2e-9;
+    k.memop_row_s[o][0] = 0.1e-12;
+    k.memop_log_row[o][0] = 0.5;
+    k.memop_short_bytes_per_s[o][0] = 1.5e12;
+    k.memop_warp_row[o][0] = 2048;
+    k.memop_warp_s[o][0] = 0.5e-12;
+    k.memop_wide_s[o][0] = 6e-9;
+    assert_rel(pred_memop_rows_s(&k, o, 0, b1, 1000, 1536, 1),
+               5e-6 + b1 / 1.5e12 + 1000 * 2048 * 2.0 * 0.5e-12, 1e-12);
+    assert_rel(pred_memop_rows_s(&k, o, 0, b2, 1000, 5000, 1),
+               5e-6 + b2 / 1e12 + 1000 * (2e-9 + 5120 * sqrt(5.0) * 0.1e-12), 1e-12);
+    assert_rel(pred_memop_rows_s(&k, o, 0, b3, 1000, 7000, 1),
+               5e-6 + b3 / 1e12 + 1000 * (2e-9 + 7168 * sqrt(7.0) * 0.1e-12 + 6e-9),
+               1e-12);
+    assert_rel(pred_memop_rows_s(&k, o, 0, 4.0 * 9000, 1, 9000, 1),
+               5e-6 + 4.0 * 9000 / 1e12 + 2e-9 + 9216 * sqrt(8.0) * 0.1e-12 + 6e-9,
+               1e-12);
+    k.memop_warp_row[o][0] = 1024;
+    assert_rel(pred_memop_rows_s(&k, o, 0, b1, 1000, 1536, 1),
+               5e-6 + b1 / 1e12 + 1000 * (2e-9 + 2048 * sqrt(2.0) * 0.1e-12), 1e-12);
+}
+
 /* The layer norm's two corrections (kernel.h pred_memop_row_s), by hand:
  * 2 GB over rows of 8192 at 0.5 x 2 TB/s = 2 ms, floor 10 us; the
  * bandwidth term x (1 + 0.1 ln(8192 / 4096) - 0.05 ln(2e9 / 1e8)) =
