@@ -533,6 +533,17 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
 
 /* The optional memory_ops group: gelu, res_add and layernorm required,
  * every other operator when its forward efficiency is there. */
+/* Whether the group gives any field of optional operator o: then it must
+ * give them all (read_memop), not have them ignored. */
+static bool memop_given(const struct conf_group *g, int o)
+{
+    size_t n = strlen(hw_memop_names[o]);
+    for (const char *const *k = memop_fields; *k; k++)
+        if (!strncmp(*k, hw_memop_names[o], n) && (*k)[n] == '_' && conf_has(g, *k))
+            return true;
+    return false;
+}
+
 static int read_memops(struct hw_system *hw, const struct conf *c,
                        struct tpl_err *err)
 {
@@ -541,13 +552,10 @@ static int read_memops(struct hw_system *hw, const struct conf *c,
         return 0;
     if (group(c, "memory_ops", memop_fields, &g, err))
         return TPL_ECONFIG;
-    for (int o = 0; o < HW_MEMOP_COUNT; o++) {
-        char fwd[40];
-        snprintf(fwd, sizeof fwd, "%s_fwd", hw_memop_names[o]);
-        if ((o < HW_MEMOP_REQUIRED || conf_has(&g, fwd)) &&
+    for (int o = 0; o < HW_MEMOP_COUNT; o++)
+        if ((o < HW_MEMOP_REQUIRED || memop_given(&g, o)) &&
             read_memop(&hw->memop[o], hw_memop_names[o], &g, err))
             return TPL_ECONFIG;
-    }
     hw->has_memops = true;
     return 0;
 }

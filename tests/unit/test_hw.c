@@ -200,6 +200,29 @@ Test(hw, dgx_a100_preset_and_set)
     cr_assert(!hw_is_section("model"));
 }
 
+/* An optional memory-bound operator is all or nothing: a field of one
+ * (here PyTorch's softmax row term) without its efficiency is an error
+ * naming the missing field, never silently ignored; given whole, the new
+ * dispatch fields load in their units. */
+Test(hw, optional_memop_fields_are_all_or_nothing)
+{
+    const char *half[] = { "memory_ops.softmax_fwd_row_ps=1" };
+    const char *whole[] = { "memory_ops.softmax_fwd=0.5", "memory_ops.softmax_fwd_floor_us=5",
+                            "memory_ops.softmax_bwd=0.5", "memory_ops.softmax_bwd_floor_us=5",
+                            "memory_ops.softmax_fwd_warp_row=2048",
+                            "memory_ops.softmax_fwd_warp_ps=0.45",
+                            "memory_ops.softmax_fwd_wide_ns=8" };
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", half, 1, &err), TPL_ECONFIG);
+    cr_assert(strstr(err.msg, "missing field 'softmax_fwd'"), "%s", err.msg);
+    cr_assert_eq(hw_system_load(&h, "dgx-h100", whole, 7, &err), 0, "%s", err.msg);
+    cr_assert(h.memop[HW_MEMOP_SOFTMAX].fitted);
+    cr_assert_eq(h.memop[HW_MEMOP_SOFTMAX].warp_row[0], 2048);
+    assert_rel(h.memop[HW_MEMOP_SOFTMAX].warp_s[0], 0.45e-12, 1e-12);
+    assert_rel(h.memop[HW_MEMOP_SOFTMAX].wide_s[0], 8e-9, 1e-12);
+}
+
 /* Meta's Grand Teton H100 (torchtitan benchmarks doc: 96 GB HBM2e,
  * 2.4 TB/s, 500 W) is dgx-h100's GPU at the clock a 500 W limit allows:
  * P ~ f^3, so every compute efficiency is dgx-h100's x (500 / 700)^(1/3)
