@@ -531,10 +531,8 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
     return 0;
 }
 
-/* The optional memory_ops group: gelu, res_add and layernorm required,
- * every other operator when its forward efficiency is there. */
 /* Whether the group gives any field of optional operator o: then it must
- * give them all (read_memop), not have them ignored. */
+ * give the required ones too (read_memop), not have them ignored. */
 static bool memop_given(const struct conf_group *g, int o)
 {
     size_t n = strlen(hw_memop_names[o]);
@@ -544,6 +542,8 @@ static bool memop_given(const struct conf_group *g, int o)
     return false;
 }
 
+/* The optional memory_ops group: gelu, res_add and layernorm required,
+ * every other operator when any of its fields is there. */
 static int read_memops(struct hw_system *hw, const struct conf *c,
                        struct tpl_err *err)
 {
