@@ -9,9 +9,25 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "calibrate/calibrate.h"
+
+/* A scratch samples folder: operator/ (and nccl/ when asked) in DIR and
+ * the empty operator/SYNTH.csv summary, which names the GPU. */
+static inline void synth_folder(const char *dir, bool nccl)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/operator", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    if (nccl) {
+        snprintf(path, sizeof path, "%s/nccl", dir);
+        cr_assert_eq(mkdir(path, 0755), 0);
+    }
+    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
+    fclose(fopen(path, "w"));
+}
 
 /* The report of the samples of 'gpu' fitted to its preset (seed 42), kept
  * until another gpu is asked for; the preset into *base. Skips the test

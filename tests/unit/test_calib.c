@@ -6,6 +6,7 @@
  * model's own arithmetic is checked by hand in test_kernel.c, and the
  * fitted presets against published runs by `make validate`. */
 #include "helpers.h"
+#include "calfit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,17 +36,6 @@ static FILE *open_csv(const char *dir, const char *op, const char *header)
     cr_assert_not_null(fp);
     fprintf(fp, "%s\n", header);
     return fp;
-}
-
-/* A scratch samples folder: operator/ in DIR and its empty SYNTH.csv
- * summary, which names the GPU. */
-static void synth_folder(const char *dir)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
 }
 
 /* A row softmax's samples: b h rows of l scores, 2 B each; rows of
@@ -86,7 +76,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
      * for the gap unless last; a bias (linear1) or split weight gradient
      * adds a kernel */
     pred_kernels_init(&k, hw, PRED_GEMM_16BIT);
-    synth_folder(dir);
+    synth_folder(dir, false);
     g = open_csv(dir, "gelu", "mp,b,l,dim,F_dur(us),B_dur(us)");
     r = open_csv(dir, "res_add", "b,l,dim,F_dur(us),B_dur(us)");
     n = open_csv(dir, "layernorm", "b,l,dim,F_dur(us),B_dur(us)");
@@ -306,7 +296,7 @@ Test(calib, recovers_pytorch27_softmax_dispatch)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 11, 9);
     cr_assert_not_null(mkdtemp(dir));
-    synth_folder(dir);
+    synth_folder(dir, false);
     fp = open_csv(dir, "softmax", "mp,b,h,l,F_dur(us),B_dur(us)");
     for (double b = 1; b <= 8; b *= 2)
         for (double h = 8; h <= 64; h *= 2)
@@ -500,9 +490,7 @@ Test(calib, nccl_file_without_shape_is_refused)
     struct tpl_err err = { 0 };
     FILE *fp;
     cr_assert_not_null(mkdtemp(dir));
-    synth_folder(dir);
-    snprintf(path, sizeof path, "%s/nccl", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
+    synth_folder(dir, true);
     snprintf(path, sizeof path, "%s/nccl/SYNTH_allreduce_fp16_1_2.csv", dir);
     cr_assert_not_null((fp = fopen(path, "w")));
     fputs("nodes,GPUsPerNode,dur(us)\n1,2,679.4\n", fp);
@@ -529,9 +517,7 @@ Test(calib, recovers_p2p_shares)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 11, 7);
     cr_assert_not_null(mkdtemp(dir));
-    synth_folder(dir);
-    snprintf(path, sizeof path, "%s/nccl", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
+    synth_folder(dir, true);
     for (int inter = 0; inter < 2; inter++) {
         FILE *fp;
         snprintf(path, sizeof path, "%s/nccl/SYNTH_p2p_fp16_%d_%d.csv", dir,
@@ -587,7 +573,7 @@ static double p2p_time(const struct pred_kernels *k, double bytes, int nodes, in
  * socket fabric's, 0.05: kept, and the report says so in one line. */
 Test(calib, recovers_collective_alpha_beta)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[512], cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -605,9 +591,7 @@ Test(calib, recovers_collective_alpha_beta)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 11, 8);
     cr_assert_not_null(mkdtemp(dir));
-    synth_folder(dir);
-    snprintf(path, sizeof path, "%s/nccl", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
+    synth_folder(dir, true);
     for (int i = 0; i < 6; i++)
         synth_nccl(dir, "allreduce", ar[i][0], ar[i][1], &k, ar_time);
     synth_nccl(dir, "p2p", 1, 2, &k, p2p_time);

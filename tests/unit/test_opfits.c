@@ -172,17 +172,6 @@ static FILE *open_at(const char *dir, const char *sub, const char *name,
     return fp;
 }
 
-static void make_dirs(const char *dir)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/nccl", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
-}
-
 /* baddbmm and bmm samples over the sample sets' shapes (head dims 32 to
  * 512, 1024 to 4096 scores a row), their forward and backward GEMMs as
  * calibrate/fit.c times them. */
@@ -239,7 +228,7 @@ Test(opfits, calibrate_recovers_batched_gemm_and_embedding)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 15, 1);
     cr_assert_not_null(mkdtemp(dir));
-    make_dirs(dir);
+    synth_folder(dir, true);
     synth_bgemm(dir, &k);
     synth_embed(dir, &k);
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
@@ -303,7 +292,7 @@ Test(opfits, calibrate_recovers_allgather_shares)
     odd.ag_intra_scale *= 0.5;
     tpl_rng_seed(&rng, 15, 2);
     cr_assert_not_null(mkdtemp(dir));
-    make_dirs(dir);
+    synth_folder(dir, true);
     snprintf(cmd, sizeof cmd, "%s/nccl/SYNTH.csv", dir);
     cr_assert_not_null((summary = fopen(cmd, "w")));
     fprintf(summary, "GPU,Function,Precision,Nodes,GPUsPerNode,Best_model,"

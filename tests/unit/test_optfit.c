@@ -67,15 +67,6 @@ static FILE *open_at(const char *dir, const char *name, const char *header)
     return fp;
 }
 
-static void make_dirs(const char *dir)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/operator", dir);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/operator/SYNTH.csv", dir);
-    fclose(fopen(path, "w"));
-}
-
 /* One stage file over the sample sets' grid (mp 1-16, hidden 2048-8192,
  * 4-12 layers) from the truth's model; the first 'bad' rows take 1000x
  * (the disturbed start of a sampling run). */
@@ -117,7 +108,7 @@ Test(optfit, calibrate_recovers_the_step)
     pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
     tpl_rng_seed(&rng, 15, 3);
     cr_assert_not_null(mkdtemp(dir));
-    make_dirs(dir);
+    synth_folder(dir, false);
     synth_stage(dir, &k, "first", 6);
     synth_stage(dir, &k, "middle", 0);
     synth_stage(dir, &k, "last", 0);
