@@ -879,7 +879,7 @@ static void fit_rows(struct hw_system *hw, const struct cal_samples *S, int o,
         trial.memop[o].wide_s[d] = reg ? 5e-9 : 0;
         double chi = fit_fields(&trial, S, memop_src[o].ops, memop_src[o].n, d, f,
                                 fl, nf);
-        if (chi < best_chi)
+        if (chi > 0 && chi < best_chi)  /* 0: too few points, not a fit */
             best_chi = chi, best = trial;
     }
     *hw = best;         /* the model clamps the exponent: the file too */
@@ -989,7 +989,10 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
             continue;
         for (int d = 0; d < 2; d++) {
             enum cal_field fl[MEMOP_FIELDS + 1];
-            int nf = memop_fields(o, d, true, hw->memop[o].warp_row[d] > 1024, fl);
+            int nf = memop_fields(o, d, true, true, fl);    /* the softmax
+                                         * forward's dispatch fields too, 0
+                                         * under the older one: a base
+                                         * file's are not left in */
             if (memop_src[o].rows == 4)     /* the share: the key the loader */
                 fl[nf++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;   /* reads */
             if (o == HW_MEMOP_SOFTMAX && !d)    /* the dispatch the fit took */

@@ -27,21 +27,21 @@ const char *const hw_memop_names[HW_MEMOP_COUNT] = {
     [HW_MEMOP_OPTIM] = "optimizer",
 };
 /* every operator's fields: <op>_<dir>, _floor_us, _log_row, _row_ps,
- * _row_ns, _short, _log_size, _warp_row, _warp_ps, _wide_ns */
+ * _row_ns, _short, _log_size; PyTorch's softmax forward also its
+ * dispatch's (read_memop_dispatch) */
 #define MEMOP_FIELDS(n) n "_fwd", n "_fwd_floor_us", n "_fwd_log_row", \
                         n "_fwd_row_ps", n "_fwd_row_ns", n "_fwd_short", \
-                        n "_fwd_log_size", n "_fwd_warp_row", n "_fwd_warp_ps", \
-                        n "_fwd_wide_ns", \
+                        n "_fwd_log_size", \
                         n "_bwd", n "_bwd_floor_us", n "_bwd_log_row", \
                         n "_bwd_row_ps", n "_bwd_row_ns", n "_bwd_short", \
-                        n "_bwd_log_size", n "_bwd_warp_row", n "_bwd_warp_ps", \
-                        n "_bwd_wide_ns"
+                        n "_bwd_log_size"
 static const char *const memop_fields[] = {
     MEMOP_FIELDS("gelu"), MEMOP_FIELDS("res_add"), MEMOP_FIELDS("layernorm"),
     MEMOP_FIELDS("rmsnorm"), MEMOP_FIELDS("rope"), MEMOP_FIELDS("softmax"),
     MEMOP_FIELDS("masked_softmax"), MEMOP_FIELDS("fillmask"),
     MEMOP_FIELDS("embedding"), MEMOP_FIELDS("cross_entropy"),
-    MEMOP_FIELDS("optimizer"), NULL,
+    MEMOP_FIELDS("optimizer"),
+    "softmax_fwd_warp_row", "softmax_fwd_warp_ps", "softmax_fwd_wide_ns", NULL,
 };
 #undef MEMOP_FIELDS
 static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
@@ -468,11 +468,36 @@ static int read_power(struct hw_system *hw, const struct conf *c,
     return 0;
 }
 
+/* The optional fields of PyTorch's softmax forward dispatch (kernel.h
+ * pred_memop_rows_s): the warp path's longest row, 1024 (before PyTorch
+ * 2.7) or 2048, its time per padded element (ps, >= 0) and the register
+ * kernel's per-row cost of wide rows (ns, >= 0). */
+static int read_memop_dispatch(struct hw_memop_fit *m, const struct conf_group *g,
+                               struct tpl_err *err)
+{
+    static const char row[] = "softmax_fwd_warp_row";
+    if (conf_has(g, row) && conf_num(g, row, 1024, false, 2048, &m->warp_row[0], err))
+        return TPL_ECONFIG;
+    if (m->warp_row[0] != 0 && m->warp_row[0] != 1024 && m->warp_row[0] != 2048) {
+        char where[200];
+        conf_where(g->c, config_setting_get_member(g->s, row), where, sizeof where);
+        return tpl_errorf(err, TPL_ECONFIG, "%s: '%s' must be 1024 or 2048 (PyTorch's "
+                          "dispatch), not %g", where, row, m->warp_row[0]);
+    }
+    if (conf_has(g, "softmax_fwd_warp_ps") &&
+        conf_num(g, "softmax_fwd_warp_ps", 0, false, 1e6, &m->warp_s[0], err))
+        return TPL_ECONFIG;
+    m->warp_s[0] *= 1e-12;
+    if (conf_has(g, "softmax_fwd_wide_ns") &&
+        conf_num(g, "softmax_fwd_wide_ns", 0, false, 1e6, &m->wide_s[0], err))
+        return TPL_ECONFIG;
+    m->wide_s[0] *= 1e-9;
+    return 0;
+}
+
 /* The optional row-softmax fields of one direction: time per padded row
- * element (ps, >= 0), per row (ns, >= 0), the short rows' share of peak
- * HBM (at most 1), the warp path's longest row ([1024, 2048]), its time
- * per padded element (ps, >= 0) and the register kernel's per-row cost of
- * wide rows (ns, >= 0). */
+ * element (ps, >= 0), per row (ns, >= 0) and the share of peak HBM of the
+ * rows on the warp path (at most 1). */
 static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
                            const struct conf_group *g, struct tpl_err *err)
 {
@@ -488,17 +513,6 @@ static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
     snprintf(key, sizeof key, "%s_short", eff);
     if (conf_has(g, key) && conf_num(g, key, 0, false, 1, &m->short_eff[d], err))
         return TPL_ECONFIG;
-    snprintf(key, sizeof key, "%s_warp_row", eff);
-    if (conf_has(g, key) && conf_num(g, key, 1024, false, 2048, &m->warp_row[d], err))
-        return TPL_ECONFIG;
-    snprintf(key, sizeof key, "%s_warp_ps", eff);
-    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->warp_s[d], err))
-        return TPL_ECONFIG;
-    m->warp_s[d] *= 1e-12;
-    snprintf(key, sizeof key, "%s_wide_ns", eff);
-    if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->wide_s[d], err))
-        return TPL_ECONFIG;
-    m->wide_s[d] *= 1e-9;
     return 0;
 }
 
@@ -527,6 +541,8 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
         if (read_memop_rows(m, eff, d, g, err))
             return TPL_ECONFIG;
     }
+    if (!strcmp(name, "softmax") && read_memop_dispatch(m, g, err))
+        return TPL_ECONFIG;
     m->fitted = true;
     return 0;
 }

@@ -41,16 +41,18 @@ struct hw_memop_fit {
                                  * next_pow2(row) x row_s; 0: none) */
     double row0_s[2];           /* and per row, whatever its length */
     double short_eff[2];        /* achieved share of hbm_tbps when a row of
-                                 * <= 1024 elements runs one warp per row
+                                 * at most warp_row (1024 unless given)
+                                 * elements runs one warp per row
                                  * (PyTorch's persistent softmax; 0: none) */
     double log_size[2];         /* the layer norm's second correction, in
                                  * its traffic: + log_size x ln(bytes /
                                  * 100 MB) beside its row term (0: none) */
     double warp_row[2];         /* the longest row the warp-per-row kernel
-                                 * takes: 1024 (0: so); above 1024 (2048,
-                                 * PyTorch 2.7's softmax forward) with the
-                                 * register kernel beyond it (kernel.h
-                                 * pred_memop_rows_s) */
+                                 * takes: 1024 (0: so), or 2048, PyTorch
+                                 * 2.7's softmax forward, with the register
+                                 * kernel beyond it (kernel.h
+                                 * pred_memop_rows_s; only the softmax
+                                 * forward's is read from a file) */
     double warp_s[2];           /* the warp path's time per padded element
                                  * x (padded / 1024), the whole GPU */
     double wide_s[2];           /* the register kernel's time per row once

@@ -36,7 +36,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double memop_log_size[HW_MEMOP_COUNT][2];   /* the norm's, in log traffic */
     double memop_row_s[HW_MEMOP_COUNT][2];      /* per padded row element */
     double memop_row0_s[HW_MEMOP_COUNT][2];     /* per row */
-    double memop_short_bytes_per_s[HW_MEMOP_COUNT][2];  /* rows <= 1024; 0: none */
+    double memop_short_bytes_per_s[HW_MEMOP_COUNT][2];  /* rows on the warp path; 0: none */
     double memop_warp_row[HW_MEMOP_COUNT][2];   /* the warp path's longest row */
     double memop_warp_s[HW_MEMOP_COUNT][2];     /* its per padded element */
     double memop_wide_s[HW_MEMOP_COUNT][2];     /* per wide row (register kernel) */
@@ -209,7 +209,9 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * 8192, the longest sampled, in the occupancy term) and a row of 7 or more
  * values a thread pays wide_s more (the H100 and H200 samples step there,
  * 6656-8192 elements 25-30 % under the bandwidth of 6144; read as an
- * occupancy step of the 1024-thread block). Without a fit of the
+ * occupancy step of the 1024-thread block). Rows of 10240 and more leave
+ * the register kernel for PyTorch's shared-memory or two-pass block
+ * kernels, beyond the samples: they keep its form. Without a fit of the
  * operator: pred_mem_s with 'launches'. */
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches);

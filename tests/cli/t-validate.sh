@@ -202,4 +202,21 @@ expect calibrate-h100-samples 'exit=0' \
     'stdout~^flash_atten,bwd,400,' 'stdout~^optimizer \(middle\),-,224,'
 run_tp predict --system "$T_TMP/h100.cfg" --model llama3-8b --tp 1 --pp 1 --dp 8 --zero 1 --recompute full
 expect calibrate-h100-loads 'exit=0' 'stdout~^llama3-8b on dgx-h100 ' 'stdout~feasible +yes'
+# that file has PyTorch 2.7's softmax dispatch (2048); the H200 samples
+# fitted from it keep 2048, and a set of the older dispatch (the published
+# A100 samples) writes 1024 with no warp slot or wide-row cost left over
+# from the base file
+run_tp calibrate hardware/samples/h200-sxm --system "$T_TMP/h100.cfg" -o "$T_TMP/h200.cfg" \
+    --report /dev/null
+expect calibrate-softmax-dispatch-2048 'exit=0' \
+    'grep -Eq "^  softmax_fwd_warp_row = 2048\.0;" "$T_TMP/h100.cfg"' \
+    'grep -Eq "^  softmax_fwd_warp_row = 2048\.0;" "$T_TMP/h200.cfg"'
+if [ -d "$T_SHARED/data/kernel-samples/perlmutter-a100" ]; then
+    run_tp calibrate "$T_SHARED/data/kernel-samples/perlmutter-a100" --system "$T_TMP/h100.cfg" \
+        -o "$T_TMP/a100.cfg" --report /dev/null
+    expect calibrate-softmax-dispatch-1024 'exit=0' \
+        'grep -Eq "^  softmax_fwd_warp_row = 1024\.0;" "$T_TMP/a100.cfg"' \
+        'grep -Eq "^  softmax_fwd_warp_ps = 0\.0;" "$T_TMP/a100.cfg"' \
+        'grep -Eq "^  softmax_fwd_wide_ns = 0\.0;" "$T_TMP/a100.cfg"'
+fi
 check calibrate-bad-format 2 "trainplan: error: '--format' must be table, csv or json, not 'xml'" -- calibrate /tmp --system dgx-a100 --format xml
