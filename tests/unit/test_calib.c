@@ -38,19 +38,26 @@ static FILE *open_csv(const char *dir, const char *op, const char *header)
     return fp;
 }
 
-/* A row softmax's samples: b h rows of l scores, 2 B each; rows of
- * powers of two and between (the padded row apart from the bytes). */
+/* One row softmax sample (mp 1): b h rows of l scores, 2 B each, read
+ * and written forward, y, dy read and dx written backward. */
+static void softmax_sample(FILE *fp, const struct pred_kernels *k, enum hw_memop op,
+                           double b, double h, double l)
+{
+    double sc = b * h * l * l;
+    fprintf(fp, "1,%g,%g,%g,%.3f,%.3f\n", b, h, l,
+            1e6 * noisy(pred_memop_rows_s(k, op, 0, 4 * sc, sc / l, l, 1)),
+            1e6 * noisy(pred_memop_rows_s(k, op, 1, 6 * sc, sc / l, l, 1)));
+}
+
+/* A row softmax's samples: rows of powers of two and between (the padded
+ * row apart from the bytes). */
 static void synth_softmax(FILE *fp, const struct pred_kernels *k, enum hw_memop op)
 {
     static const double ls[6] = { 768, 1024, 1536, 2048, 3072, 4096 };
     for (double b = 1; b <= 8; b *= 2)
         for (double h = 4; h <= 64; h *= 2)
-            for (int i = 0; i < 6; i++) {
-                double l = ls[i], sc = b * h * l * l;
-                fprintf(fp, "1,%g,%g,%g,%.3f,%.3f\n", b, h, l,
-                        1e6 * noisy(pred_memop_rows_s(k, op, 0, 4 * sc, sc / l, l, 1)),
-                        1e6 * noisy(pred_memop_rows_s(k, op, 1, 6 * sc, sc / l, l, 1)));
-            }
+            for (int i = 0; i < 6; i++)
+                softmax_sample(fp, k, op, b, h, ls[i]);
 }
 
 /* Write the samples a GPU with 'hw' would produce: the same operator
@@ -304,14 +311,8 @@ Test(calib, recovers_pytorch27_softmax_dispatch)
     fp = open_csv(dir, "softmax", "mp,b,h,l,F_dur(us),B_dur(us)");
     for (double b = 1; b <= 8; b *= 2)
         for (double h = 8; h <= 64; h *= 2)
-            for (double l = 1024; l <= 8192; l += 512) {
-                double sc = b * h * l * l;
-                fprintf(fp, "1,%g,%g,%g,%.3f,%.3f\n", b, h, l,
-                        1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 0, 4 * sc,
-                                                      sc / l, l, 1)),
-                        1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 1, 6 * sc,
-                                                      sc / l, l, 1)));
-            }
+            for (double l = 1024; l <= 8192; l += 512)
+                softmax_sample(fp, &k, HW_MEMOP_SOFTMAX, b, h, l);
     fclose(fp);
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     m = &fit.memop[HW_MEMOP_SOFTMAX];
@@ -350,12 +351,8 @@ Test(calib, too_few_points_for_a_dispatch_is_no_fit)
     synth_folder(dir, false);
     fp = open_csv(dir, "softmax", "mp,b,h,l,F_dur(us),B_dur(us)");
     for (double b = 1; b <= 2; b++)
-        for (int i = 0; i < 4; i++) {
-            double l = ls[i], sc = b * 32 * l * l;
-            fprintf(fp, "1,%g,32,%g,%.3f,%.3f\n", b, l,
-                    1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 0, 4 * sc, sc / l, l, 1)),
-                    1e6 * noisy(pred_memop_rows_s(&k, HW_MEMOP_SOFTMAX, 1, 6 * sc, sc / l, l, 1)));
-        }
+        for (int i = 0; i < 4; i++)
+            softmax_sample(fp, &k, HW_MEMOP_SOFTMAX, b, 32, ls[i]);
     fclose(fp);
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     cr_assert_eq(fit.memop[HW_MEMOP_SOFTMAX].warp_row[0], 1024);
