@@ -145,8 +145,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
         AT(memop[HW_MEMOP_SOFTMAX].warp_s[0]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
     [CAL_FIELD_SOFTMAX_WIDE] = { "memory_ops.softmax_fwd_wide_ns",
         AT(memop[HW_MEMOP_SOFTMAX].wide_s[0]), 1e-9, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_SOFTMAX_SCALAR] = { "memory_ops.softmax_fwd_scalar_ps",
+        AT(memop[HW_MEMOP_SOFTMAX].scalar_s[0]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_SOFTMAX_SCALAR + 1] = { "memory_ops.softmax_bwd_scalar_ps",
+        AT(memop[HW_MEMOP_SOFTMAX].scalar_s[1]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 + 2 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -826,7 +826,8 @@ static bool memop_corr(int o, int d)
 /* The fields of memory-bound model o in direction d: efficiency and
  * floor, the size correction (unless !corr), the row term, the short
  * rows' share; with PyTorch 2.7's softmax forward dispatch (reg) the warp
- * path's slot and the register kernel's wide rows. At most MEMOP_FIELDS. */
+ * path's slot and the register kernel's wide rows, without it (and in the
+ * backward) the block kernels' scalar epilogue. At most MEMOP_FIELDS. */
 #define MEMOP_FIELDS 8
 static int memop_fields(int o, int d, bool corr, bool reg, enum cal_field *fl)
 {
@@ -849,6 +850,8 @@ static int memop_fields(int o, int d, bool corr, bool reg, enum cal_field *fl)
         fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
     if (o == HW_MEMOP_SOFTMAX && !d && reg)
         fl[n++] = CAL_FIELD_SOFTMAX_WARP, fl[n++] = CAL_FIELD_SOFTMAX_WIDE;
+    else if (o == HW_MEMOP_SOFTMAX)
+        fl[n++] = CAL_FIELD_SOFTMAX_SCALAR + d;
     if (memop_src[o].rows == 3 && !d)   /* the forward's L2 re-reads */
         fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
@@ -881,6 +884,7 @@ static void fit_rows(struct hw_system *hw, const struct cal_samples *S, int o,
         trial.memop[o].warp_row[d] = reg ? 2048 : 1024;
         trial.memop[o].warp_s[d] = reg ? 0.3e-12 : 0;
         trial.memop[o].wide_s[d] = reg ? 5e-9 : 0;
+        trial.memop[o].scalar_s[d] = o == HW_MEMOP_SOFTMAX && !reg ? 1e-12 : 0;
         double chi = fit_fields(&trial, S, memop_src[o].ops, memop_src[o].n, d, f,
                                 fl, nf);
         if (chi > 0 && chi < best_chi)  /* 0: too few points, not a fit */
@@ -992,15 +996,16 @@ static void report_memops(struct cal_report *rep, const struct hw_system *hw,
         if (!memop_sampled(S, o))
             continue;
         for (int d = 0; d < 2; d++) {
-            enum cal_field fl[MEMOP_FIELDS + 1];
+            enum cal_field fl[MEMOP_FIELDS + 2];
             int nf = memop_fields(o, d, true, true, fl);    /* the softmax
                                          * forward's dispatch fields too, 0
                                          * under the older one: a base
                                          * file's are not left in */
             if (memop_src[o].rows == 4)     /* the share: the key the loader */
                 fl[nf++] = CAL_FIELD_MEMOP + 4 * o + 2 * d;   /* reads */
-            if (o == HW_MEMOP_SOFTMAX && !d)    /* the dispatch the fit took */
-                fl[nf++] = CAL_FIELD_SOFTMAX_WARP_ROW;
+            if (o == HW_MEMOP_SOFTMAX && !d)    /* the dispatch the fit took, */
+                fl[nf++] = CAL_FIELD_SOFTMAX_WARP_ROW,  /* the epilogue: */
+                fl[nf++] = CAL_FIELD_SOFTMAX_SCALAR;    /* 0 under 2.7's */
             for (int i = 0; i < nf; i++)
                 report_field(rep, fl[i], hw, cal_field_get(base, fl[i]));
             if (memop_src[o].rows == 4)

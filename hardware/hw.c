@@ -41,7 +41,8 @@ static const char *const memop_fields[] = {
     MEMOP_FIELDS("masked_softmax"), MEMOP_FIELDS("fillmask"),
     MEMOP_FIELDS("embedding"), MEMOP_FIELDS("cross_entropy"),
     MEMOP_FIELDS("optimizer"),
-    "softmax_fwd_warp_row", "softmax_fwd_warp_ps", "softmax_fwd_wide_ns", NULL,
+    "softmax_fwd_warp_row", "softmax_fwd_warp_ps", "softmax_fwd_wide_ns",
+    "softmax_fwd_scalar_ps", "softmax_bwd_scalar_ps", NULL,
 };
 #undef MEMOP_FIELDS
 static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
@@ -471,7 +472,9 @@ static int read_power(struct hw_system *hw, const struct conf *c,
 /* The optional fields of PyTorch's softmax forward dispatch (kernel.h
  * pred_memop_rows_s): the warp path's longest row, 1024 (before PyTorch
  * 2.7) or 2048, its time per padded element (ps, >= 0) and the register
- * kernel's per-row cost of wide rows (ns, >= 0). */
+ * kernel's per-row cost of wide rows (ns, >= 0); and of its block
+ * kernels, forward and backward, the time per element of a row's scalar
+ * epilogue (ps, >= 0). */
 static int read_memop_dispatch(struct hw_memop_fit *m, const struct conf_group *g,
                                struct tpl_err *err)
 {
@@ -492,6 +495,12 @@ static int read_memop_dispatch(struct hw_memop_fit *m, const struct conf_group *
         conf_num(g, "softmax_fwd_wide_ns", 0, false, 1e6, &m->wide_s[0], err))
         return TPL_ECONFIG;
     m->wide_s[0] *= 1e-9;
+    for (int d = 0; d < 2; d++) {
+        const char *key = d ? "softmax_bwd_scalar_ps" : "softmax_fwd_scalar_ps";
+        if (conf_has(g, key) && conf_num(g, key, 0, false, 1e6, &m->scalar_s[d], err))
+            return TPL_ECONFIG;
+        m->scalar_s[d] *= 1e-12;
+    }
     return 0;
 }
 

@@ -57,6 +57,10 @@ struct hw_memop_fit {
                                  * x (padded / 1024), the whole GPU */
     double wide_s[2];           /* the register kernel's time per row once
                                  * a thread holds 7 or more of its values */
+    double scalar_s[2];         /* PyTorch's block softmax: time per element
+                                 * of a row's scalar epilogue, past its
+                                 * last whole chunk of 8 x block (kernel.h
+                                 * pred_memop_rows_s; the softmax's only) */
 };
 
 /* FlashAttention-2 fitted on its samples (optional group attention of a

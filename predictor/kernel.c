@@ -78,6 +78,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
                                       hw->memop[o].warp_row[d] : 1024.0;
             k->memop_warp_s[o][d] = hw->memop[o].warp_s[d];
             k->memop_wide_s[o][d] = hw->memop[o].wide_s[d];
+            k->memop_scalar_s[o][d] = hw->memop[o].scalar_s[d];
             k->memop_fitted[o] = hw->memop[o].fitted;
         }
     k->has_flash = hw->has_flash;
@@ -323,10 +324,22 @@ static double next_pow2(double x)
     return p;
 }
 
+/* The elements of a row of 'row' 16-bit values that PyTorch's block
+ * softmax reads one a thread, past its last whole chunk of ILP x block
+ * (kernel.h pred_memop_rows_s; SoftMax.cu SoftMax_getBlockSize with ILP =
+ * sizeof(float4) / sizeof(half) = 8, integer divisions as there). */
+static double block_epilogue(double row)
+{
+    double max_block = floor(fmin(floor(row / 8.0), 1024.0) / 2.0), block = 1;
+    while (block < max_block)
+        block *= 2;
+    return fmod(row, 8.0 * fmax(block, 32.0));
+}
+
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches)
 {
-    double w, f, g, wide = 0;
+    double w, f, g, wide = 0, scalar = 0;
     if (!k->has_memops || !k->memop_fitted[op])
         return pred_mem_s(k, bytes, launches);
     w = next_pow2(row);
@@ -340,7 +353,10 @@ double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd
         wide = w >= 7168.0 ? k->memop_wide_s[op][bwd] : 0;
     } else {
         f = pow(fmin(w, 2048.0) / 1024.0, g);
+        if (k->memop_scalar_s[op][bwd] > 0)
+            scalar = block_epilogue(row) * k->memop_scalar_s[op][bwd];
     }
     return k->memop_floor_s[op][bwd] + bytes / k->memop_bytes_per_s[op][bwd] +
-           rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd] + wide);
+           rows * (k->memop_row0_s[op][bwd] + f * w * k->memop_row_s[op][bwd] + wide +
+                   scalar);
 }

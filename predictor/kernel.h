@@ -40,6 +40,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double memop_warp_row[HW_MEMOP_COUNT][2];   /* the warp path's longest row */
     double memop_warp_s[HW_MEMOP_COUNT][2];     /* its per padded element */
     double memop_wide_s[HW_MEMOP_COUNT][2];     /* per wide row (register kernel) */
+    double memop_scalar_s[HW_MEMOP_COUNT][2];   /* per scalar-epilogue element */
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
@@ -211,8 +212,18 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * 6656-8192 elements 25-30 % under the bandwidth of 6144; read as an
  * occupancy step of the 1024-thread block). Rows of 10240 and more leave
  * the register kernel for PyTorch's shared-memory or two-pass block
- * kernels, beyond the samples: they keep its form. Without a fit of the
- * operator: pred_mem_s with 'launches'. */
+ * kernels, beyond the samples: they keep its form. PyTorch's block
+ * kernels (cunn_SoftMaxForward before 2.7, cunn_SoftMaxBackward in all)
+ * read and write a row in vectors of ILP = 8 16-bit elements over chunks
+ * of ILP x block, and the rest of the row, row mod (ILP x block), one
+ * element a thread (SoftMax.cu ilpReduce and WriteFpropResults /
+ * WriteBpropResults: "last = size % (ILP * blockDim.x)", the epilogue
+ * loop), block the power of two >= min(row / ILP, 1024) / 2, at least a
+ * warp (SoftMax_getBlockSize, "keep >= 1/2 of the buffer vectorised"):
+ * those elements cost scalar_s each more (rows of 1536, 2560, 3072, 3584,
+ * 4608 and 5120 run a third to a ninth of the row so; the A100 samples'
+ * non-power-of-two rows 4.6-4.9 ps an element against 3.5 for 2048 and
+ * 4096). Without a fit of the operator: pred_mem_s with 'launches'. */
 double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double rows, double row, double launches);
 

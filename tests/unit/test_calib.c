@@ -50,13 +50,14 @@ static void softmax_sample(FILE *fp, const struct pred_kernels *k, enum hw_memop
 }
 
 /* A row softmax's samples: rows of powers of two and between (the padded
- * row apart from the bytes). */
+ * row and the block kernels' scalar epilogue apart from the bytes), the
+ * published sets' 1024-5120 and 768. */
 static void synth_softmax(FILE *fp, const struct pred_kernels *k, enum hw_memop op)
 {
-    static const double ls[6] = { 768, 1024, 1536, 2048, 3072, 4096 };
+    static const double ls[9] = { 768, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120 };
     for (double b = 1; b <= 8; b *= 2)
         for (double h = 4; h <= 64; h *= 2)
-            for (int i = 0; i < 6; i++)
+            for (int i = 0; i < 9; i++)
                 softmax_sample(fp, k, op, b, h, ls[i]);
 }
 
@@ -223,7 +224,7 @@ Test(calib, recovers_memory_bound_fits)
     truth.memop[HW_MEMOP_SOFTMAX] = (struct hw_memop_fit){ .fitted = true,
         .eff = { 0.6, 0.45 }, .floor_s = { 5e-6, 5e-6 }, .log_row = { 0, 0 },
         .row_s = { 0.8e-12, 0.5e-12 }, .row0_s = { 3e-9, 1e-9 },
-        .short_eff = { 0.75, 0.5 } };
+        .short_eff = { 0.75, 0.5 }, .scalar_s = { 2e-12, 1.5e-12 } };
     base.has_memops = false;            /* a base without fits of its own */
     truth.memop[HW_MEMOP_NORM].log_row[1] = 0.15;
     truth.memop[HW_MEMOP_NORM].log_size[1] = -0.04;    /* and in its traffic */
@@ -262,8 +263,16 @@ Test(calib, recovers_memory_bound_fits)
         cr_assert_float_eq(m->log_row[d], t->log_row[d], 0.05);
         assert_rel(p->eff[d], u->eff[d], 0.05);
         assert_rel(p->short_eff[d], u->short_eff[d], 0.03);
-        assert_rel(p->row_s[d], u->row_s[d], 0.15);
+        /* the slot cost at the padded rows of 2048 and more, all its
+         * block rows: the occupancy exponent, not fitted for PyTorch's
+         * softmax, is one of fit_rows' starts (0 or 1) and trades with
+         * row_s there, (2048 / 1024)^g */
+        assert_rel(p->row_s[d] * pow(2.0, p->log_row[d]), u->row_s[d], 0.15);
         assert_rel(p->row0_s[d], u->row0_s[d], 0.3);
+        /* and its block kernels' scalar epilogue (rows of 1536 and 3072:
+         * 512 and 1024 elements a row) */
+        assert_rel(p->scalar_s[d], u->scalar_s[d], 0.15);
+        cr_assert_eq(m->scalar_s[d], 0);    /* Megatron's: a warp a row */
         /* samples of the older dispatch (warp path to 1024, block kernels
          * beyond) keep it: PyTorch 2.7's does not fit them better */
         cr_assert_eq(p->warp_row[d], 1024);
@@ -328,7 +337,7 @@ Test(calib, recovers_pytorch27_softmax_dispatch)
     cr_assert_eq(system(cmd), 0);
 }
 
-/* Eight softmax samples: enough for the older dispatch's five fields, too
+/* Eight softmax samples: enough for the older dispatch's six fields, too
  * few for PyTorch 2.7's seven (calibrate/fit.c solve: at least fields + 2
  * points). A trial that could not run is no fit: the older dispatch is
  * kept, with its fields fitted, not the other's start values. */

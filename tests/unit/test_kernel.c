@@ -200,6 +200,42 @@ Test(kernel, row_softmax_pads_rows_to_a_power_of_two)
                pred_mem_s(&k, bytes, 2), 1e-12);
 }
 
+/* PyTorch's block softmax reads the rest of a row past its last whole
+ * chunk of 8 x block one element a thread (kernel.h pred_memop_rows_s;
+ * SoftMax.cu SoftMax_getBlockSize, ilpReduce): block the power of two >=
+ * min(row / 8, 1024) / 2, at least 32. By hand, 3 ps an element of it:
+ * 1536 -> block 128, chunk 1024, 512 left; 3072 -> 256, 2048, 1024;
+ * 3584 -> 256, 2048, 1536; 4608 -> 512, 4096, 512; 10240 -> 512 (1024 / 2),
+ * 4096, 2048; powers of two none; 2000 -> 250 / 2 = 125 -> 128, 1024, 976
+ * (the integer divisions as there). Rows on the warp path and the masked softmax
+ * (no epilogue fitted) pay nothing. */
+Test(kernel, row_softmax_block_epilogue)
+{
+    static const struct { double row, left; } want[] = {
+        { 1536, 512 }, { 2048, 0 }, { 3072, 1024 }, { 3584, 1536 }, { 4096, 0 },
+        { 4608, 512 }, { 8192, 0 }, { 10240, 2048 }, { 2000, 976 },
+    };
+    struct pred_kernels k = kernels("dgx-a100");
+    enum hw_memop o = HW_MEMOP_SOFTMAX;
+    k.memop_fitted[o] = true;
+    k.memop_floor_s[o][1] = 5e-6;
+    k.memop_bytes_per_s[o][1] = 1e12;
+    k.memop_row0_s[o][1] = 2e-9;
+    k.memop_row_s[o][1] = 1e-12;
+    k.memop_short_bytes_per_s[o][1] = 1.5e12;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        double r = want[i].row, base;
+        k.memop_scalar_s[o][1] = 0;
+        base = pred_memop_rows_s(&k, o, 1, 6.0 * 100 * r, 100, r, 1);
+        k.memop_scalar_s[o][1] = 3e-12;
+        double t = pred_memop_rows_s(&k, o, 1, 6.0 * 100 * r, 100, r, 1);
+        cr_assert(fabs(t - base - 100 * want[i].left * 3e-12) < 1e-15, "row %g: %g left",
+                  r, (t - base) / 300e-12);
+    }
+    assert_rel(pred_memop_rows_s(&k, o, 1, 6.0 * 1024, 1, 1024, 1),
+               5e-6 + 6.0 * 1024 / 1.5e12, 1e-12);
+}
+
 /* PyTorch 2.7's softmax forward dispatch (kernel.h pred_memop_rows_s), by
  * hand, warp_row 2048: 1000 rows of 1536 on the warp path, padded to 2048:
  * floor + bytes at the short share + 1000 x 2048 x 2 x 0.5 ps; 1000 rows

@@ -373,6 +373,8 @@ Test(opfits, published_samples_meet_the_readme)
     static const struct { const char *gpu, *op, *dir; double max; } want[] = {
         { "perlmutter-a100", "baddbmm", "fwd", 13 }, { "perlmutter-a100", "bmm", "bwd", 10.5 },
         { "perlmutter-a100", "embedding", "fwd", 5.5 },
+        { "perlmutter-a100", "softmax", "fwd", 6.2 }, { "perlmutter-a100", "softmax", "bwd", 2 },
+        { "vista-gh200", "softmax", "fwd", 5.4 }, { "vista-gh200", "softmax", "bwd", 2 },
         { "perlmutter-a100", "embedding", "bwd", 6.5 },
         { "vista-gh200", "baddbmm", "bwd", 6.5 }, { "vista-gh200", "bmm", "fwd", 6 },
         { "vista-gh200", "embedding", "fwd", 4 }, { "vista-gh200", "embedding", "bwd", 7 },
