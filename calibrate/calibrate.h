@@ -68,7 +68,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* its block kernels' scalar epilogue, forward (the older
                   * dispatch) and backward (kernel.h pred_memop_rows_s) */
                  CAL_FIELD_SOFTMAX_SCALAR,
-                 CAL_FIELD_COUNT = CAL_FIELD_SOFTMAX_SCALAR + 2 };
+                 /* the eager rotary's host / GPU knee (kernel.h
+                  * pred_memop_knee_s), forward and backward */
+                 CAL_FIELD_ROPE_KNEE = CAL_FIELD_SOFTMAX_SCALAR + 2,
+                 CAL_FIELD_COUNT = CAL_FIELD_ROPE_KNEE + 2 };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

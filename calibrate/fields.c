@@ -149,8 +149,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
         AT(memop[HW_MEMOP_SOFTMAX].scalar_s[0]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
     [CAL_FIELD_SOFTMAX_SCALAR + 1] = { "memory_ops.softmax_bwd_scalar_ps",
         AT(memop[HW_MEMOP_SOFTMAX].scalar_s[1]), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_ROPE_KNEE] = { "memory_ops.rope_fwd_knee", AT(memop[HW_MEMOP_ROPE].knee[0]),
+        1, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_ROPE_KNEE + 1] = { "memory_ops.rope_bwd_knee", AT(memop[HW_MEMOP_ROPE].knee[1]),
+        1, CAL_X_POS, 0, INFINITY, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 + 2 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 + 2 + 2 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -239,8 +239,9 @@ static double memop_sample_s(const struct pred_kernels *k, const struct point *p
     switch (p->op) {
     case CAL_OP_RMSNORM:
         return pred_memop_size_s(k, HW_MEMOP_RMSNORM, d, B, 1, 1);
-    case CAL_OP_ROPE:
-        return pred_memop_size_s(k, HW_MEMOP_ROPE, d, B, 1, 1);
+    case CAL_OP_ROPE:           /* q and k; the cos / sin tables apart */
+        return pred_memop_knee_s(k, HW_MEMOP_ROPE, d, 8.0 * tok * s->dim / s->mp,
+                                 s->l * (s->dim / s->h));
     case CAL_OP_SOFTMAX:
         return pred_memop_rows_s(k, HW_MEMOP_SOFTMAX, d, B, sc / s->l, s->l, 1);
     case CAL_OP_SUTMS:          /* a warp per row (no short regime fitted) */
@@ -759,13 +760,15 @@ static const struct memop_src {
                                  * (kernel.h pred_embed_s): the few-index
                                  * share and the sort's time per index;
                                  * 4 the optimizer step's time per tensor
-                                 * and per parameter (kernel.h pred_optim_s) */
+                                 * and per parameter (kernel.h pred_optim_s);
+                                 * 5 the host's time against the GPU's, a
+                                 * table term (kernel.h pred_memop_knee_s) */
 } memop_src[HW_MEMOP_COUNT] = {
     [HW_MEMOP_GELU] = { { CAL_OP_GELU }, 1, false, 0 },
     [HW_MEMOP_RESADD] = { { CAL_OP_RESADD }, 1, false, 0 },
     [HW_MEMOP_NORM] = { { CAL_OP_NORM }, 1, true, 0 },
     [HW_MEMOP_RMSNORM] = { { CAL_OP_RMSNORM }, 1, true, 0 },
-    [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, true, 0 },
+    [HW_MEMOP_ROPE] = { { CAL_OP_ROPE }, 1, false, 5 },
     [HW_MEMOP_SOFTMAX] = { { CAL_OP_SOFTMAX }, 1, false, 2 },
     [HW_MEMOP_MASKED_SOFTMAX] = { { CAL_OP_SUTMS }, 1, true, 1 },
     [HW_MEMOP_FILLMASK] = { { CAL_OP_FILLMASK }, 1, true },
@@ -797,6 +800,10 @@ static void memop_start(struct hw_system *hw, int o, int d, bool had)
         hw->memop[o].floor_s[d] = 100e-6,   /* a step: 0.1 ms, not a launch, */
         hw->memop[o].row0_s[d] = 20e-6,     /* 20 us of host per tensor, */
         hw->memop[o].row_s[d] = 5e-12;      /* 5 ps per parameter */
+    if (memop_src[o].rows == 5 && (!had || hw->memop[o].knee[d] <= 0))
+        hw->memop[o].floor_s[d] = 100e-6,   /* a Python call: 0.1 ms, */
+        hw->memop[o].row_s[d] = 1e-12,      /* a ps per table element, */
+        hw->memop[o].knee[d] = 2;           /* a round corner */
     if (memop_src[o].rows == 3 && !d && hw->memop[o].row_s[0] <= 0)
         hw->memop[o].row_s[0] = 0.3e-12;    /* a re-read from L2: ~7 TB/s */
     if (memop_src[o].rows == 3 && d && hw->memop[o].short_eff[d] <= 0)
@@ -852,6 +859,8 @@ static int memop_fields(int o, int d, bool corr, bool reg, enum cal_field *fl)
         fl[n++] = CAL_FIELD_SOFTMAX_WARP, fl[n++] = CAL_FIELD_SOFTMAX_WIDE;
     else if (o == HW_MEMOP_SOFTMAX)
         fl[n++] = CAL_FIELD_SOFTMAX_SCALAR + d;
+    if (memop_src[o].rows == 5)         /* the tables, the host's knee */
+        fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROPE_KNEE + d;
     if (memop_src[o].rows == 3 && !d)   /* the forward's L2 re-reads */
         fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
@@ -944,6 +953,8 @@ static void fit_memops(struct hw_system *hw, const struct cal_samples *S,
                 fit_embed(hw, S, o, f, fl, nf);
             else
                 fit_fields(hw, S, memop_src[o].ops, memop_src[o].n, d, f, fl, nf);
+            if (memop_src[o].rows == 5)     /* the range the loader takes */
+                hw->memop[o].knee[d] = fmin(50.0, fmax(0.5, hw->memop[o].knee[d]));
         }
         if (o == HW_MEMOP_OPTIM)        /* one step: the file's backward too */
             hw->memop[o].eff[1] = hw->memop[o].eff[0],

@@ -42,7 +42,8 @@ static const char *const memop_fields[] = {
     MEMOP_FIELDS("embedding"), MEMOP_FIELDS("cross_entropy"),
     MEMOP_FIELDS("optimizer"),
     "softmax_fwd_warp_row", "softmax_fwd_warp_ps", "softmax_fwd_wide_ns",
-    "softmax_fwd_scalar_ps", "softmax_bwd_scalar_ps", NULL,
+    "softmax_fwd_scalar_ps", "softmax_bwd_scalar_ps", "rope_fwd_knee", "rope_bwd_knee",
+    NULL,
 };
 #undef MEMOP_FIELDS
 static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
@@ -527,9 +528,9 @@ static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
 
 /* One operator's fields of the memory_ops group: efficiency (at most 1)
  * and floor per direction, the size correction optional (default 0) in
- * [-4, 4] (the GH200 eager rotary backward fits 2.1: its achieved
- * bandwidth falls fast with size; a row softmax's exponent is clamped to
- * [-1, 1] by the model), the row-softmax fields optional. */
+ * [-4, 4] (a row softmax's exponent is clamped to [-1, 1] by the model),
+ * the row-softmax fields optional; the eager rotary's knee optional, in
+ * [0.5, 50] (kernel.h pred_memop_knee_s). */
 static int read_memop(struct hw_memop_fit *m, const char *name,
                       const struct conf_group *g, struct tpl_err *err)
 {
@@ -552,6 +553,11 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
     }
     if (!strcmp(name, "softmax") && read_memop_dispatch(m, g, err))
         return TPL_ECONFIG;
+    for (int d = 0; d < 2 && !strcmp(name, "rope"); d++) {
+        const char *key = d ? "rope_bwd_knee" : "rope_fwd_knee";
+        if (conf_has(g, key) && conf_num(g, key, 0.5, false, 50, &m->knee[d], err))
+            return TPL_ECONFIG;
+    }
     m->fitted = true;
     return 0;
 }

@@ -57,6 +57,10 @@ struct hw_memop_fit {
                                  * x (padded / 1024), the whole GPU */
     double wide_s[2];           /* the register kernel's time per row once
                                  * a thread holds 7 or more of its values */
+    double knee[2];             /* the eager rotary's samples: the exponent
+                                 * of the soft maximum of the host's time
+                                 * (floor_s) and the GPU's (kernel.h
+                                 * pred_memop_knee_s; 0: none) */
     double scalar_s[2];         /* PyTorch's block softmax: time per element
                                  * of a row's scalar epilogue, past its
                                  * last whole chunk of 8 x block (kernel.h

@@ -79,6 +79,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_warp_s[o][d] = hw->memop[o].warp_s[d];
             k->memop_wide_s[o][d] = hw->memop[o].wide_s[d];
             k->memop_scalar_s[o][d] = hw->memop[o].scalar_s[d];
+            k->memop_knee[o][d] = hw->memop[o].knee[d];
             k->memop_fitted[o] = hw->memop[o].fitted;
         }
     k->has_flash = hw->has_flash;
@@ -277,6 +278,23 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
     if (k->memop_log_size[op][bwd] != 0)
         f += k->memop_log_size[op][bwd] * log(bytes / 1e8);
     return memop_time(k, op, bwd, bytes, calls, launches, fmax(0.1, f));
+}
+
+double pred_memop_knee_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double extra)
+{
+    double p, h, g;
+    if (!k->has_memops || !k->memop_fitted[op] || k->memop_knee[op][bwd] <= 0)
+        return pred_memop_size_s(k, op, bwd, bytes, 1, 1);
+    p = fmin(50.0, fmax(0.5, k->memop_knee[op][bwd]));    /* hw.c's range: a
+                                 * solver's step to 0 would make 2^(1/p) inf */
+    h = k->memop_floor_s[op][bwd];
+    g = bytes / k->memop_bytes_per_s[op][bwd] + extra * k->memop_row_s[op][bwd];
+    if (h <= 0 || g <= 0)
+        return h + g;
+    if (h < g)                  /* g (1 + (h/g)^p)^(1/p): no overflow */
+        return g * pow(1.0 + pow(h / g, p), 1.0 / p);
+    return h * pow(1.0 + pow(g / h, p), 1.0 / p);
 }
 
 /* The few indices PyTorch's embedding backward runs its feature kernel

@@ -41,6 +41,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double memop_warp_s[HW_MEMOP_COUNT][2];     /* its per padded element */
     double memop_wide_s[HW_MEMOP_COUNT][2];     /* per wide row (register kernel) */
     double memop_scalar_s[HW_MEMOP_COUNT][2];   /* per scalar-epilogue element */
+    double memop_knee[HW_MEMOP_COUNT][2];       /* host / GPU soft maximum */
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
@@ -167,6 +168,22 @@ double pred_memop_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
  * operator without a fit of its own: pred_mem_s with 'launches'. */
 double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double calls, double launches);
+/* An eager operator timed on its own, one Python-level call issuing its
+ * kernels: the host's time H (floor_s: the call's interpreter and launch
+ * overhead) against the GPU's, G = bytes / (eff x hbm_tbps) + 'extra'
+ * elements (the rotary's cos / sin tables) at row_s each, combined as the
+ * soft maximum (H^p + G^p)^(1/p), p = knee: the host sets the pace while
+ * its kernels are short, the GPU once they are long, and kernels of
+ * different sizes cross over one at a time, which rounds the corner (p
+ * large: the hard max; 1: the sum; held to [0.5, 50]). The published rotary samples (a
+ * TorchScript apply_rotary_pos_emb, GPT-NeoX's form, timed per call) spend
+ * ~270 us (A100, GH200) and 30-60 us (H100, H200 eager) on the host below
+ * ~2^22 elements. Without a knee: pred_memop_size_s with one call. For the
+ * sample fit (calibrate) only: inside a training step the host runs ahead
+ * of the GPU and the stack's host model (predictor/host.c, job host_s)
+ * times what is left. */
+double pred_memop_knee_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
+                         double bytes, double extra);
 /* The same over rows of 'row' elements: the bandwidth term times
  * max(0.1, 1 + log_row x ln(row / 4096)), a correction in log row length
  * (the norms' per-row reductions deepen with the row; fitted, 0 without a

@@ -236,6 +236,35 @@ Test(kernel, row_softmax_block_epilogue)
                5e-6 + 6.0 * 1024 / 1.5e12, 1e-12);
 }
 
+/* An eager call timed on its own (kernel.h pred_memop_knee_s), by hand:
+ * host 100 us against the GPU's 8 MB at 0.5 x 2.039 TB/s plus 10^6 table
+ * elements at 10 ps (7.846 + 10 = 17.846 us): p 2 the root of the sum of
+ * squares; p 1 the sum; p held to [0.5, 50] (a knee of 1000: 50, the
+ * larger within 0.04 %); no knee: the size model of the bytes, one call. */
+Test(kernel, eager_call_host_and_gpu_knee)
+{
+    struct pred_kernels k = kernels("dgx-a100");
+    enum hw_memop o = HW_MEMOP_ROPE;
+    double g = 8e6 / (0.5 * 2.039e12) + 1e6 * 10e-12;
+    k.has_memops = true;
+    k.memop_fitted[o] = true;
+    k.memop_floor_s[o][0] = 100e-6;
+    k.memop_bytes_per_s[o][0] = 0.5 * 2.039e12;
+    k.memop_row_s[o][0] = 10e-12;
+    k.memop_log_row[o][0] = 0;
+    k.memop_knee[o][0] = 2;
+    assert_rel(pred_memop_knee_s(&k, o, 0, 8e6, 1e6), sqrt(100e-6 * 100e-6 + g * g), 1e-12);
+    k.memop_knee[o][0] = 1;
+    assert_rel(pred_memop_knee_s(&k, o, 0, 8e6, 1e6), 100e-6 + g, 1e-12);
+    k.memop_knee[o][0] = 1000;
+    assert_rel(pred_memop_knee_s(&k, o, 0, 8e6, 1e6),
+               100e-6 * pow(1 + pow(g / 100e-6, 50), 1.0 / 50), 1e-12);
+    assert_rel(pred_memop_knee_s(&k, o, 0, 8e6, 1e6), 100e-6, 4e-4);
+    k.memop_knee[o][0] = 0;
+    assert_rel(pred_memop_knee_s(&k, o, 0, 8e6, 1e6),
+               pred_memop_size_s(&k, o, 0, 8e6, 1, 1), 1e-12);
+}
+
 /* PyTorch 2.7's softmax forward dispatch (kernel.h pred_memop_rows_s), by
  * hand, warp_row 2048: 1000 rows of 1536 on the warp path, padded to 2048:
  * floor + bytes at the short share + 1000 x 2048 x 2 x 0.5 ps; 1000 rows

@@ -294,6 +294,56 @@ Test(opfits, embedding_forward_capped_in_a_minority_of_rows)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* The eager rotary as its samples time it (kernel.h pred_memop_knee_s):
+ * the host's time against the GPU's, (H^p + G^p)^(1/p). From PCG samples
+ * of a known fit (+-1 %, the published sets' shapes: mp 1-16, b 4 and 8,
+ * heads 16-80, sequences 1024-5120, hidden 2048-8192) calibrate gets the
+ * host time, the share of HBM, the tables' time and the knee back. */
+Test(opfits, calibrate_recovers_the_rotarys_host_knee)
+{
+    char dir[] = "/tmp/trainplan-opfits-XXXXXX", cmd[600];
+    struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
+    static struct cal_report rep;
+    struct tpl_err err = { 0 };
+    struct pred_kernels k;
+    FILE *fp;
+    truth.has_memops = true;
+    truth.memop[HW_MEMOP_ROPE] = (struct hw_memop_fit){ .fitted = true,
+        .eff = { 0.18, 0.08 }, .floor_s = { 270e-6, 480e-6 },
+        .row_s = { 6e-12, 15e-12 }, .knee = { 3, 3.5 } };
+    pred_kernels_init(&k, &truth, PRED_GEMM_16BIT);
+    tpl_rng_seed(&rng, 15, 3);
+    cr_assert_not_null(mkdtemp(dir));
+    synth_folder(dir, false);
+    fp = open_at(dir, "operator", "RoPE_fp16", "mp,b,h,l,dim,F_dur(us),B_dur(us)");
+    for (double mp = 1; mp <= 16; mp *= 2)
+        for (double b = 4; b <= 8; b *= 2)
+            for (double h = 16; h <= 80; h += 16)
+                for (double l = 1024; l <= 5120; l += 1024)
+                    for (double d = 2048; d <= 8192; d += 2048) {
+                        double q = 8.0 * b * l * d / mp, tab = l * d / h;
+                        if (fmod(h, mp) != 0 || fmod(d, h) != 0)
+                            continue;
+                        fprintf(fp, "%g,%g,%g,%g,%g,%.3f,%.3f\n", mp, b, h, l, d,
+                                1e6 * noisy(pred_memop_knee_s(&k, HW_MEMOP_ROPE, 0, q, tab)),
+                                1e6 * noisy(pred_memop_knee_s(&k, HW_MEMOP_ROPE, 1, q, tab)));
+                    }
+    fclose(fp);
+    cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
+    for (int d = 0; d < 2; d++) {
+        const struct hw_memop_fit *m = &fit.memop[HW_MEMOP_ROPE];
+        const struct hw_memop_fit *t = &truth.memop[HW_MEMOP_ROPE];
+        assert_rel(m->eff[d], t->eff[d], 0.05);
+        assert_rel(m->floor_s[d], t->floor_s[d], 0.05);
+        assert_rel(m->row_s[d], t->row_s[d], 0.25);
+        assert_rel(m->knee[d], t->knee[d], 0.15);
+        cr_assert_lt(report_row(&rep, "rope (eager)", d ? "bwd" : "fwd")->mape_random,
+                     2.0);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* An all-gather file of 'nodes' x 'gpn' GPUs from the truth's model, every
  * fourth row 100x faster (a failed run) when 'fail'; the authors' summary
  * line for it with their error 'authors' (a fraction). */
@@ -374,6 +424,9 @@ Test(opfits, published_samples_meet_the_readme)
         { "perlmutter-a100", "baddbmm", "fwd", 13 }, { "perlmutter-a100", "bmm", "bwd", 10.5 },
         { "perlmutter-a100", "embedding", "fwd", 5.5 },
         { "perlmutter-a100", "softmax", "fwd", 6.2 }, { "perlmutter-a100", "softmax", "bwd", 2 },
+        { "perlmutter-a100", "rope (eager)", "fwd", 3.5 },
+        { "perlmutter-a100", "rope (eager)", "bwd", 4 },
+        { "vista-gh200", "rope (eager)", "fwd", 3.5 }, { "vista-gh200", "rope (eager)", "bwd", 5.6 },
         { "vista-gh200", "softmax", "fwd", 5.4 }, { "vista-gh200", "softmax", "bwd", 2 },
         { "perlmutter-a100", "embedding", "bwd", 6.5 },
         { "vista-gh200", "baddbmm", "bwd", 6.5 }, { "vista-gh200", "bmm", "fwd", 6 },
