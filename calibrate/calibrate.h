@@ -71,7 +71,10 @@ enum cal_field { CAL_FIELD_LAUNCH, CAL_FIELD_HBM, CAL_FIELD_NORM, CAL_FIELD_GEMM
                  /* the eager rotary's host / GPU knee (kernel.h
                   * pred_memop_knee_s), forward and backward */
                  CAL_FIELD_ROPE_KNEE = CAL_FIELD_SOFTMAX_SCALAR + 2,
-                 CAL_FIELD_COUNT = CAL_FIELD_ROPE_KNEE + 2 };
+                 /* the embedding backward's feature kernel, per index and
+                  * per index element (kernel.h pred_embed_s) */
+                 CAL_FIELD_EMBED_FEW = CAL_FIELD_ROPE_KNEE + 2,
+                 CAL_FIELD_COUNT = CAL_FIELD_EMBED_FEW + 2 };
 
 enum cal_xform { CAL_X_EFF, CAL_X_POS, CAL_X_LIN };  /* fitted as (0, 1)
                                  * logistic, > 0 exponential, or as it is */

@@ -153,8 +153,12 @@ const struct cal_field_def cal_fields[CAL_FIELD_COUNT] = {
         1, CAL_X_POS, 0, INFINITY, NULL, false },
     [CAL_FIELD_ROPE_KNEE + 1] = { "memory_ops.rope_bwd_knee", AT(memop[HW_MEMOP_ROPE].knee[1]),
         1, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_EMBED_FEW] = { "memory_ops.embedding_bwd_few_ns",
+        AT(memop[HW_MEMOP_EMBED].few_index_s), 1e-9, CAL_X_POS, 0, INFINITY, NULL, false },
+    [CAL_FIELD_EMBED_FEW + 1] = { "memory_ops.embedding_bwd_few_ps",
+        AT(memop[HW_MEMOP_EMBED].few_elem_s), 1e-12, CAL_X_POS, 0, INFINITY, NULL, false },
 };
-static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 + 2 + 2 &&
+static_assert(CAL_FIELD_COUNT == 11 + 12 * HW_MEMOP_COUNT + 8 + 2 + 9 + 2 + 4 + 2 + 3 + 2 + 3 + 2 + 2 + 2 &&
               HW_MEMOP_COUNT == 11,
               "a fitted field needs its row in cal_fields");
 

@@ -811,6 +811,10 @@ static void memop_start(struct hw_system *hw, int o, int d, bool had)
         hw->memop[o].row_s[d] = 1e-12,      /* a ps per gradient element */
         hw->memop[o].short_eff[d] = hw->memop[o].eff[d],
         hw->memop[o].log_row[d] = 0;
+    if (memop_src[o].rows == 3 && d && hw->memop[o].few_index_s <= 0 &&
+        hw->memop[o].few_elem_s <= 0)
+        hw->memop[o].few_index_s = 30e-9,   /* the feature kernel: 30 ns */
+        hw->memop[o].few_elem_s = 3e-12;    /* an index, 3 ps an element */
     if (memop_src[o].rows && memop_src[o].rows < 3 && hw->memop[o].row_s[d] <= 0) {
         hw->memop[o].row_s[d] = 0.5e-12;    /* half a ps per element slot, */
         hw->memop[o].row0_s[d] = 0.5e-9;    /* half a ns per row */
@@ -865,7 +869,8 @@ static int memop_fields(int o, int d, bool corr, bool reg, enum cal_field *fl)
         fl[n++] = CAL_FIELD_ROW + 2 * o;
     if (memop_src[o].rows == 3 && d)
         fl[n++] = CAL_FIELD_ROW + 2 * o + d, fl[n++] = CAL_FIELD_ROW0 + 2 * o + d,
-        fl[n++] = CAL_FIELD_SHORT + 2 * o + d;
+        fl[n++] = CAL_FIELD_SHORT + 2 * o + d, fl[n++] = CAL_FIELD_EMBED_FEW,
+        fl[n++] = CAL_FIELD_EMBED_FEW + 1;
     return n;
 }
 

@@ -43,7 +43,7 @@ static const char *const memop_fields[] = {
     MEMOP_FIELDS("optimizer"),
     "softmax_fwd_warp_row", "softmax_fwd_warp_ps", "softmax_fwd_wide_ns",
     "softmax_fwd_scalar_ps", "softmax_bwd_scalar_ps", "rope_fwd_knee", "rope_bwd_knee",
-    NULL,
+    "embedding_bwd_few_ns", "embedding_bwd_few_ps", NULL,
 };
 #undef MEMOP_FIELDS
 static_assert(HW_MEMOP_COUNT == 11, "a memory-bound operator needs its "
@@ -530,7 +530,8 @@ static int read_memop_rows(struct hw_memop_fit *m, const char *eff, int d,
  * and floor per direction, the size correction optional (default 0) in
  * [-4, 4] (a row softmax's exponent is clamped to [-1, 1] by the model),
  * the row-softmax fields optional; the eager rotary's knee optional, in
- * [0.5, 50] (kernel.h pred_memop_knee_s). */
+ * [0.5, 50] (kernel.h pred_memop_knee_s); the embedding backward's
+ * feature kernel's per index (ns) and per index element (ps), optional. */
 static int read_memop(struct hw_memop_fit *m, const char *name,
                       const struct conf_group *g, struct tpl_err *err)
 {
@@ -553,6 +554,14 @@ static int read_memop(struct hw_memop_fit *m, const char *name,
     }
     if (!strcmp(name, "softmax") && read_memop_dispatch(m, g, err))
         return TPL_ECONFIG;
+    if (!strcmp(name, "embedding") &&
+        ((conf_has(g, "embedding_bwd_few_ns") &&
+          conf_num(g, "embedding_bwd_few_ns", 0, false, 1e6, &m->few_index_s, err)) ||
+         (conf_has(g, "embedding_bwd_few_ps") &&
+          conf_num(g, "embedding_bwd_few_ps", 0, false, 1e6, &m->few_elem_s, err))))
+        return TPL_ECONFIG;
+    m->few_index_s *= 1e-9;
+    m->few_elem_s *= 1e-12;
     for (int d = 0; d < 2 && !strcmp(name, "rope"); d++) {
         const char *key = d ? "rope_bwd_knee" : "rope_fwd_knee";
         if (conf_has(g, key) && conf_num(g, key, 0.5, false, 50, &m->knee[d], err))

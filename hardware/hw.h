@@ -61,6 +61,11 @@ struct hw_memop_fit {
                                  * of the soft maximum of the host's time
                                  * (floor_s) and the GPU's (kernel.h
                                  * pred_memop_knee_s; 0: none) */
+    double few_index_s;         /* the embedding backward's feature kernel
+                                 * (at most 3072 indices, kernel.h
+                                 * pred_embed_s): time per index and per */
+    double few_elem_s;          /* index element (0, 0: the gradient's bytes
+                                 * at the few-index share instead) */
     double scalar_s[2];         /* PyTorch's block softmax: time per element
                                  * of a row's scalar epilogue, past its
                                  * last whole chunk of 8 x block (kernel.h

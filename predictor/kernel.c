@@ -82,6 +82,8 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
             k->memop_knee[o][d] = hw->memop[o].knee[d];
             k->memop_fitted[o] = hw->memop[o].fitted;
         }
+    k->embed_few_index_s = hw->memop[HW_MEMOP_EMBED].few_index_s;
+    k->embed_few_elem_s = hw->memop[HW_MEMOP_EMBED].few_elem_s;
     k->has_flash = hw->has_flash;
     k->flash = hw->flash;
     k->has_bgemm = hw->has_bgemm;
@@ -315,6 +317,9 @@ double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
     if (!bwd || !k->has_memops || !k->memop_fitted[o] ||
         k->memop_short_bytes_per_s[o][1] <= 0)
         return pred_memop_size_s(k, o, bwd, bytes + table_bytes, 1, bwd ? 2 : 1);
+    if (tokens <= EMBED_FEW_INDICES && (k->embed_few_index_s > 0 || k->embed_few_elem_s > 0))
+        return 2.0 * k->launch_s + table_bytes / k->memop_short_bytes_per_s[o][1] +
+               tokens * (k->embed_few_index_s + row * k->embed_few_elem_s);
     if (tokens <= EMBED_FEW_INDICES)     /* two kernels: zero, accumulate */
         return 2.0 * k->launch_s + (bytes + table_bytes) / k->memop_short_bytes_per_s[o][1];
     if (rows <= 0)

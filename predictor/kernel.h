@@ -42,6 +42,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     double memop_wide_s[HW_MEMOP_COUNT][2];     /* per wide row (register kernel) */
     double memop_scalar_s[HW_MEMOP_COUNT][2];   /* per scalar-epilogue element */
     double memop_knee[HW_MEMOP_COUNT][2];       /* host / GPU soft maximum */
+    double embed_few_index_s, embed_few_elem_s; /* the feature kernel's */
     bool memop_fitted[HW_MEMOP_COUNT];
     bool has_flash;             /* FlashAttention-2 fit (hw attention group) */
     struct hw_flash_fit flash;
@@ -256,8 +257,12 @@ double pred_memop_rows_s(const struct pred_kernels *k, enum hw_memop op, int bwd
  * kernels (aten/src/ATen/native/cuda/Embedding.cu,
  * embedding_dense_backward_cuda): at most 3072 indices, a direct kernel
  * over the gradient's features (embedding_backward_feature_kernel) after
- * the table's zeroing: two launches plus every byte at the fit's
- * few-index share (short_eff); more, the
+ * the table's zeroing: two launches, the table's bytes at the fit's
+ * few-index share (short_eff) and tokens x (few_index + row x few_elem):
+ * a block of 32 x 32 threads per 32 features walks every index in turn,
+ * so its time grows with the indices, the blocks with the row (waves of
+ * them over the SMs); without those two terms, the gradient's bytes at
+ * the few-index share too; more, the
  * table zeroed, the indices sorted, partial sums per segment of equal
  * indices and their sum scattered into the rows touched
  * (EmbeddingBackwardKernel.cu: compute_grad_weight, sum_and_scatter):
