@@ -282,21 +282,33 @@ double pred_memop_row_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
     return memop_time(k, op, bwd, bytes, calls, launches, fmax(0.1, f));
 }
 
+double pred_soft_max(double a, double b, double p)
+{
+    double hi = fmax(a, b), lo = fmin(a, b);
+    if (p <= 0)
+        return hi;
+    if (lo <= 0)
+        return hi + fmax(lo, 0.0);
+    p = fmin(50.0, fmax(0.5, p));   /* hw.c's range: a solver's step to 0
+                                     * would make 2^(1/p) inf */
+    return hi * pow(1.0 + pow(lo / hi, p), 1.0 / p);   /* no overflow */
+}
+
 double pred_memop_knee_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double extra)
 {
-    double p, h, g;
     if (!k->has_memops || !k->memop_fitted[op] || k->memop_knee[op][bwd] <= 0)
         return pred_memop_size_s(k, op, bwd, bytes, 1, 1);
-    p = fmin(50.0, fmax(0.5, k->memop_knee[op][bwd]));    /* hw.c's range: a
-                                 * solver's step to 0 would make 2^(1/p) inf */
-    h = k->memop_floor_s[op][bwd];
-    g = bytes / k->memop_bytes_per_s[op][bwd] + extra * k->memop_row_s[op][bwd];
-    if (h <= 0 || g <= 0)
-        return h + g;
-    if (h < g)                  /* g (1 + (h/g)^p)^(1/p): no overflow */
-        return g * pow(1.0 + pow(h / g, p), 1.0 / p);
-    return h * pow(1.0 + pow(g / h, p), 1.0 / p);
+    return pred_soft_max(k->memop_floor_s[op][bwd],
+                         bytes / k->memop_bytes_per_s[op][bwd] +
+                         extra * k->memop_row_s[op][bwd],
+                         k->memop_knee[op][bwd]);
+}
+
+double pred_host_knee(const struct pred_kernels *k, int bwd)
+{
+    return k->has_memops && k->memop_fitted[HW_MEMOP_ROPE] ?
+           k->memop_knee[HW_MEMOP_ROPE][bwd] : 0.0;
 }
 
 /* The few indices PyTorch's embedding backward runs its feature kernel

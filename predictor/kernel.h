@@ -185,6 +185,14 @@ double pred_memop_size_s(const struct pred_kernels *k, enum hw_memop op, int bwd
  * times what is left. */
 double pred_memop_knee_s(const struct pred_kernels *k, enum hw_memop op, int bwd,
                          double bytes, double extra);
+/* The soft maximum (a^p + b^p)^(1/p) of two non-negative times, p held to
+ * [0.5, 50] (pred_memop_knee_s); p <= 0: the hard maximum. */
+double pred_soft_max(double a, double b, double p);
+/* The knee of a Python-issued kernel sequence on this system, direction
+ * bwd: the eager rotary samples' (memory_ops.rope_fwd_knee / _bwd_knee,
+ * the one sampled operator that is such a sequence timed whole); 0 (the
+ * hard maximum) without that fit. predictor/pred.c host_wait. */
+double pred_host_knee(const struct pred_kernels *k, int bwd);
 /* The same over rows of 'row' elements: the bandwidth term times
  * max(0.1, 1 + log_row x ln(row / 4096)), a correction in log row length
  * (the norms' per-row reductions deepen with the row; fitted, 0 without a

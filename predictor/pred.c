@@ -403,16 +403,26 @@ static void tp_comm_time(const struct pred_ctx *c, const struct plan *p,
 }
 
 /* The host issues kernels one by one; when issuing them takes longer than
- * running them (small layers, eager frameworks), the GPU waits. With
- * CUDA_LAUNCH_BLOCKING=1 every launch returns only when its kernel has run
- * (CUDA C++ Programming Guide, "Asynchronous Concurrent Execution": the
- * variable disables asynchronous launches), so the host's time per kernel
- * adds to the GPU's: all of it is waited for. */
+ * running them (small layers, eager frameworks), the GPU waits. A layer's
+ * kernels differ in size: where its host time H nears its GPU time G the
+ * host paces the short kernels while the long ones run ahead of it, so
+ * the layer takes the soft maximum (H^p + G^p)^(1/p), not max(H, G): the
+ * knee p of the system's eager-call samples (kernel.h pred_host_knee: the
+ * rotary's, a Python-issued kernel sequence timed whole, fitted on kernel
+ * samples, not on runs; the hard maximum without them). The exposed wait
+ * is that less G. With CUDA_LAUNCH_BLOCKING=1 every launch returns only
+ * when its kernel has run (CUDA C++ Programming Guide, "Asynchronous
+ * Concurrent Execution": the variable disables asynchronous launches), so
+ * the host's time per kernel adds to the GPU's: all of it is waited for. */
 static double host_exposed(const struct pred_ctx *c, double launches,
-                           double gpu_s)
+                           double gpu_s, int bwd)
 {
     double host = launches * c->job.host_s;
-    return c->job.launch_blocking ? host : fmax(0.0, host - gpu_s);
+    if (c->job.launch_blocking)
+        return host;
+    if (host <= 0)
+        return 0.0;
+    return fmax(0.0, pred_soft_max(host, gpu_s, pred_host_knee(&c->k, bwd)) - gpu_s);
 }
 
 static void host_wait(const struct pred_ctx *c, const struct plan *p,
@@ -420,8 +430,8 @@ static void host_wait(const struct pred_ctx *c, const struct plan *p,
 {
     double nf, nb;
     pred_layer_launches(c, p, &nf, &nb);
-    o->fwd_s[PRED_OP_HOST] = host_exposed(c, nf, o->fwd_total_s);
-    o->bwd_s[PRED_OP_HOST] = host_exposed(c, nb, o->bwd_total_s);
+    o->fwd_s[PRED_OP_HOST] = host_exposed(c, nf, o->fwd_total_s, 0);
+    o->bwd_s[PRED_OP_HOST] = host_exposed(c, nb, o->bwd_total_s, 1);
     o->fwd_total_s += o->fwd_s[PRED_OP_HOST];
     o->bwd_total_s += o->bwd_s[PRED_OP_HOST];
 }

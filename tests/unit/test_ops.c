@@ -111,8 +111,9 @@ Test(ops, layer_launches_counted_by_hand)
 }
 
 /* A host too slow for the kernels sets the layer's time at launches times
- * the host's time per kernel, and the host wait (the last operator) counts
- * in the totals like every other. */
+ * the host's time per kernel (the hard maximum: a system without an
+ * eager-call knee), and the host wait (the last operator) counts in the
+ * totals like every other. */
 Test(ops, host_wait_counts_every_launch)
 {
     struct model m = load_model("llama3-8b");
@@ -125,6 +126,7 @@ Test(ops, host_wait_counts_every_launch)
     p.sp = true;
     j.host_s = 1.0;
     pred_ctx_init(&c, &m, &h, &j, false);
+    c.k.memop_fitted[HW_MEMOP_ROPE] = false;    /* no knee: max(H, G) */
     pred_layer_time(&c, &p, &l);
     pred_layer_launches(&c, &p, &nf, &nb);
     assert_rel(l.fwd_total_s, nf * j.host_s, 1e-12);
@@ -154,6 +156,7 @@ Test(ops, launch_blocking_adds_the_host)
     p.sp = true;
     j.host_s = 1e-6;
     pred_ctx_init(&c, &m, &h, &j, false);
+    c.k.memop_fitted[HW_MEMOP_ROPE] = false;    /* no knee: max(H, G) */
     pred_layer_time(&c, &p, &async);
     pred_layer_launches(&c, &p, &nf, &nb);
     cr_assert_eq(async.fwd_s[PRED_OP_HOST], 0.0);
@@ -164,4 +167,37 @@ Test(ops, launch_blocking_adds_the_host)
     assert_rel(blocking.bwd_s[PRED_OP_HOST], nb * 1e-6, 1e-12);
     assert_rel(blocking.fwd_total_s, async.fwd_total_s + nf * 1e-6, 1e-12);
     assert_rel(blocking.bwd_total_s, async.bwd_total_s + nb * 1e-6, 1e-12);
+}
+
+/* With the system's eager-call knee p (kernel.h pred_host_knee: the
+ * rotary samples' fit), a layer whose host time H nears its GPU time G
+ * takes (H^p + G^p)^(1/p): by hand with p 2 forward and 3 backward and the
+ * host set to G / 2 an operator's launch on average, the wait is G
+ * (sqrt(1 + r^2) - 1) forward, r = H / G, and G ((1 + r^3)^(1/3) - 1)
+ * backward; a host far slower still sets the pace (within 1e-6 of H). */
+Test(ops, host_wait_soft_maximum)
+{
+    struct model m = load_model("gpt3-1.7b");
+    struct hw_system h = load_system("dgx-a100");
+    struct job j = make_job(2048, 512);
+    struct pred_ctx c;
+    struct pred_layer l;
+    struct plan p = make_plan(1, 1, 1, 1);
+    double nf, nb, gf = 0, gb = 0, rf, rb;
+    j.host_s = 0;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    cr_assert(c.k.memop_fitted[HW_MEMOP_ROPE]);     /* the preset has the fit */
+    c.k.memop_knee[HW_MEMOP_ROPE][0] = 2;
+    c.k.memop_knee[HW_MEMOP_ROPE][1] = 3;
+    pred_layer_time(&c, &p, &l);
+    pred_layer_launches(&c, &p, &nf, &nb);
+    gf = l.fwd_total_s, gb = l.bwd_total_s;
+    c.job.host_s = 0.5 * gf / nf;
+    pred_layer_time(&c, &p, &l);
+    rf = nf * c.job.host_s / gf, rb = nb * c.job.host_s / gb;
+    assert_rel(l.fwd_s[PRED_OP_HOST], gf * (sqrt(1 + rf * rf) - 1), 1e-9);
+    assert_rel(l.bwd_s[PRED_OP_HOST], gb * (cbrt(1 + rb * rb * rb) - 1), 1e-9);
+    c.job.host_s = 1.0;
+    pred_layer_time(&c, &p, &l);
+    assert_rel(l.fwd_total_s, nf * 1.0, 1e-6);
 }
