@@ -329,11 +329,12 @@ double pred_embed_s(const struct pred_kernels *k, int bwd, double bytes,
     if (!bwd || !k->has_memops || !k->memop_fitted[o] ||
         k->memop_short_bytes_per_s[o][1] <= 0)
         return pred_memop_size_s(k, o, bwd, bytes + table_bytes, 1, bwd ? 2 : 1);
-    if (tokens <= EMBED_FEW_INDICES && (k->embed_few_index_s > 0 || k->embed_few_elem_s > 0))
-        return 2.0 * k->launch_s + table_bytes / k->memop_short_bytes_per_s[o][1] +
-               tokens * (k->embed_few_index_s + row * k->embed_few_elem_s);
-    if (tokens <= EMBED_FEW_INDICES)     /* two kernels: zero, accumulate */
-        return 2.0 * k->launch_s + (bytes + table_bytes) / k->memop_short_bytes_per_s[o][1];
+    if (tokens <= EMBED_FEW_INDICES) {   /* two kernels: zero, accumulate */
+        bool walk = k->embed_few_index_s > 0 || k->embed_few_elem_s > 0;
+        return 2.0 * k->launch_s +
+               (table_bytes + (walk ? 0 : bytes)) / k->memop_short_bytes_per_s[o][1] +
+               (walk ? tokens * (k->embed_few_index_s + row * k->embed_few_elem_s) : 0);
+    }
     if (rows <= 0)
         touched = 0;
     return k->memop_floor_s[o][1] + table_bytes / k->memop_bytes_per_s[o][1] +

@@ -29,6 +29,14 @@ static inline void synth_folder(const char *dir, bool nccl)
     fclose(fopen(path, "w"));
 }
 
+/* Removes a scratch folder made by mkdtemp and its contents. */
+static inline void scratch_remove(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* The report of the samples of 'gpu' fitted to its preset (seed 42), kept
  * until another gpu is asked for; the preset into *base. Skips the test
  * when the samples are absent. */

@@ -140,7 +140,7 @@ static void synthesize(const char *dir, const struct hw_system *hw)
 
 Test(calib, recovers_known_parameters)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -201,15 +201,14 @@ Test(calib, recovers_known_parameters)
         else if (strcmp(r->dir, "-"))
             cr_assert_geq(r->mape_extrap_mp, 0, "%s %s", r->op, r->dir);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* Per-operator memory-bound fits (memory_ops): each operator and direction's
  * achieved bandwidth and floor come back from samples made with them. */
 Test(calib, recovers_memory_bound_fits)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -278,8 +277,7 @@ Test(calib, recovers_memory_bound_fits)
         cr_assert_eq(p->warp_row[d], 1024);
         cr_assert_eq(p->warp_s[d], 0);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 static const struct cal_row *find_row(const struct cal_report *rep, const char *op,
@@ -301,7 +299,7 @@ static const struct cal_row *find_row(const struct cal_report *rep, const char *
  * its parameters back. */
 Test(calib, recovers_pytorch27_softmax_dispatch)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-h100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -333,8 +331,7 @@ Test(calib, recovers_pytorch27_softmax_dispatch)
     assert_rel(m->wide_s[0], 7e-9, 0.15);
     assert_rel(m->row0_s[0], 5e-9, 0.3);
     cr_assert_lt(find_row(&rep, "softmax", "fwd")->mape_random, 2.0);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* Eight softmax samples: enough for the older dispatch's six fields, too
@@ -343,7 +340,7 @@ Test(calib, recovers_pytorch27_softmax_dispatch)
  * kept, with its fields fitted, not the other's start values. */
 Test(calib, too_few_points_for_a_dispatch_is_no_fit)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-h100"), base = truth, fit;
     static struct cal_report rep;
     static const double ls[4] = { 1024, 1536, 2048, 3072 };
@@ -366,8 +363,7 @@ Test(calib, too_few_points_for_a_dispatch_is_no_fit)
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     cr_assert_eq(fit.memop[HW_MEMOP_SOFTMAX].warp_row[0], 1024);
     assert_rel(fit.memop[HW_MEMOP_SOFTMAX].short_eff[0], 0.8, 0.1);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* The report's ablation (issue 15): a roofline with one fitted efficiency
@@ -382,7 +378,7 @@ Test(calib, too_few_points_for_a_dispatch_is_no_fit)
  * tile are physics the roofline lacks, and they have no correction. */
 Test(calib, ablation_roofline_physical_corrected)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -433,15 +429,14 @@ Test(calib, ablation_roofline_physical_corrected)
         cr_assert_gt(r->mape_roofline, r->mape_random + 1.0, "%s %.2f %.2f", op,
                      r->mape_roofline, r->mape_random);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* Samples faster than the GPU's measured maximum allows (hardware-facts.md
  * sec. 6.1): the fit stops at efficiency.gemm_max and says so. */
 Test(calib, efficiencies_stop_at_the_measured_maximum)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -455,8 +450,7 @@ Test(calib, efficiencies_stop_at_the_measured_maximum)
     cr_assert_gt(fit.eff_gemm_bwd, 0.99 * base.eff_max);
     cr_assert(strstr(rep.params[CAL_FIELD_GEMM_BWD].note, "measured maximum"));
     assert_rel(fit.eff_gemm, truth.eff_gemm, 0.02);     /* below: unchanged */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 Test(calib, missing_directory_is_an_io_error)
@@ -540,8 +534,7 @@ Test(calib, nccl_file_without_shape_is_refused)
     cr_assert_eq(cal_run(dir, &base, 1, &fit, &rep, &err), TPL_ECONFIG);
     cr_assert(strstr(err.msg, "SYNTH_allreduce_fp16_1_2.csv:1: missing column 'shape'"),
               "%s", err.msg);
-    snprintf(path, sizeof path, "rm -rf '%s'", dir);
-    cr_assert_eq(system(path), 0);
+    scratch_remove(dir);
 }
 
 /* Point-to-point sends (nccl/<GPU>_p2p_fp16_<nodes>_<gpus>.csv): each
@@ -549,7 +542,7 @@ Test(calib, nccl_file_without_shape_is_refused)
  * predictor's model (pred_p2p_s) at 1 % noise. */
 Test(calib, recovers_p2p_shares)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[512], cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX", path[512];
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -574,8 +567,7 @@ Test(calib, recovers_p2p_shares)
     cr_assert_eq(cal_run(dir, &base, 42, &fit, &rep, &err), 0, "%s", err.msg);
     assert_rel(fit.eff_p2p_nvlink, 0.8, 0.02);
     assert_rel(fit.eff_p2p_net, 0.6, 0.02);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* One NCCL samples file of 'kind' over nodes x gpn, sizes 64 KiB to
@@ -615,7 +607,7 @@ static double p2p_time(const struct pred_kernels *k, double bytes, int nodes, in
  * socket fabric's, 0.05: kept, and the report says so in one line. */
 Test(calib, recovers_collective_alpha_beta)
 {
-    char dir[] = "/tmp/trainplan-calib-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-calib-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -673,8 +665,7 @@ Test(calib, recovers_collective_alpha_beta)
     }
     cr_assert_eq(absent, CAL_OP_COUNT - 4);     /* all but the two all-reduce
                                                  * and the two p2p families */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* The GH200 masked fill's forward file times one of the kernels PyTorch

@@ -233,7 +233,7 @@ static int synth_embed(const char *dir, const struct pred_kernels *k, bool cappe
 
 Test(opfits, calibrate_recovers_batched_gemm_and_embedding)
 {
-    char dir[] = "/tmp/trainplan-opfits-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-opfits-XXXXXX";
     struct hw_system truth = bgemm_system(), base = load_system("dgx-a100"), fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -272,8 +272,7 @@ Test(opfits, calibrate_recovers_batched_gemm_and_embedding)
     for (int i = 0; i < rep.n_rows; i++)    /* 1 % noise: errors near 1 % */
         cr_assert_lt(rep.rows[i].mape_random, 2.5, "%s %s: %.2f%%", rep.rows[i].op,
                      rep.rows[i].dir, rep.rows[i].mape_random);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* A forward file capped at the backward in a minority of its many-index
@@ -284,7 +283,7 @@ Test(opfits, calibrate_recovers_batched_gemm_and_embedding)
  * for a faster gather while the mark needed half the rows). */
 Test(opfits, embedding_forward_capped_in_a_minority_of_rows)
 {
-    char dir[] = "/tmp/trainplan-opfits-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-opfits-XXXXXX";
     struct hw_system truth = embed_system(), base = load_system("dgx-a100"), fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -302,8 +301,7 @@ Test(opfits, embedding_forward_capped_in_a_minority_of_rows)
     assert_rel(fit.memop[HW_MEMOP_EMBED].eff[0], 0.15, 0.05);
     assert_rel(fit.memop[HW_MEMOP_EMBED].row_s[0], 6e-12, 0.1);
     cr_assert_lt(report_row(&rep, "embedding", "fwd")->mape_random, 2.5);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* The eager rotary as its samples time it (kernel.h pred_memop_knee_s):
@@ -313,7 +311,7 @@ Test(opfits, embedding_forward_capped_in_a_minority_of_rows)
  * host time, the share of HBM, the tables' time and the knee back. */
 Test(opfits, calibrate_recovers_the_rotarys_host_knee)
 {
-    char dir[] = "/tmp/trainplan-opfits-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-opfits-XXXXXX";
     struct hw_system truth = load_system("dgx-a100"), base = truth, fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -352,8 +350,7 @@ Test(opfits, calibrate_recovers_the_rotarys_host_knee)
         cr_assert_lt(report_row(&rep, "rope (eager)", d ? "bwd" : "fwd")->mape_random,
                      2.0);
     }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* An all-gather file of 'nodes' x 'gpn' GPUs from the truth's model, every
@@ -423,8 +420,7 @@ Test(opfits, calibrate_recovers_allgather_shares)
         }
     }
     cr_assert_eq(seen, 2);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* On the published samples (skipped without ../shared): the batched GEMMs

@@ -98,7 +98,7 @@ static void synth_stage(const char *dir, const struct pred_kernels *k,
 
 Test(optfit, calibrate_recovers_the_step)
 {
-    char dir[] = "/tmp/trainplan-optfit-XXXXXX", cmd[600];
+    char dir[] = "/tmp/trainplan-optfit-XXXXXX";
     struct hw_system truth = optim_system(), base = load_system("dgx-a100"), fit;
     static struct cal_report rep;
     struct tpl_err err = { 0 };
@@ -129,8 +129,7 @@ Test(optfit, calibrate_recovers_the_step)
         cr_assert_eq(r->n_failed, strcmp(r->op, "optimizer (first)") ? 0 : 6);
     }
     cr_assert_eq(seen, 3);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    scratch_remove(dir);
 }
 
 /* On the published samples (skipped without ../shared): every stage file
