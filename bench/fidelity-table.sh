@@ -18,7 +18,7 @@ table() {
     echo "| source | timed rows | held-out MAPE | held-out bias | in-sample MAPE | in-sample bias | p90 | OOM agreement | memory MAPE (rows) | Spearman (groups) |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     jq -r --slurpfile cv "$cv" '
-      def pct: if . == null then "-" else (. * 10 | round / 10 | tostring) + " %" end;
+      def pct: if . == null then "-" else (. * 10 | round / 10 | if . == 0 then 0 else . end | tostring) + " %" end;
       def num: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
       .summary as $s
       | ($s.sources | to_entries[] | select(.key | contains(":") | not)) as $e

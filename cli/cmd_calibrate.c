@@ -59,9 +59,12 @@ static const char usage[] =
 "width scaled by 1.5 about its centre. Then the efficiency of the systems\n"
 "without kernel samples (efficiency.calibrated = false) that no source\n"
 "gives, fitted on their timed rows: gemm_fp8_cs (FP8 GEMMs with current /\n"
-"MXFP8 scaling); and the network share of the systems whose fabric no\n"
-"source measures (efficiency.network_from_runs), fitted on theirs; each\n"
-"source predicted with them fitted without it.\n";
+"MXFP8 scaling); the network share of the systems whose fabric no\n"
+"source measures (efficiency.network_from_runs), fitted on theirs; and\n"
+"the sustained clock of the GPUs run under a power limit no source\n"
+"measures the clock at (efficiency.clock_from_runs: every compute-bound\n"
+"kernel takes 1 / clock as long), fitted on theirs; each source predicted\n"
+"with them fitted without it.\n";
 
 enum { OPT_SYSTEM = 256, OPT_REPORT, OPT_FORMAT, OPT_SEED, OPT_RUNS, OPT_CHART,
        OPT_HELP };
@@ -139,8 +142,9 @@ static void tune_value(const char *name, double x)
         printf("  %s %.3f", name, x);
 }
 
-/* The uncalibrated systems' FP8 GEMM factor and the network share of the
- * fabrics no source measures, fitted on all their rows, and each source's
+/* The uncalibrated systems' FP8 GEMM factor, the network share of the
+ * fabrics and the clock of the power limits no source measures, fitted on
+ * all their rows, and each source's
  * rows predicted with them fitted without it (fidelity/tune.c). */
 static void calibrate_tune(const struct runs *runs, const char *path)
 {
@@ -157,11 +161,16 @@ static void calibrate_tune(const struct runs *runs, const char *path)
         printf("network_from_runs systems: network = %.3f;"
                "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
                t.network, t.net_rows, path);
+    if (t.clock_rows)
+        printf("clock_from_runs systems: clock = %.3f;"
+               "  # fitted on %d timed rows: trainplan calibrate --runs %s\n",
+               t.clock, t.clock_rows, path);
     k = fid_tune_cv(runs, cv, 64);
     for (int i = 0; i < k; i++) {
         printf("  held out %-18s %3d rows", cv[i].source, cv[i].n);
         tune_value("gemm_fp8_cs", cv[i].fit.gemm_fp8_cs);
         tune_value("network", cv[i].fit.network);
+        tune_value("clock", cv[i].fit.clock);
         printf("  MAPE in-sample %.1f -> held-out %.1f %%  bias %+.1f -> %+.1f %%\n",
                cv[i].mape_before, cv[i].mape_held, cv[i].bias_before,
                cv[i].bias_held);

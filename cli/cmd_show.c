@@ -120,18 +120,22 @@ static void model_figures(const struct model *m, int64_t seq)
 
 static void system_figures(const struct hw_system *h)
 {
+    double ck = h->clock;       /* the power-limited clock (hw.h) */
     printf("\n# ---- derived (trainplan show): rates after the efficiencies ----\n"
-           "# GEMM                %.1f TFLOP/s bf16 (eff_gemm %.3g)", h->bf16_flops
-           * h->eff_gemm / 1e12, h->eff_gemm);
+           "# GEMM                %.1f TFLOP/s bf16 (eff_gemm %.3g", h->bf16_flops
+           * h->eff_gemm * ck / 1e12, h->eff_gemm);
+    if (ck != 1.0)
+        printf(" x clock %.3g", ck);
+    printf(")");
     if (h->fp8_flops > 0)
         printf(", %.1f TFLOP/s fp8", h->fp8_flops * h->eff_gemm *
-               h->eff_gemm_fp8 / 1e12);
+               h->eff_gemm_fp8 * ck / 1e12);
     printf("\n# attention           %.1f TFLOP/s bf16 (eff_attn %.3g)\n"
            "# HBM                 %.2f TB/s (eff_hbm %.3g), %.1f GiB of which "
            "%.1f GiB reserved\n# NVLink              %.1f GB/s per GPU and "
            "direction (eff_nvlink %.3g)\n# network             %.1f GB/s = "
            "%.0f Gb/s per GPU and direction (eff_net %.3g)\n",
-           h->bf16_flops * h->eff_attn / 1e12, h->eff_attn,
+           h->bf16_flops * h->eff_attn * ck / 1e12, h->eff_attn,
            h->hbm_bytes_per_s * h->eff_hbm / 1e12, h->eff_hbm,
            h->hbm_bytes / RES_GIB, h->reserve_bytes / RES_GIB,
            h->nvlink_bytes_per_s * h->eff_nvlink / 1e9, h->eff_nvlink,

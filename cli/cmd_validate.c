@@ -35,6 +35,7 @@ static const char usage[] =
 "  --cv source            cross-validate the constants fitted on runs (the\n"
 "                         eager stacks' host_us, the uncalibrated systems'\n"
 "                         gemm_fp8_cs, the network share of a fabric no\n"
+"                         source measures, the clock of a power limit no\n"
 "                         source measures): each source left out, the\n"
 "                         constants refitted on the others, the source\n"
 "                         predicted with them; prints in-sample and held-out\n"

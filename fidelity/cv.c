@@ -80,7 +80,7 @@ static void source_feeds(const struct fid_report *all, const char *source,
         if (!r->predicted || !r->timed || strcmp(r->run->source, source))
             continue;
         *host |= r->host_bound && !r->launch_blocking;
-        *tune |= r->uncalibrated || r->net_tuned;
+        *tune |= r->uncalibrated || r->net_tuned || r->clock_tuned;
     }
 }
 
@@ -172,4 +172,5 @@ void fid_cv_overall(const struct fid_cv_row *rows, int n, struct fid_cv_row *all
     all->in_sample = pooled(rows, n, false);
     all->held_out = pooled(rows, n, true);
     all->fit.host_us = all->fit.tune.gemm_fp8_cs = all->fit.tune.network = -1;
+    all->fit.tune.clock = -1;
 }

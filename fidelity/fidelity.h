@@ -42,6 +42,8 @@ struct fid_row {
     bool net_tuned;             /* its system's network share is fitted on
                                    runs (efficiency.network_from_runs): the
                                    tune fit moves that too */
+    bool clock_tuned;           /* its system's clock is fitted on runs
+                                   (efficiency.clock_from_runs): and that */
 };
 
 struct fid_stats {              /* absolute percentage errors of a set */
@@ -165,18 +167,26 @@ double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows
  * network share of the systems whose fabric no source measures
  * (efficiency.network_from_runs: jeanzay-a100's Omni-Path), fitted on
  * their timed rows. The two row sets are apart (the fabric's systems have
- * kernel samples), so each is fitted on its own. */
+ * kernel samples), so each is fitted on its own. And the sustained clock
+ * of a GPU run under a power limit no source measures the clock at
+ * (efficiency.clock_from_runs: grandteton-h100, Meta's 500 W H100s),
+ * fitted on its timed rows, apart from the other two (a calibrated GPU on
+ * a measured fabric). */
 #define FID_TUNE_FP8_LO 0.30
 #define FID_TUNE_FP8_HI 1.00
 #define FID_TUNE_NET_LO 0.05
 #define FID_TUNE_NET_HI 1.00
+#define FID_TUNE_CLOCK_LO 0.50
+#define FID_TUNE_CLOCK_HI 1.00
 
 struct fid_tune {
     double gemm_fp8_cs;         /* efficiency.gemm_fp8_cs (-1: none fitted,
                                    the presets') */
     double network;             /* efficiency.network of the network_from_runs
                                    systems (-1: none fitted, the presets') */
-    int fp8_rows, net_rows;     /* the rows each part was fitted on */
+    double clock;               /* efficiency.clock of the clock_from_runs
+                                   systems (-1: none fitted, the presets') */
+    int fp8_rows, net_rows, clock_rows; /* the rows each part was fitted on */
 };
 
 /* Fit t on the tuned systems' timed, predicted rows other than those of

@@ -309,12 +309,14 @@ static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
         hw->eff_gemm_fp8_cs = t->gemm_fp8_cs;
     if (hw->net_from_runs && t->network >= 0)
         hw_set_network_share(hw, t->network);
+    if (hw->clock_from_runs && t->clock >= 0)
+        hw_set_clock(hw, t->clock);
 }
 
 /* Whether the tune fit moves any of a system's values. */
 static bool tuned_system(const struct hw_system *hw)
 {
-    return !hw->calibrated || hw->net_from_runs;
+    return !hw->calibrated || hw->net_from_runs || hw->clock_from_runs;
 }
 
 /* A row of a stack that is not eager but whose MoE layers issue kernels
@@ -365,6 +367,7 @@ static void predict_known(const struct run_row *r, struct model m,
     row_host(r, st, &m, host_us, &j, o);
     o->uncalibrated = !hw->calibrated;
     o->net_tuned = hw->net_from_runs;
+    o->clock_tuned = hw->clock_from_runs;
     o->launch_blocking = j.launch_blocking;
     o->params_b = (double)model_params(&m) / 1e9;
     if (t && tuned_system(hw)) {           /* the tune fit's values */

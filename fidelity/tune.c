@@ -1,5 +1,6 @@
-/* fidelity/tune.c: the FP8 factor of the systems without kernel samples
- * and the share of a fabric no source measures, fitted on published runs,
+/* fidelity/tune.c: the FP8 factor of the systems without kernel samples,
+ * the share of a fabric no source measures and the clock of a power limit
+ * no source measures, fitted on published runs,
  * and their cross-validation by source (see fidelity.h).
  *
  * dgx-b200 and gb200-nvl72 have no kernel samples (shared/data/kernel-
@@ -40,7 +41,24 @@
  * the rows place it: the objective is the MAPE of the timed, predicted rows
  * of those systems, a golden-section search over [FID_TUNE_NET_LO,
  * FID_TUNE_NET_HI]. The share moves every inter-node collective and send
- * of the system alike (hw.c read_net_from_runs). */
+ * of the system alike (hw.c read_net_from_runs).
+ *
+ * The third is the sustained clock of a GPU run under a power limit at
+ * which no source measures it (efficiency.clock_from_runs): Meta's Grand
+ * Teton H100s at their default 500 W, on which torchtitan's benchmarks
+ * ran (RUNS.md; pytorch/torchtitan benchmarks/llama3_h100_202412_
+ * torchtitan.md: "the actual peak TFLOPs number is between SXM and NVL,
+ * and we don't know its exact value"). The preset's prior is the cube law
+ * of dynamic power, (500 / 700)^(1/3) = 0.894 of the 700 W fits' clock
+ * (hardware/systems/grandteton-h100.cfg); static, memory and I/O power do
+ * not fall with the clock, so the SMs' share of a 500 W budget falls
+ * further than the cube law says, and the rows place it: the objective is
+ * the MAPE of those systems' timed, predicted rows, a golden-section search
+ * over [FID_TUNE_CLOCK_LO, FID_TUNE_CLOCK_HI]. The clock moves every
+ * compute-bound kernel of the system alike (predictor/kernel.c
+ * compute_params); memory-bound ones keep their HBM rate. Two sources ran
+ * there (torchtitan's December 2024 and June 2025 benchmarks), so each is
+ * predicted held out with the clock the other's rows give. */
 #include "fidelity/fidelity.h"
 
 #include <math.h>
@@ -49,13 +67,21 @@
 #define FID_TUNE_STEPS 30       /* each bracket shrinks to 0.618^30 */
 
 /* The two parts, each with its rows and its bracket. */
-enum tune_part { PART_FP8, PART_NET, PART_ALL };
+enum tune_part { PART_FP8, PART_NET, PART_CLOCK, PART_ALL };
 
 static bool in_part(const struct fid_row *r, enum tune_part part)
 {
     return part == PART_FP8 ? r->uncalibrated
          : part == PART_NET ? r->net_tuned
-         : r->uncalibrated || r->net_tuned;
+         : part == PART_CLOCK ? r->clock_tuned
+         : r->uncalibrated || r->net_tuned || r->clock_tuned;
+}
+
+/* The value a part fits, in t. */
+static double *part_value(struct fid_tune *t, enum tune_part part)
+{
+    return part == PART_FP8 ? &t->gemm_fp8_cs
+         : part == PART_NET ? &t->network : &t->clock;
 }
 
 /* MAPE and bias of the part's timed, predicted rows of 'source' (NULL:
@@ -85,9 +111,9 @@ struct tune_fit { const struct runs *runs; const char *exclude; enum tune_part p
 static double objective(double x, void *arg)
 {
     const struct tune_fit *f = arg;
-    struct fid_tune t = { .gemm_fp8_cs = -1, .network = -1 };
+    struct fid_tune t = { .gemm_fp8_cs = -1, .network = -1, .clock = -1 };
     double mape, bias;
-    *(f->part == PART_FP8 ? &t.gemm_fp8_cs : &t.network) = x;
+    *part_value(&t, f->part) = x;
     tune_err(f->runs, NULL, f->exclude, &t, f->part, &mape, &bias);
     return mape;
 }
@@ -110,7 +136,9 @@ int fid_fit_tune(const struct runs *runs, const char *exclude,
                            FID_TUNE_FP8_HI, &t->gemm_fp8_cs);
     t->net_rows = fit_part(runs, exclude, PART_NET, FID_TUNE_NET_LO,
                            FID_TUNE_NET_HI, &t->network);
-    *n_rows = t->fp8_rows + t->net_rows;
+    t->clock_rows = fit_part(runs, exclude, PART_CLOCK, FID_TUNE_CLOCK_LO,
+                             FID_TUNE_CLOCK_HI, &t->clock);
+    *n_rows = t->fp8_rows + t->net_rows + t->clock_rows;
     return *n_rows ? 0 : -1;
 }
 

@@ -78,7 +78,8 @@ static const char *const efficiency_fields[] = {
     "gemm", "gemm_bwd", "gemm_fp8", "gemm_fp8_cs", "gemm_half_gflop", "gemm_max", "attn", "attn_bwd",
     "hbm", "norm", "nvlink", "network", "p2p_nvlink", "p2p_network",
     "allgather_nvlink", "allgather_network", "host", "calibrated",
-    "network_from_runs", "gemm_bwd_log_m", "gemm_bwd_log_n", "gemm_bwd_log_k", NULL,
+    "network_from_runs", "gemm_bwd_log_m", "gemm_bwd_log_n", "gemm_bwd_log_k",
+    "clock", "clock_from_runs", NULL,
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us",
@@ -328,6 +329,29 @@ static int read_net_from_runs(struct hw_system *hw, const struct conf_group *g,
     return 0;
 }
 
+/* The sustained clock of a power-limited GPU against the one whose fits
+ * its compute shares are (optional, (0, 1], default 1), and whether it is
+ * fitted on runs (fidelity/tune.c), which needs the clock given: the
+ * file's value is the fit's prior and what a prediction uses until a fit
+ * replaces it. */
+static int read_clock(struct hw_system *hw, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    char where[200];
+    hw->clock = 1.0;
+    hw->clock_from_runs = false;
+    if ((conf_has(g, "clock") && conf_num(g, "clock", 0, true, 1, &hw->clock, err)) ||
+        (conf_has(g, "clock_from_runs") &&
+         conf_bool(g, "clock_from_runs", &hw->clock_from_runs, err)))
+        return TPL_ECONFIG;
+    if (!hw->clock_from_runs || conf_has(g, "clock"))
+        return 0;
+    conf_where(g->c, config_setting_get_member(g->s, "clock_from_runs"), where,
+               sizeof where);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: 'clock_from_runs' needs 'clock' "
+                      "(the fit's prior, what predictions use without it)", where);
+}
+
 static int read_efficiency(struct hw_system *hw, const struct conf *c,
                            struct tpl_err *err)
 {
@@ -364,7 +388,8 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
     if (conf_has(&g, "calibrated") &&
         conf_bool(&g, "calibrated", &hw->calibrated, err))
         return TPL_ECONFIG;
-    if (read_net_from_runs(hw, &g, err) || read_gemm_log(hw, &g, err))
+    if (read_net_from_runs(hw, &g, err) || read_gemm_log(hw, &g, err) ||
+        read_clock(hw, &g, err))
         return TPL_ECONFIG;
     return check_max(hw, &g, err);
 }
@@ -711,4 +736,9 @@ double hw_host_copy_bytes_per_s(const struct hw_system *h, double link,
 void hw_set_network_share(struct hw_system *h, double share)
 {
     h->eff_net = h->eff_p2p_net = h->eff_ag_net = share;
+}
+
+void hw_set_clock(struct hw_system *h, double clock)
+{
+    h->clock = clock;
 }

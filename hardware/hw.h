@@ -177,6 +177,15 @@ struct hw_system {              /* a plain value: nothing to free */
                                    for every inter-node collective and send)
                                    is fitted on published runs
                                    (fidelity/tune.c) */
+    double clock;               /* efficiency.clock: the sustained tensor-core
+                                   clock relative to the GPU whose fits the
+                                   compute shares are (a lower power limit;
+                                   default 1): every compute-bound kernel
+                                   takes 1 / clock as long (predictor/
+                                   kernel.c compute_params) */
+    bool clock_from_runs;       /* efficiency.clock_from_runs: no source
+                                   gives that clock, so it is fitted on
+                                   published runs (fidelity/tune.c) */
     /* memory, price */
     double reserve_bytes;
     double usd_per_gpu_hour;
@@ -212,6 +221,9 @@ bool hw_is_section(const char *section);
  * fidelity/tune.c): the one share of every inter-node collective and send,
  * the all-reduces', the all-gathers' and the sends' alike (hw.c). */
 void hw_set_network_share(struct hw_system *h, double share);
+/* A power-limited GPU's clock fitted on runs (efficiency.clock_from_runs;
+ * fidelity/tune.c). */
+void hw_set_clock(struct hw_system *h, double clock);
 
 /* What one GPU copies to or from host memory per second, its link's
  * achievable rate 'link', while the plan's 'gpus' (at most a node's) copy

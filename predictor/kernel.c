@@ -4,13 +4,17 @@
 #include <math.h>
 
 /* GEMMs at the job's precision (FP8 where the GPU has it), and the
- * attention core, always in 16 bits. */
+ * attention core, always in 16 bits. The tensor cores' rate is the spec
+ * peak at the sustained clock of the fits' GPU times the system's clock
+ * (hw.h: a lower power limit), so every compute-bound kernel (GEMMs,
+ * batched and grouped GEMMs, flash attention's matmuls) takes 1 / clock as
+ * long; MFU stays against the spec peak (pred.c). */
 static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
                            enum pred_gemm_prec prec)
 {
-    double peak16 = hw->bf16_flops;
+    double peak16 = hw->bf16_flops * hw->clock;
     bool fp8 = prec != PRED_GEMM_16BIT && hw->fp8_flops > 0;
-    k->gemm.peak_flops = fp8 ? hw->fp8_flops : peak16;
+    k->gemm.peak_flops = fp8 ? hw->fp8_flops * hw->clock : peak16;
     k->gemm.eff_max = hw->eff_gemm;
     k->gemm.half_flop = hw->gemm_half_flop;
     k->gemm_bwd = k->gemm;
@@ -86,6 +90,8 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->embed_few_elem_s = hw->memop[HW_MEMOP_EMBED].few_elem_s;
     k->has_flash = hw->has_flash;
     k->flash = hw->flash;
+    for (int d = 0; d < 2; d++)     /* its online softmax runs on the SMs too */
+        k->flash.softmax_s[d] /= hw->clock;
     k->has_bgemm = hw->has_bgemm;
     k->bgemm = hw->bgemm;
     k->tile_m = hw->tile_m;

@@ -273,7 +273,8 @@ int res_validate_report(FILE *fp, const struct res_report *rep, struct tpl_err *
 static const char cv_title[] =
     "cross-validation: each source left out, every constant fitted on runs\n"
     "(trainplan calibrate --runs: the eager stacks' host_us, the uncalibrated\n"
-    "systems' gemm_fp8_cs, the network share of a fabric no source measures)\n"
+    "systems' gemm_fp8_cs, the network share of a fabric no source measures,\n"
+    "the clock of a power limit no source measures)\n"
     "refitted on the others, the source\n"
     "predicted with them (a source that fed no fit keeps the full fit, what\n"
     "the presets carry, rounded; '-': nothing to fit); all: every row pooled\n";
@@ -293,6 +294,7 @@ static void cv_line(FILE *fp, const struct fid_cv_row *c)
     cv_num(fp, c->fit.host_us, 7, 1);
     cv_num(fp, c->fit.tune.gemm_fp8_cs, 6, 3);
     cv_num(fp, c->fit.tune.network, 5, 3);
+    cv_num(fp, c->fit.tune.clock, 5, 3);
     fprintf(fp, " %8.2f%% %7.2f%% %8.2f%% %7.2f%%\n", c->in_sample.mape,
             c->in_sample.bias, c->held_out.mape, c->held_out.bias);
 }
@@ -303,8 +305,8 @@ int res_cv_table(FILE *fp, const struct res_report *rep, struct tpl_err *err)
     (void)err;
     fid_cv_overall(rep->u.cv.rows, rep->u.cv.n, &all);
     fputs(cv_title, fp);
-    fprintf(fp, "  %-24s %5s %7s %6s %5s %9s %8s %9s %8s\n", "source", "rows",
-            "host_us", "fp8_cs", "net", "in MAPE", "in bias", "out MAPE", "out bias");
+    fprintf(fp, "  %-24s %5s %7s %6s %5s %5s %9s %8s %9s %8s\n", "source", "rows",
+            "host_us", "fp8_cs", "net", "clock", "in MAPE", "in bias", "out MAPE", "out bias");
     for (int i = 0; i < rep->u.cv.n; i++)
         cv_line(fp, &rep->u.cv.rows[i]);
     cv_line(fp, &all);
@@ -316,18 +318,19 @@ int res_cv_csv(FILE *fp, const struct res_report *rep, struct tpl_err *err)
     struct fid_cv_row all;
     (void)err;
     fid_cv_overall(rep->u.cv.rows, rep->u.cv.n, &all);
-    fputs("source,rows,host_us,gemm_fp8_cs,network,in_sample_mape_pct,"
+    fputs("source,rows,host_us,gemm_fp8_cs,network,clock,in_sample_mape_pct,"
           "in_sample_bias_pct,held_out_mape_pct,held_out_bias_pct,"
           "schema_version\n", fp);
     for (int i = 0; i <= rep->u.cv.n; i++) {
         const struct fid_cv_row *c = i < rep->u.cv.n ? &rep->u.cv.rows[i] : &all;
         const double v[] = { c->fit.host_us, c->fit.tune.gemm_fp8_cs,
-                             c->fit.tune.network, c->in_sample.mape,
+                             c->fit.tune.network, c->fit.tune.clock,
+                             c->in_sample.mape,
                              c->in_sample.bias, c->held_out.mape,
                              c->held_out.bias };
         fprintf(fp, "%s,%d", c->source, c->held_out.n);
         for (size_t k = 0; k < sizeof v / sizeof *v; k++)
-            if (k < 3 && v[k] < 0)
+            if (k < 4 && v[k] < 0)
                 fputc(',', fp);
             else
                 res_csv_num(fp, v[k]);
@@ -356,11 +359,12 @@ int res_cv_json(FILE *fp, const struct res_report *rep, struct tpl_err *err)
     fid_cv_overall(rep->u.cv.rows, rep->u.cv.n, &all);
     for (int i = 0; i < rep->u.cv.n; i++) {
         const struct fid_cv_row *c = &rep->u.cv.rows[i];
-        json_array_append_new(a, json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o}",
+        json_array_append_new(a, json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}",
             "source", c->source, "rows", c->held_out.n,
             "host_us", fit_json(c->fit.host_us),
             "gemm_fp8_cs", fit_json(c->fit.tune.gemm_fp8_cs),
             "network", fit_json(c->fit.tune.network),
+            "clock", fit_json(c->fit.tune.clock),
             "in_sample", stats_json(c->in_sample),
             "held_out", stats_json(c->held_out)));
     }

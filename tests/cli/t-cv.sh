@@ -71,14 +71,23 @@ if need_shared cv-shared runs-dev.csv; then
     # the BLOOM rows, each BLOOM source held out in its own line
     t_n=$(sed -n 's/^ *network *= *\([0-9.]*\);.*/\1/p' hardware/systems/jeanzay-a100.cfg)
     if grep -q "^network_from_runs systems: network = $t_n;  # fitted on 115 timed rows" \
-        "$T_TMP/bands" && grep -q "^  held out bloom  .* network 0\.[0-9]*  MAPE" "$T_TMP/bands"; then
+        "$T_TMP/bands" && grep -q "^  held out bloom  .* network 0\.[0-9]*  clock" "$T_TMP/bands"; then
         pass cv-tune-jeanzay-a100
     else
         fail cv-tune-jeanzay-a100 "preset network $t_n is not what calibrate --runs prints: $(grep "^network_from_runs" "$T_TMP/bands")"
     fi
+    # Grand Teton's 500 W clock is the clock fit's (fidelity/tune.c), on the
+    # torchtitan rows, each torchtitan source held out in its own line
+    t_c=$(sed -n 's/^ *clock *= *\([0-9.]*\);.*/\1/p' hardware/systems/grandteton-h100.cfg)
+    if grep -q "^clock_from_runs systems: clock = $t_c;  # fitted on 19 timed rows" \
+        "$T_TMP/bands" && grep -q "^  held out torchtitan_2412 .* clock 0\.[0-9]*  MAPE" "$T_TMP/bands"; then
+        pass cv-tune-grandteton-h100
+    else
+        fail cv-tune-grandteton-h100 "preset clock $t_c is not what calibrate --runs prints: $(grep "^clock_from_runs" "$T_TMP/bands")"
+    fi
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
     expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,' \
-        'stdout~^source,rows,host_us,gemm_fp8_cs,network,' 'stdout~^bloom,4,60\.[0-9]*,0\.581[0-9]*,0\.4'
+        'stdout~^source,rows,host_us,gemm_fp8_cs,network,clock,' 'stdout~^bloom,4,60\.[0-9]*,0\.581[0-9]*,0\.4'
     # nemo_longseq's Blackwell rows fed the FP8 fit: its line carries the
     # factor refitted without them, within the fit's bracket (the unit test
     # fidelity/cv_refits_what_each_source_fed checks it differs)
