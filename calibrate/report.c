@@ -100,6 +100,11 @@ int cal_system_write(FILE *fp, const char *system, const char *samples_dir,
     eff = config_lookup(&c.cfg, "efficiency");
     if (eff && config_setting_get_member(eff, "calibrated"))
         config_setting_remove(eff, "calibrated");  /* fitted now: no flag */
+    for (int i = 0; i < 2 && eff; i++) {   /* nor another GPU's clock */
+        static const char *const clk[2] = { "clock", "clock_from_runs" };
+        if (config_setting_get_member(eff, clk[i]))
+            config_setting_remove(eff, clk[i]);
+    }
     {   /* fitted on these samples now: no inherited calibration to name */
         config_setting_t *sys = config_setting_get_member(
             config_root_setting(&c.cfg), "system");

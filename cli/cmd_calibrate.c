@@ -46,7 +46,7 @@ static const char usage[] =
 "spread of every file's samples on log axes, a panel per kernel family\n"
 "with the line predicted = measured, so a model that bends away shows.\n"
 "\n"
-"With --runs, fit the one constant taken from published runs rather than\n"
+"With --runs, fit the constants taken from published runs rather than\n"
 "kernel samples: the host time per modelled kernel of the eager stacks\n"
 "(megatron-lm-2021, megatron-deepspeed: host_us; megatron-core's MoE\n"
 "layers outside CUDA graphs: moe_host_us), minimising the MAPE of their\n"
@@ -305,8 +305,13 @@ static int calibrate_samples(const char *dir, const struct cal_opts *o,
     int rc;
     if (!o->system)
         return tpl_errorf(err, TPL_EUSAGE, "missing --system NAME|FILE");
-    if ((rc = hw_system_load(&base, o->system, NULL, 0, err)) ||
-        (rc = cal_run(dir, &base, (uint64_t)o->seed, &fitted, &rep, err)) ||
+    if ((rc = hw_system_load(&base, o->system, NULL, 0, err)))
+        return rc;
+    /* the samples were timed at their GPU's own clock: fit at 1, and the
+     * file written says nothing of another clock (report.c) */
+    base.clock = 1.0;
+    base.clock_from_runs = false;
+    if ((rc = cal_run(dir, &base, (uint64_t)o->seed, &fitted, &rep, err)) ||
         (o->chart && (rc = cal_chart_write(o->chart, &rep, err))))
         return rc;
     out_rep.u.calib.rep = &rep;

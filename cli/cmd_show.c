@@ -130,12 +130,13 @@ static void system_figures(const struct hw_system *h)
     if (h->fp8_flops > 0)
         printf(", %.1f TFLOP/s fp8", h->fp8_flops * h->eff_gemm *
                h->eff_gemm_fp8 * ck / 1e12);
-    printf("\n# attention           %.1f TFLOP/s bf16 (eff_attn %.3g)\n"
+    printf("\n# attention           %.1f TFLOP/s bf16 (eff_attn %.3g%s)\n"
            "# HBM                 %.2f TB/s (eff_hbm %.3g), %.1f GiB of which "
            "%.1f GiB reserved\n# NVLink              %.1f GB/s per GPU and "
            "direction (eff_nvlink %.3g)\n# network             %.1f GB/s = "
            "%.0f Gb/s per GPU and direction (eff_net %.3g)\n",
            h->bf16_flops * h->eff_attn * ck / 1e12, h->eff_attn,
+           ck != 1.0 ? " x clock" : "",
            h->hbm_bytes_per_s * h->eff_hbm / 1e12, h->eff_hbm,
            h->hbm_bytes / RES_GIB, h->reserve_bytes / RES_GIB,
            h->nvlink_bytes_per_s * h->eff_nvlink / 1e9, h->eff_nvlink,

@@ -20,8 +20,8 @@
  * MAPE to 122 %. The fit reads the asynchronous rows only; the blocking
  * rows are predicted with its value.
  * The other constants fitted on runs are the FP8 factor of the systems
- * without kernel samples and the share of a fabric no source measures
- * (fidelity/tune.c).
+ * without kernel samples, the share of a fabric no source measures and
+ * the clock of a power limit no source measures (fidelity/tune.c).
  * Cross-validation leaves one source out at a time, refits every constant
  * fitted on runs on the others and predicts the source left out, so the
  * figure quoted for a source is one its own rows never tuned. */
@@ -69,8 +69,8 @@ double fid_fit_host_us(const struct runs *runs, const char *exclude, int *n_rows
 }
 
 /* What a source's rows feed: the host fit (asynchronous host-bound rows)
- * and the tune fit (rows of uncalibrated systems, or on a fabric fitted on
- * runs). */
+ * and the tune fit (rows of uncalibrated systems, on a fabric or a GPU
+ * clock fitted on runs). */
 static void source_feeds(const struct fid_report *all, const char *source,
                          bool *host, bool *tune)
 {
@@ -95,7 +95,8 @@ void fid_fit_runs(const struct runs *runs, const char *exclude,
  * part (leaving it out changes no objective), else refitted. The parts
  * are fitted apart: no eager stack runs on an uncalibrated system, and the
  * rows on a fabric fitted on runs (BLOOM's, run with CUDA_LAUNCH_BLOCKING)
- * are not the host fit's, so no row feeds two. */
+ * are not the host fit's, nor are those on a GPU whose clock is (torchtitan's:
+ * host_us 0), so no row feeds two. */
 static void fit_without(const struct runs *runs, const struct fid_report *all,
                         const char *source, const struct fid_fit *full,
                         struct fid_fit *f)

@@ -104,8 +104,9 @@ struct fid_report *fid_report_new(const struct runs *runs, const char *source);
 struct fid_report *fid_report_new_host(const struct runs *runs, const char *source,
                                        double host_us);
 /* The same with the FP8 factor of every uncalibrated system (efficiency.
- * calibrated = false) and the network share of every network_from_runs
- * system set to those of 't' (NULL, or a part at -1: the presets'), what
+ * calibrated = false), the network share of every network_from_runs
+ * system and the clock of every clock_from_runs system set to those of
+ * 't' (NULL, or a part at -1: the presets'), what
  * the tune fit varies (fidelity/tune.c). */
 struct fid_tune;
 struct fid_report *fid_report_new_tuned(const struct runs *runs, const char *source,
@@ -191,8 +192,8 @@ struct fid_tune {
 
 /* Fit t on the tuned systems' timed, predicted rows other than those of
  * 'exclude' (NULL: none), minimising their MAPE, each part on its own
- * rows; *n_rows gets how many rows both saw (0: nothing to fit, both -1,
- * -1 returned). A part without rows is -1. */
+ * rows; *n_rows gets how many rows the parts saw (0: nothing to fit, every
+ * part -1, -1 returned). A part without rows is -1. */
 int fid_fit_tune(const struct runs *runs, const char *exclude,
                  struct fid_tune *t, int *n_rows);
 

@@ -302,7 +302,7 @@ static const char *inputs_of(struct systems *sys, const struct run_row *r,
 /* The tune fit's values into hw where they apply (fidelity/tune.c): the
  * FP8 factor of an uncalibrated system; the fabric's share, for every
  * inter-node collective and send (hw.c read_net_from_runs), of a
- * network_from_runs system. */
+ * network_from_runs system; the clock of a clock_from_runs system. */
 static void tune_apply(const struct fid_tune *t, struct hw_system *hw)
 {
     if (!hw->calibrated && t->gemm_fp8_cs >= 0)

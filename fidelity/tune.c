@@ -66,7 +66,8 @@
 
 #define FID_TUNE_STEPS 30       /* each bracket shrinks to 0.618^30 */
 
-/* The two parts, each with its rows and its bracket. */
+/* The three parts, each with its rows and its bracket (hw.c keeps a
+ * system in one: no row feeds two). */
 enum tune_part { PART_FP8, PART_NET, PART_CLOCK, PART_ALL };
 
 static bool in_part(const struct fid_row *r, enum tune_part part)

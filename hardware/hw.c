@@ -333,7 +333,8 @@ static int read_net_from_runs(struct hw_system *hw, const struct conf_group *g,
  * its compute shares are (optional, (0, 1], default 1), and whether it is
  * fitted on runs (fidelity/tune.c), which needs the clock given: the
  * file's value is the fit's prior and what a prediction uses until a fit
- * replaces it. */
+ * replaces it; and not with another constant fitted on runs (the tune
+ * fit's parts are fitted apart, each on its own rows). */
 static int read_clock(struct hw_system *hw, const struct conf_group *g,
                       struct tpl_err *err)
 {
@@ -344,12 +345,20 @@ static int read_clock(struct hw_system *hw, const struct conf_group *g,
         (conf_has(g, "clock_from_runs") &&
          conf_bool(g, "clock_from_runs", &hw->clock_from_runs, err)))
         return TPL_ECONFIG;
-    if (!hw->clock_from_runs || conf_has(g, "clock"))
+    if (!hw->clock_from_runs)
         return 0;
     conf_where(g->c, config_setting_get_member(g->s, "clock_from_runs"), where,
                sizeof where);
-    return tpl_errorf(err, TPL_ECONFIG, "%s: 'clock_from_runs' needs 'clock' "
-                      "(the fit's prior, what predictions use without it)", where);
+    if (!conf_has(g, "clock"))
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'clock_from_runs' needs 'clock' "
+                          "(the fit's prior, what predictions use without it)",
+                          where);
+    if (!hw->calibrated || hw->net_from_runs)   /* the tune fit's parts apart */
+        return tpl_errorf(err, TPL_ECONFIG, "%s: 'clock_from_runs' cannot be "
+                          "set with %s (one constant fitted on runs a system)",
+                          where, hw->net_from_runs ? "'network_from_runs'"
+                                                   : "'calibrated = false'");
+    return 0;
 }
 
 static int read_efficiency(struct hw_system *hw, const struct conf *c,

@@ -8,14 +8,15 @@ expect cv-calibrate-runs-small 'exit=3' 'stderr~no timed row of an eager stack'
 
 run_tp validate tests/data/runs/small.csv --cv source
 expect cv-small-table 'exit=0' 'stdout~^cross-validation' 'stdout~alpha' \
-    'stdout~^  all  .* 4  *- *- '
+    'stdout~^  all  .* 4  *- *- *- *- '
 
 run_tp validate tests/data/runs/small.csv --cv source --format json
 expect cv-small-json 'exit=0' 'stdout~"held_out"' 'stdout~"in_sample"' \
-    'stdout~"overall"'
+    'stdout~"overall"' 'stdout~"clock": null'
 
 run_tp validate tests/data/runs/small.csv --cv source --format csv
-expect cv-small-csv 'exit=0' 'stdout~^all,4,,,'
+expect cv-small-csv 'exit=0' 'stdout~^source,rows,host_us,gemm_fp8_cs,network,clock,' \
+    'stdout~^all,4,,,,,'
 
 run_tp validate tests/data/runs/small.csv --cv rows
 expect cv-bad-mode 'exit=2' "stderr~'--cv' must be 'source'"

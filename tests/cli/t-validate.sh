@@ -202,6 +202,20 @@ expect calibrate-h100-samples 'exit=0' \
     'stdout~^flash_atten,bwd,400,' 'stdout~^optimizer \(middle\),-,224,'
 run_tp predict --system "$T_TMP/h100.cfg" --model llama3-8b --tp 1 --pp 1 --dp 8 --zero 1 --recompute full
 expect calibrate-h100-loads 'exit=0' 'stdout~^llama3-8b on dgx-h100 ' 'stdout~feasible +yes'
+# the same samples fitted from grandteton-h100 (a clock of 0.738, fitted on
+# runs): the samples time the GPU at its own clock, so the compute shares
+# are dgx-h100's (the memory-bound ones differ: that base's HBM peak is
+# 2.4 TB/s) and the file written carries no clock to apply on top of them
+run_tp calibrate hardware/samples/h100-sxm5 --system grandteton-h100 \
+    -o "$T_TMP/gt.cfg" --report /dev/null
+same_field() {  # field: the two files' values within 1e-6
+    awk -v f="$1" '$1 == f && $2 == "=" { v[FILENAME] = $3 + 0 }
+        END { n = 0; for (k in v) { a[n++] = v[k] }
+              exit !(n == 2 && a[0] > 0 && (a[0] - a[1]) ^ 2 < 1e-12) }' \
+        "$T_TMP/h100.cfg" "$T_TMP/gt.cfg"
+}
+expect calibrate-clocked-base 'exit=0' '! grep -q "clock" "$T_TMP/gt.cfg"' \
+    'same_field gemm' 'same_field attn' 'same_field attn_bwd'
 # that file has PyTorch 2.7's softmax dispatch (2048); the H200 samples
 # fitted from it keep 2048, and a set of the older dispatch (the published
 # A100 samples) writes 1024 with no warp slot or wide-row cost left over

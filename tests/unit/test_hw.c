@@ -293,6 +293,30 @@ Test(hw, clock_fitted_on_runs)
     cr_assert_eq(m0, m1);
 }
 
+/* The clock slows FP8 GEMMs alike (dgx-h100 has FP8), and MFU stays
+ * against the spec peak: model FLOPs over time x GPUs x 989.4 TFLOP/s,
+ * not over the clocked rate. */
+Test(hw, clock_fp8_and_mfu)
+{
+    struct hw_system h = load_system("dgx-h100");
+    struct pred_kernels k0, k1;
+    struct model m = load_model("llama3-8b");
+    struct job j = make_job(8192, 64);
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 8, 1);
+    struct pred_result r;
+    double g0, g1;
+    pred_kernels_init(&k0, &h, PRED_GEMM_FP8_DELAYED);
+    hw_set_clock(&h, 0.75);
+    pred_kernels_init(&k1, &h, PRED_GEMM_FP8_DELAYED);
+    g0 = pred_gemm_s(&k0, &k0.gemm, 8192, 8192, 8192, 1) - k0.launch_s;
+    g1 = pred_gemm_s(&k1, &k1.gemm, 8192, 8192, 8192, 1) - k1.launch_s;
+    assert_rel(g1, g0 / 0.75, 1e-9);
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_plan(&c, &p, &r);
+    assert_rel(r.mfu, r.model_flops / (r.iteration_s * 8 * 989.4e12), 1e-3);
+}
+
 /* A fabric no source measures (efficiency.network_from_runs): off unless
  * the file says so; its share then moves the all-reduces', the sends' and
  * the all-gathers' together (fidelity/tune.c fits it), which is why the
