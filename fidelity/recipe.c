@@ -21,7 +21,15 @@
  * ... to track the first and second moments in the AdamW optimizer", the
  * master weights and gradients kept in FP32: 8 bytes. The row's recompute
  * 'none' is an assumed value (its 'assumed' column): the report's selective
- * recompute replaces it. */
+ * recompute replaces it. Its stage layout is not published; the report
+ * balances the stages that hold the embedding and the output head (sec.
+ * 3.2.1, 3.2.3), and Megatron-LM's own DeepSeek-V3 recipes lay the 61
+ * layers over 16 stages as Et*4|(tttt|)*14tmL (examples/moe_recipes/
+ * deepseek_v3/b200/mxfp8_256GPU_TP1PP8EP32.yaml @ d48bd6be,
+ * pipeline_model_parallel_layout): the embedding and 4 layers, 14 stages
+ * of 4, then 1 layer with the MTP module and the loss. The row's PP16 is
+ * those 16 stages: 4 layers first, 1 last (the stack's rule would put 3
+ * and 2, and with the head in 16 bits the last stage paced the row). */
 #include "fidelity/fidelity.h"
 
 #include <string.h>
@@ -38,28 +46,30 @@ struct recipe {
     bool selective;                     /* the recipe recomputes selectively */
     double optim_bytes;                 /* 0: the stack's */
     bool optim_offload;
+    int32_t pp_first, pp_last;          /* stage layout; 0: the stack's rule */
 };
 
 static const struct recipe recipes[] = {
     /* deepseek_v3/b200/mxfp8_256GPU_TP1PP8EP32.yaml */
     { "mlm_moe_recipes", "DeepSeek-V3", "dgx-b200", ANY_PREC,
-      RC(MLA_UP_PROJ) | RC(MLP), true, 8, false },
+      RC(MLA_UP_PROJ) | RC(MLP), true, 8, false, 0, 0 },
     /* deepseek_v3/gb200/mxfp8_256GPU_TP1PP4EP64.yaml */
     { "mlm_moe_recipes", "DeepSeek-V3", "gb200-nvl72", ANY_PREC,
-      RC(MLA_UP_PROJ), true, 8, true },
+      RC(MLA_UP_PROJ), true, 8, true, 0, 0 },
     /* qwen3_235b/h100/bf16_256GPU_TP2PP8EP32.yaml: Adam in fp32 */
     { "mlm_moe_recipes", "Qwen3-235B", "dgx-h100", ANY_PREC,
-      RC(MOE_ACT) | RC(LAYERNORM), true, 0, false },
+      RC(MOE_ACT) | RC(LAYERNORM), true, 0, false, 0, 0 },
     /* qwen3_235b/b200/mxfp8_128GPU_TP2PP4EP16.yaml, qwen3_235b/gb200/
      * mxfp8_128GPU_TP1PP1EP64_{paged_stash_fullcg,partial_cg}_overlap.yaml */
-    { "mlm_moe_recipes", "Qwen3-235B", NULL, JOB_PREC_FP8, 0, false, 8, false },
+    { "mlm_moe_recipes", "Qwen3-235B", NULL, JOB_PREC_FP8, 0, false, 8, false,
+      0, 0 },
     /* qwen3_30b/h100/fp8_32GPU_TP1PP1EP8.yaml (its bf16 and GB200 recipes
      * keep Adam in fp32) */
     { "mlm_moe_recipes", "Qwen3-30B", "dgx-h100", JOB_PREC_FP8, 0, false, 8,
-      false },
+      false, 0, 0 },
     /* arXiv:2412.19437 sec. 3.2.3, 3.3.2, 3.3.3 (header) */
     { "deepseekv3", "DeepSeek-V3", NULL, ANY_PREC,
-      RC(LAYERNORM) | RC(MLA_UP_PROJ) | RC(MOE_ACT), true, 8, false },
+      RC(LAYERNORM) | RC(MLA_UP_PROJ) | RC(MOE_ACT), true, 8, false, 4, 1 },
 };
 
 static bool matches(const struct recipe *e, const struct run_row *r)
@@ -146,6 +156,10 @@ bool fid_recipe_apply(const struct run_row *r, struct job *j,
         if (e->optim_bytes > 0)
             j->optim_bytes = e->optim_bytes;
         p->offload = e->optim_offload;  /* the plan's offload (dims.c) */
+        if (e->pp_first > 0) {
+            p->pp_first = e->pp_first;
+            p->pp_last = e->pp_last;
+        }
         return true;
     }
     return false;

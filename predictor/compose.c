@@ -56,14 +56,21 @@ static void add_embedding(const struct pred_ctx *c, const struct plan *p,
 
 /* Final norm, LM head GEMM and vocab-parallel cross-entropy (Megatron
  * VocabParallelCrossEntropy: fp32 logits, three small all-reduces over tp
- * for max, sum and target logit) on the last stage. */
+ * for max, sum and target logit) on the last stage. The head's GEMMs run
+ * in 16 bits whatever the job's precision: Megatron-Core's output layer is
+ * its own ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py,
+ * LinearCrossEntropyModule; a Transformer Engine layer only with
+ * fp8_output_proj under MXFP8, which no recipe here sets), outside
+ * fp8_autocast's modules; torchtitan converts every Linear but "output"
+ * to float8 (torchtitan/float8.py @ 9dec370, module_filter_fn); DeepSeek-V3
+ * keeps "the output head" in BF16 (arXiv:2412.19437 sec. 3.3.1). */
 static void add_head(const struct pred_ctx *c, const struct plan *p,
                      struct pred_stage *s)
 {
     const struct pred_kernels *k = &c->k;
     double tok = pred_tokens(c, p), h = (double)c->model.hidden;
     double vt = (double)c->model.vocab / p->tp, rows = p->sp ? tok / p->tp : tok;
-    double act = 2.0 * tok * h, in = c->job.precision == JOB_PREC_FP8 ? 1.0 : 2.0;
+    double act = 2.0 * tok * h, in = 2.0;
     double small = p->tp > 1 ? 3.0 * tp_coll(c, p, PRED_COLL_ALLREDUCE, 4.0 * tok)
                              : 0;
     double gather = p->tp > 1 && p->sp ? tp_coll(c, p, PRED_COLL_ALLGATHER, act) : 0;
@@ -71,11 +78,11 @@ static void add_head(const struct pred_ctx *c, const struct plan *p,
                 ? tp_coll(c, p, PRED_COLL_REDUCESCATTER, act)
                 : tp_coll(c, p, PRED_COLL_ALLREDUCE, act);
     s->fwd_s += pred_norm_s(k, 4.0 * rows * h, 1) + gather +
-              pred_gemm_s(k, &k->gemm, tok, vt, h, in) +
+              pred_gemm_s(k, &k->gemm16, tok, vt, h, in) +
               pred_memop_size_s(k, HW_MEMOP_XENT, 0, 10.0 * tok * vt, 1, 3) + small;
     s->bwd_s += pred_memop_size_s(k, HW_MEMOP_XENT, 1, 6.0 * tok * vt, 1, 1) +
-              pred_gemm_s(k, &k->gemm_bwd, tok, h, vt, in) +
-              pred_gemm_s(k, &k->gemm_bwd, h, vt, tok, in) +
+              pred_gemm_s(k, &k->gemm16_bwd, tok, h, vt, in) +
+              pred_gemm_s(k, &k->gemm16_bwd, h, vt, tok, in) +
               pred_norm_s(k, 10.0 * rows * h, 2) + back;
     s->comm_s += small + gather + back;
 }

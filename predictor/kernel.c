@@ -21,6 +21,9 @@ static void compute_params(struct pred_kernels *k, const struct hw_system *hw,
     k->gemm_bwd.eff_max = hw->eff_gemm_bwd;
     for (int i = 0; i < 3; i++)
         k->gemm.log_mnk[i] = 0, k->gemm_bwd.log_mnk[i] = hw->gemm_bwd_log[i];
+    k->gemm16 = k->gemm;
+    k->gemm16_bwd = k->gemm_bwd;
+    k->gemm16.peak_flops = k->gemm16_bwd.peak_flops = peak16;
     if (fp8) {
         /* FP8 GEMMs reach a smaller share of their (doubled) peak: the
          * fitted 16-bit efficiencies times gemm_fp8, the ratio of the

@@ -22,8 +22,10 @@ struct pred_kparams {           /* one kernel class */
 };
 
 struct pred_kernels {           /* built once per (system, precision); read-only */
-    struct pred_kparams gemm;   /* dense GEMMs of the layer and LM head, forward */
+    struct pred_kparams gemm;   /* dense GEMMs of the layer, forward */
     struct pred_kparams gemm_bwd;   /* their data- and weight-gradient GEMMs */
+    struct pred_kparams gemm16, gemm16_bwd; /* the same in 16 bits whatever the
+                                               job's precision: the LM head */
     struct pred_kparams attn;   /* attention core (flash), forward */
     struct pred_kparams attn_bwd;
     double mem_bytes_per_s;     /* achievable HBM bandwidth, elementwise kernels */

@@ -367,3 +367,35 @@ Test(pred, precision_check)
     j.precision = JOB_PREC_BF16;
     cr_assert_eq(pred_precision_check(&a100, &j, &err), 0);
 }
+
+/* The LM head is Megatron's own ColumnParallelLinear (megatron/core/
+ * models/gpt/gpt_model.py: LinearCrossEntropyModule, not a Transformer
+ * Engine module, unless fp8_output_proj with MXFP8), torchtitan leaves
+ * "output" out of its float8 conversion (torchtitan/float8.py
+ * module_filter_fn) and DeepSeek-V3 keeps "the output head" in BF16
+ * (arXiv:2412.19437 sec. 3.3.1): under FP8 its GEMMs run in 16 bits. So a
+ * larger vocabulary adds the same time to an FP8 job as to a BF16 one (the
+ * layers differ, the head does not). */
+static double vocab_cost(enum job_precision prec)
+{
+    struct model m = load_model("llama3-8b");
+    struct hw_system h = load_system("dgx-h100");
+    struct job j = make_job(8192, 8);
+    struct pred_ctx c;
+    struct plan p = make_plan(1, 1, 1, 1);
+    struct pred_result a, b;
+    j.precision = prec;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_plan(&c, &p, &a);
+    m.vocab *= 2;
+    pred_ctx_init(&c, &m, &h, &j, false);
+    pred_plan(&c, &p, &b);
+    return b.iteration_s - a.iteration_s;
+}
+
+Test(pred, lm_head_runs_in_16_bits)
+{
+    double bf = vocab_cost(JOB_PREC_BF16), f8 = vocab_cost(JOB_PREC_FP8);
+    cr_assert_gt(bf, 0);
+    assert_rel(f8, bf, 1e-9);
+}

@@ -62,7 +62,9 @@ Test(recipe, megatron_moe_recipes)
 }
 
 /* DeepSeek-V3's report: RMSNorm, MLA up-projection and SwiGLU recomputed,
- * AdamW moments in BF16 (8 bytes); another source's row is left alone. */
+ * AdamW moments in BF16 (8 bytes); its stages as Megatron's DeepSeek-V3
+ * layout balances them (4 layers with the embedding, 1 with MTP and the
+ * loss); another source's row is left alone, its layout the stack's. */
 Test(recipe, deepseek_report_and_unlisted_rows)
 {
     struct job j;
@@ -74,8 +76,10 @@ Test(recipe, deepseek_report_and_unlisted_rows)
     cr_assert_eq(j.recompute_modules, JOB_RC_BIT(JOB_RC_LAYERNORM) |
                  JOB_RC_BIT(JOB_RC_MLA_UP_PROJ) | JOB_RC_BIT(JOB_RC_MOE_ACT));
     cr_assert_eq(j.optim_bytes, 8.0);
+    cr_assert(p.pp_first == 4 && p.pp_last == 1, "%d %d", p.pp_first, p.pp_last);
     r = row("automodel", "DeepSeek-V3", "dgx-h100", JOB_PREC_BF16);
     cr_assert(!apply(&r, &j, &p));
+    cr_assert(p.pp_first == 0 && p.pp_last == 0);
     cr_assert_eq(j.recompute_modules, JOB_RC_BIT(JOB_RC_CORE_ATTN));
     cr_assert_eq(p.recompute, PLAN_RECOMPUTE_NONE);
 }
