@@ -21,9 +21,9 @@
  * ... to track the first and second moments in the AdamW optimizer", the
  * master weights and gradients kept in FP32: 8 bytes. The row's recompute
  * 'none' is an assumed value (its 'assumed' column): the report's selective
- * recompute replaces it. Its stage layout is not published; the report
- * balances the stages that hold the embedding and the output head (sec.
- * 3.2.1, 3.2.3), and Megatron-LM's own DeepSeek-V3 recipes lay the 61
+ * recompute replaces it. Its stage layout is not published (the report
+ * only puts the embedding and the output head on the same PP rank under
+ * DualPipe, sec. 3.2.3); Megatron-LM's own DeepSeek-V3 recipes lay the 61
  * layers over 16 stages as Et*4|(tttt|)*14tmL (examples/moe_recipes/
  * deepseek_v3/b200/mxfp8_256GPU_TP1PP8EP32.yaml @ d48bd6be,
  * pipeline_model_parallel_layout): the embedding and 4 layers, 14 stages

@@ -62,9 +62,10 @@ Test(recipe, megatron_moe_recipes)
 }
 
 /* DeepSeek-V3's report: RMSNorm, MLA up-projection and SwiGLU recomputed,
- * AdamW moments in BF16 (8 bytes); its stages as Megatron's DeepSeek-V3
- * layout balances them (4 layers with the embedding, 1 with MTP and the
- * loss); another source's row is left alone, its layout the stack's. */
+ * AdamW moments in BF16 (8 bytes); its stages, which the report does not
+ * give, as Megatron's DeepSeek-V3 recipe lays them (4 layers with the
+ * embedding, 1 with MTP and the loss); another source's row is left
+ * alone, its layout the stack's. */
 Test(recipe, deepseek_report_and_unlisted_rows)
 {
     struct job j;
