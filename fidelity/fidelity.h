@@ -94,6 +94,10 @@ const char *fid_run_model(const struct run_row *r, struct model *m);
  * recipe. */
 bool fid_recipe_apply(const struct run_row *r, struct job *j,
                       struct plan *p);
+/* Whether the row's recipe overlaps the data-parallel gradient reduce and
+ * parameter gather: -1 it sets neither flag (Megatron's defaults, off),
+ * 0 the stack's default (also for a row of no listed recipe). */
+int fid_recipe_dp_overlap(const struct run_row *r);
 
 /* Predict every row (of 'source' only, when non-NULL). Rows that cannot be
  * predicted are kept with their reason. The runs must outlive the report. */

@@ -377,7 +377,8 @@ static void predict_known(const struct run_row *r, struct model m,
     }
     stack_limits(st, &lim);
     row_split(r, &lim);
-    o->plan.overlap = plan_overlap_default(&o->plan, &lim);   /* the stack's */
+    o->plan.overlap = plan_overlap_default(&o->plan, &lim) &&  /* the stack's */
+                      fid_recipe_dp_overlap(r) >= 0;           /* or the recipe's */
     pred_ctx_init(&c, &m, hw, &j, true);
     pred_ctx_set_stack(&c, st->name, &lim,
                        (struct pred_band){ st->band_lo, st->band_hi, st->region });

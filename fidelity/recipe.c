@@ -47,29 +47,36 @@ struct recipe {
     double optim_bytes;                 /* 0: the stack's */
     bool optim_offload;
     int32_t pp_first, pp_last;          /* stage layout; 0: the stack's rule */
+    int dp_overlap;                     /* 0: the stack's; -1: the recipe
+                                           sets neither overlap flag */
 };
 
 static const struct recipe recipes[] = {
     /* deepseek_v3/b200/mxfp8_256GPU_TP1PP8EP32.yaml */
     { "mlm_moe_recipes", "DeepSeek-V3", "dgx-b200", ANY_PREC,
-      RC(MLA_UP_PROJ) | RC(MLP), true, 8, false, 0, 0 },
+      RC(MLA_UP_PROJ) | RC(MLP), true, 8, false, 0, 0, 0 },
     /* deepseek_v3/gb200/mxfp8_256GPU_TP1PP4EP64.yaml */
     { "mlm_moe_recipes", "DeepSeek-V3", "gb200-nvl72", ANY_PREC,
-      RC(MLA_UP_PROJ), true, 8, true, 0, 0 },
-    /* qwen3_235b/h100/bf16_256GPU_TP2PP8EP32.yaml: Adam in fp32 */
+      RC(MLA_UP_PROJ), true, 8, true, 0, 0, 0 },
+    /* qwen3_235b/h100/bf16_256GPU_TP2PP8EP32.yaml: Adam in fp32, neither
+     * overlap flag */
     { "mlm_moe_recipes", "Qwen3-235B", "dgx-h100", ANY_PREC,
-      RC(MOE_ACT) | RC(LAYERNORM), true, 0, false, 0, 0 },
+      RC(MOE_ACT) | RC(LAYERNORM), true, 0, false, 0, 0, -1 },
     /* qwen3_235b/b200/mxfp8_128GPU_TP2PP4EP16.yaml, qwen3_235b/gb200/
      * mxfp8_128GPU_TP1PP1EP64_{paged_stash_fullcg,partial_cg}_overlap.yaml */
     { "mlm_moe_recipes", "Qwen3-235B", NULL, JOB_PREC_FP8, 0, false, 8, false,
-      0, 0 },
+      0, 0, 0 },
     /* qwen3_30b/h100/fp8_32GPU_TP1PP1EP8.yaml (its bf16 and GB200 recipes
      * keep Adam in fp32) */
     { "mlm_moe_recipes", "Qwen3-30B", "dgx-h100", JOB_PREC_FP8, 0, false, 8,
-      false, 0, 0 },
+      false, 0, 0, 0 },
+    /* qwen3_30b/gb200/bf16_16GPU_TP1PP1EP16.yaml, mxfp8_16GPU_TP1PP1EP16_
+     * {partial_cg,paged_stash}.yaml: Adam in fp32, neither overlap flag */
+    { "mlm_moe_recipes", "Qwen3-30B", "gb200-nvl72", ANY_PREC, 0, false, 0,
+      false, 0, 0, -1 },
     /* arXiv:2412.19437 sec. 3.2.3, 3.3.2, 3.3.3 (header) */
     { "deepseekv3", "DeepSeek-V3", NULL, ANY_PREC,
-      RC(LAYERNORM) | RC(MLA_UP_PROJ) | RC(MOE_ACT), true, 8, false, 4, 1 },
+      RC(LAYERNORM) | RC(MLA_UP_PROJ) | RC(MOE_ACT), true, 8, false, 4, 1, 0 },
 };
 
 static bool matches(const struct recipe *e, const struct run_row *r)
@@ -163,4 +170,12 @@ bool fid_recipe_apply(const struct run_row *r, struct job *j,
         return true;
     }
     return false;
+}
+
+int fid_recipe_dp_overlap(const struct run_row *r)
+{
+    for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++)
+        if (matches(&recipes[i], r))
+            return recipes[i].dp_overlap;
+    return 0;
 }

@@ -651,3 +651,28 @@ Test(fidelity, cv_refits_what_each_source_fed, .timeout = 600)
     cr_assert_eq(all.in_sample.n, sum);
     runs_release(&runs);
 }
+
+/* Megatron's recipes that set neither overlap_grad_reduce nor
+ * overlap_param_gather (fidelity/recipe.c: qwen3_235b/h100, qwen3_30b/
+ * gb200) run the data-parallel reduce and gather after the backward, not
+ * overlapped; the ones that set both keep the stack's overlap. */
+Test(fidelity, moe_recipes_dp_overlap_flags)
+{
+    struct runs runs;
+    struct fid_report *v;
+    int seen = 0;
+    dev_runs(&runs, "the MoE recipes' overlap flags");
+    v = fid_report_new(&runs, "mlm_moe_recipes");
+    for (size_t i = 0; i < v->n; i++) {
+        const struct fid_row *o = &v->rows[i];
+        const char *id = o->run->id;
+        bool off = strstr(id, "Q235-H100") || strstr(id, "Q30-GB200");
+        if (!o->predicted)
+            continue;
+        cr_assert_eq(o->plan.overlap, !off, "%s", id);
+        seen += off;
+    }
+    cr_assert_eq(seen, 4);
+    fid_report_free(v);
+    runs_release(&runs);
+}

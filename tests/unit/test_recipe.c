@@ -117,3 +117,28 @@ Test(recipe, megatron_moe_graph_scopes)
     apply(&r, &j, &p);
     cr_assert_eq(j.cuda_graphs, 0);
 }
+
+/* The data-parallel overlap of Megatron's recipes: overlap_grad_reduce and
+ * overlap_param_gather are off unless set (megatron/training/arguments.py:
+ * store_true, default False); qwen3_235b/h100 and the three qwen3_30b/gb200
+ * recipes set neither (-1), the DeepSeek-V3 and Qwen3-30B H100 recipes set
+ * both (0: the stack's, overlapped); a row of no listed recipe keeps the
+ * stack's. */
+Test(recipe, megatron_moe_dp_overlap)
+{
+    struct run_row r = row("mlm_moe_recipes", "Qwen3-235B-A22B", "dgx-h100",
+                           JOB_PREC_BF16);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), -1);
+    r = row("mlm_moe_recipes", "Qwen3-30B-A3B", "gb200-nvl72", JOB_PREC_BF16);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), -1);
+    r = row("mlm_moe_recipes", "Qwen3-30B-A3B", "gb200-nvl72", JOB_PREC_FP8);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), -1);
+    r = row("mlm_moe_recipes", "Qwen3-30B-A3B", "dgx-h100", JOB_PREC_FP8);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), 0);
+    r = row("mlm_moe_recipes", "DeepSeek-V3", "dgx-b200", JOB_PREC_FP8);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), 0);
+    r = row("mlm_moe_recipes", "Qwen3-235B-A22B", "gb200-nvl72", JOB_PREC_FP8);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), 0);
+    r = row("automodel", "Qwen3-30B-A3B", "gb200-nvl72", JOB_PREC_BF16);
+    cr_assert_eq(fid_recipe_dp_overlap(&r), 0);
+}
