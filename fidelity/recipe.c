@@ -1,17 +1,21 @@
 /* fidelity/recipe.c: what a published recipe sets that the runs schema has
- * no column for and that memory depends on: which modules Megatron's
- * selective recompute rebuilds, the optimizer states' bytes, whether they
- * are offloaded. ../shared/data/RUNS.md lists them per source ("Assumed",
- * "Other features not encoded"); each entry below is the recipe file (or
- * report section) it was read from, matched on the row's source, model
- * name prefix, system and precision, never tuned to a measurement.
+ * no column for: which modules Megatron's selective recompute rebuilds, the
+ * optimizer states' bytes, whether they are offloaded, whether the data-
+ * parallel communication overlaps. ../shared/data/RUNS.md lists them per
+ * source ("Assumed", "Other features not encoded"); each entry below is
+ * the recipe file (or report section) it was read from, matched on the
+ * row's source, model name prefix, system and precision, never tuned to a
+ * measurement.
  *
  * Megatron-LM MoE recipes (NVIDIA/Megatron-LM branch dev @ d48bd6be0a,
  * examples/moe_recipes/<model>/<gpu>/<recipe>.yaml, the commit RUNS.md
  * cites): recompute_modules; use_precision_aware_optimizer with
  * exp_avg_dtype and exp_avg_sq_dtype bf16 beside fp32 main_params: 4 + 2 +
  * 2 = 8 bytes per parameter instead of Adam's 12; chunked_optimizer_state_
- * offload (predictor/shard.c).
+ * offload (predictor/shard.c); overlap_grad_reduce and overlap_param_gather,
+ * which Megatron leaves off unless given (megatron/training/arguments.py:
+ * store_true, default False): a recipe that gives neither runs the data-
+ * parallel reduce and gather exposed (fid_recipe_dp_overlap).
  *
  * DeepSeek-V3's own training (DeepSeek-AI, arXiv:2412.19437): sec. 3.2.3
  * "we recompute all RMSNorm operations and MLA up-projections during back-
