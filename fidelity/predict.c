@@ -347,6 +347,17 @@ static void row_host(const struct run_row *r, const struct stack *st,
         j->moe_host_s = host_us * 1e-6;
 }
 
+/* What the row's report says of its system, job and model. */
+static void row_flags(const struct hw_system *hw, const struct job *j,
+                      const struct model *m, struct fid_row *o)
+{
+    o->uncalibrated = !hw->calibrated;
+    o->net_tuned = hw->net_from_runs;
+    o->clock_tuned = hw->clock_from_runs;
+    o->launch_blocking = j->launch_blocking;
+    o->params_b = (double)model_params(m) / 1e9;
+}
+
 /* The prediction of a row whose inputs are known. */
 static void predict_known(const struct run_row *r, struct model m,
                           const struct hw_system *hw, const struct stack *st,
@@ -365,11 +376,7 @@ static void predict_known(const struct run_row *r, struct model m,
     row_fp8_params(r, &j);
     fid_recipe_apply(r, &j, &o->plan);
     row_host(r, st, &m, host_us, &j, o);
-    o->uncalibrated = !hw->calibrated;
-    o->net_tuned = hw->net_from_runs;
-    o->clock_tuned = hw->clock_from_runs;
-    o->launch_blocking = j.launch_blocking;
-    o->params_b = (double)model_params(&m) / 1e9;
+    row_flags(hw, &j, &m, o);
     if (t && tuned_system(hw)) {           /* the tune fit's values */
         tuned = *hw;
         tune_apply(t, &tuned);

@@ -344,6 +344,13 @@ void pred_memo_build(const struct pred_ctx *c, const struct plan *p,
                      struct pred_memo *out);
 void pred_compose(const struct pred_ctx *c, const struct plan *p,
                   const struct pred_memo *memo, struct pred_result *out);
+/* The span of 1F1B over pp stages of unequal time (compose.c header):
+ * stage_s(arg, k) is rank k's time for one micro-batch, forward and
+ * backward; m micro-batches, vpp model chunks per rank. O(pp), two passes,
+ * nothing allocated. */
+double pred_pipeline_span(int64_t pp, double m, int32_t vpp,
+                          double (*stage_s)(void *arg, int64_t rank),
+                          void *arg);
 /* A lower bound of pred_compose's iteration_s: the pipeline's layer time
  * alone, without ends, communication outside layers, DP and optimizer. */
 double pred_time_bound(const struct pred_ctx *c, const struct plan *p,

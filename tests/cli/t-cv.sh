@@ -24,7 +24,7 @@ expect cv-bad-mode 'exit=2' "stderr~'--cv' must be 'source'"
 if need_shared cv-shared runs-dev.csv; then
     # the value in the stack presets is the fit's: refitting gives it again
     run_tp calibrate --runs "$T_SHARED/data/runs-dev.csv"
-    expect cv-calibrate-runs-dev 'exit=0' 'stdout~^host_us = 60\.3;'
+    expect cv-calibrate-runs-dev 'exit=0' 'stdout~^host_us = 61\.1;'
     # and each stack preset's error band is the fit's too: values and rows
     cp "$T_OUT" "$T_TMP/bands"
     for f in spaces/stacks/*.cfg; do
@@ -88,7 +88,7 @@ if need_shared cv-shared runs-dev.csv; then
     fi
     run_tp validate "$T_SHARED/data/runs-dev.csv" --cv source --format csv
     expect cv-dev-csv 'exit=0' 'stdout~^vtrain,1549,' 'stdout~^all,1773,' \
-        'stdout~^source,rows,host_us,gemm_fp8_cs,network,clock,' 'stdout~^bloom,4,60\.[0-9]*,0\.585[0-9]*,0\.4'
+        'stdout~^source,rows,host_us,gemm_fp8_cs,network,clock,' 'stdout~^bloom,4,61\.[0-9]*,0\.585[0-9]*,0\.4'
     # nemo_longseq's Blackwell rows fed the FP8 fit: its line carries the
     # factor refitted without them, within the fit's bracket (the unit test
     # fidelity/cv_refits_what_each_source_fed checks it differs)
