@@ -235,18 +235,17 @@ double pred_time_bound(const struct pred_ctx *c, const struct plan *p,
     double fb = l->fwd_total_s + l->bwd_total_s, fill = 0, steady;
     struct stage_layout s;
     int32_t n;
+    int64_t last = 0;
     pred_layout(c, p, &s);
     n = stage_max_layers(&s);
     if (d->fwd_total_s > 0) {   /* an MoE model's dense layers */
         per = fmin(per, d->fwd_total_s + d->bwd_total_s + d->recompute_s);
         fb = fmin(fb, d->fwd_total_s + d->bwd_total_s);
     }
-    for (int64_t r = 0, k = 0; r < p->pp; r++) {
-        if (stage_rank_layers(&s, r) < n)
-            continue;
-        for (; k < r; k++)
-            fill += (double)(stage_rank_layers(&s, k) / p->vpp);
-    }
+    for (int64_t r = 0; r < p->pp; r++)
+        last = stage_rank_layers(&s, r) == n ? r : last;
+    for (int64_t k = 0; k < last; k++)
+        fill += (double)(stage_rank_layers(&s, k) / p->vpp);
     steady = p->recompute == PLAN_RECOMPUTE_FULL && p->rc_layers > 0
            ? block_bound(p, l, d, n) : n * per;
     return fmax(m, 1.0) * steady + fill * fb;
@@ -568,23 +567,29 @@ struct span_arg {
     const struct pred_memo *memo;
     const struct stage_layout *lay;
     double m;
+    double end_t[2];                    /* ranks 0 and pp - 1; < 0 unknown */
     double last_n, last_moe, last_t;    /* the last middle rank's */
 };
 
-/* A middle rank's time depends only on its layer counts: the last one's
- * is kept (most middle ranks hold the same). */
+/* Each rank's time, asked twice (pred_pipeline_span's two passes): the end
+ * ranks' kept, and a middle rank's, which depends only on its layer
+ * counts, kept for the next of the same (most middle ranks are). */
 static double span_stage_s(void *arg, int64_t rank)
 {
     struct span_arg *a = arg;
     struct pred_stage s;
     struct dp_params q;
-    bool mid = rank > 0 && rank < a->p->pp - 1;
+    int end = rank == 0 ? 0 : rank == a->p->pp - 1 ? 1 : -1;
     double n = stage_rank_layers(a->lay, rank);
     double moe = pred_stage_moe_layers(&a->c->model, a->lay, rank);
-    if (mid && n == a->last_n && moe == a->last_moe)
+    if (end >= 0 && a->end_t[end] >= 0)
+        return a->end_t[end];
+    if (end < 0 && n == a->last_n && moe == a->last_moe)
         return a->last_t;
     rank_time(a->c, a->p, a->memo, a->lay, rank, a->m, &s, &q);
-    if (mid) {
+    if (end >= 0)
+        a->end_t[end] = s.fwd_s + s.bwd_s;
+    else {
         a->last_n = n;
         a->last_moe = moe;
         a->last_t = s.fwd_s + s.bwd_s;
@@ -599,7 +604,7 @@ static double pipeline_bubble(const struct pred_ctx *c, const struct plan *p,
                               const struct pred_stage *slow, double m)
 {
     struct stage_layout lay;
-    struct span_arg a = { c, p, memo, &lay, m, -1, -1, 0 };
+    struct span_arg a = { c, p, memo, &lay, m, { -1, -1 }, -1, -1, 0 };
     if (p->pp <= 1)
         return 0;
     pred_layout(c, p, &lay);
