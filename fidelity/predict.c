@@ -256,7 +256,6 @@ static void row_job(const struct run_row *r, struct job *j)
     j->seq = r->seq;
     j->gbs = r->gbs;
     j->precision = r->precision;
-    row_grad_reduce(r, j);
 }
 
 void fid_run_plan(const struct run_row *r, struct plan *p)
@@ -371,6 +370,7 @@ static void predict_known(const struct run_row *r, struct model m,
     struct pred_result res;
     row_job(r, &j);
     stack_apply(st, &m, &j);
+    row_grad_reduce(r, &j);
     row_launch(r, &j);
     row_fp8(r, &j);
     row_fp8_params(r, &j);

@@ -278,17 +278,28 @@ static void zero3_buffers(const struct pred_ctx *c, const struct plan *p,
     *inflight = 2.0 * fmin(params, fmax(DS_REDUCE_BUCKET, big));
 }
 
-/* The job's gradient bytes per parameter at its precision (header). */
-static double grad_bytes(const struct job *j)
+/* The job's gradient bytes per parameter at its precision (header). With
+ * 16-bit gradient reduction (the job's grad_reduce_16bit, Megatron's
+ * --grad-reduce-in-bf16 / DistributedDataParallelConfig grad_reduce_in_fp32
+ * = False) the data-parallel buffer that holds the gradients is allocated
+ * in the parameters' 16-bit dtype, not fp32 (Megatron-LM megatron/core/
+ * distributed/param_and_grad_buffer.py group_params_for_buffers: "grad_dtype
+ * = torch.float if grad_reduce_in_fp32 else param.dtype", the buffer's
+ * dtype=self.grad_dtype; at dev d48bd6be): 2 bytes under DDP and the
+ * distributed optimizer (zero 0 / 1). Sharded gradients (zero 2 / 3) keep
+ * the stack's bytes. */
+static double grad_bytes(const struct job *j, const struct plan *p)
 {
-    return j->precision == JOB_PREC_FP16 && j->grad_fp16_bytes > 0
-           ? j->grad_fp16_bytes : j->grad_bytes;
+    if (j->precision == JOB_PREC_FP16 && j->grad_fp16_bytes > 0)
+        return j->grad_fp16_bytes;
+    return j->grad_reduce_16bit && p->zero < 2 ? fmin(2.0, j->grad_bytes)
+                                               : j->grad_bytes;
 }
 
 void pred_shard_mem(const struct pred_ctx *c, const struct plan *p,
                     double params, double unit, struct pred_shard_mem *out)
 {
-    double d = (double)pred_shard_degree(p), g = grad_bytes(&c->job);
+    double d = (double)pred_shard_degree(p), g = grad_bytes(&c->job, p);
     double gathered, inflight;
     bool keep = pred_shard_keeps_params(c, p), one = d <= 1.0;
     zero3_buffers(c, p, params, unit, &gathered, &inflight);

@@ -177,6 +177,10 @@ static void megatron_plan(FILE *fp, const struct pred_ctx *c, const struct plan 
         fprintf(fp, "--num-distributed-optimizer-instances %d \\\n%s",
                 (int)p->replicas, p->zero >= 2 ? "--outer-dp-sharding-strategy "
                 "no_shard \\\n" : "");
+    /* 16-bit gradients (predictor/shard.c grad_bytes): --grad-reduce-in-bf16
+     * (megatron/training/arguments.py; an fp16 job's are 16-bit already) */
+    if (c->job.grad_reduce_16bit && c->job.precision != JOB_PREC_FP16)
+        fputs("--grad-reduce-in-bf16 \\\n", fp);
     if (pred_overlap_grad(c, p))
         fputs("--overlap-grad-reduce \\\n", fp);
     if (pred_overlap_grad(c, p) && c->job.ddp_bucket_params > 0)
@@ -363,6 +367,14 @@ static void nemo_tail(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             (long long)c->job.seq,
             c->job.precision == JOB_PREC_FP8 && c->job.fp8_delayed
             ? "bf16_with_fp8_delayed_scaling_mixed" : mp[c->job.precision]);
+    /* 16-bit gradients: ddp's grad_reduce_in_fp32 is false above, but the
+     * precision recipe's own field overwrites ddp's at setup (Megatron-
+     * Bridge training/mixed_precision.py update_config_with_precision_
+     * overrides; bf16_mixed sets it true) */
+    if (c->job.grad_reduce_16bit && c->job.precision != JOB_PREC_FP16)
+        fputs("# 16-bit gradients: also override the recipe's "
+              "mixed_precision.grad_reduce_in_fp32=false (it overwrites "
+              "ddp.grad_reduce_in_fp32 at setup)\n", fp);
 }
 
 /* TransformerConfig recompute_granularity / _modules / _method /
@@ -419,6 +431,9 @@ static void nemo(FILE *fp, const struct pred_ctx *c, const struct plan *p)
             p->zero && pred_overlap_param(c, p) ? "true" : "false");
     if (pred_overlap_grad(c, p) && c->job.ddp_bucket_params > 0)
         fprintf(fp, "  bucket_size: %.0f\n", c->job.ddp_bucket_params);
+    if (c->job.grad_reduce_16bit &&     /* DistributedDataParallelConfig */
+        c->job.precision != JOB_PREC_FP16)
+        fputs("  grad_reduce_in_fp32: false\n", fp);
     if (p->replicas > 1)
         fprintf(fp, "  num_distributed_optimizer_instances: %d\n%s",
                 (int)p->replicas, p->zero >= 2
@@ -613,6 +628,12 @@ int res_export_model_runnable(enum res_framework fw, const struct pred_ctx *c,
         snprintf(buf, n, "torchtitan has no CUDA-graph capture of the "
                  "training step, which the prediction assumed (the stack's "
                  "cuda_graph_scope)");
+    else if (fw == RES_FW_TORCHTITAN && c->job.grad_reduce_16bit)
+        /* torchtitan/config/configs.py @ b5bcd76: mixed_precision_reduce:
+         * Literal["float32"] */
+        snprintf(buf, n, "torchtitan reduces gradients in fp32 only "
+                 "(training.mixed_precision_reduce), not in 16 bits as the "
+                 "prediction assumed (the stack's grad_reduce_16bit)");
     else if (fw == RES_FW_TORCHTITAN && c->job.precision == JOB_PREC_FP16)
         /* torchtitan/config/job_config.py Training: mixed_precision_param
          * is Literal["bfloat16", "float32"]; no fp16 loss scaling */

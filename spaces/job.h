@@ -121,8 +121,10 @@ struct job {                    /* a plain value */
                                    not reduce-scattered (compose.c) */
     bool grad_reduce_16bit;     /* the data-parallel gradient reduce (and
                                    FSDP's reduce-scatter) in 16 bits, not
-                                   fp32 (Megatron-Core's DDP config
-                                   grad_reduce_in_fp32 = False; compose.c) */
+                                   fp32, and under zero 0 / 1 the gradient
+                                   buffer too (Megatron-Core's DDP config
+                                   grad_reduce_in_fp32 = False; the stack's
+                                   grad_reduce_16bit; shard.c) */
     bool launch_blocking;       /* CUDA_LAUNCH_BLOCKING=1: the host waits
                                    for each kernel, so its issue time adds
                                    to the GPU's instead of overlapping */

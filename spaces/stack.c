@@ -97,7 +97,7 @@ static const char *const stack_fields[] = {
     "loss_logit_bytes", "moe_host_us", "moe_host_sync", "cuda_graph_scope",
     "recompute_block", "fp8_param_gather", "repeat_kv",
     "fused_softmax_max_seq", "optimizer_step_bytes", "tp_overlap_method",
-    "ddp_bucket_params", NULL,
+    "ddp_bucket_params", "grad_reduce_16bit", NULL,
 };
 static const char *const root_groups[] = { "stack", NULL };
 
@@ -218,6 +218,8 @@ static int read_fsdp2(struct stack *s, const struct conf_group *g,
          conf_bool(g, "separate_proj", &s->separate_proj, err)) ||
         (conf_has(g, "fp8_param_gather") &&
          conf_bool(g, "fp8_param_gather", &s->fp8_param_gather, err)) ||
+        (conf_has(g, "grad_reduce_16bit") &&
+         conf_bool(g, "grad_reduce_16bit", &s->grad_reduce_16bit, err)) ||
         (conf_has(g, "repeat_kv") &&
          conf_bool(g, "repeat_kv", &s->repeat_kv, err)) ||
         (conf_has(g, "cp_merge_eager") &&
@@ -520,6 +522,7 @@ void stack_apply(const struct stack *s, struct model *m, struct job *j)
     j->cp_merge_eager = s->cp_merge_eager;
     j->separate_proj = s->separate_proj;
     j->fp8_param_gather = s->fp8_param_gather;
+    j->grad_reduce_16bit = s->grad_reduce_16bit;
     j->repeat_kv = s->repeat_kv;
     j->softmax_max_seq = s->softmax_max_seq;
     j->step_bytes = s->step_bytes;

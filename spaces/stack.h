@@ -101,6 +101,8 @@ struct stack {                  /* a plain value */
     bool separate_proj;         /* q, k, v and gate, up as separate GEMMs */
     bool fp8_param_gather;      /* FP8 jobs gather FP8 GEMM weights
                                    (optional, absent false) */
+    bool grad_reduce_16bit;     /* gradients kept and reduced in 16 bits
+                                   (optional, absent false: fp32) */
     bool repeat_kv;             /* K, V repeated to every query head before
                                    the attention (optional, absent false) */
     double step_bytes;          /* optimizer step's HBM traffic a parameter

@@ -26,6 +26,8 @@ for e_fw in megatron nemo torchtitan; do
     "$TRAINPLAN" export --framework "$e_fw" $E_PLAN >"$T_TMP/exp" 2>/dev/null
     "$TRAINPLAN" export --framework "$e_fw" --tp 2 --pp 2 --dp 2 --recompute full \
         --vpp 2 --model llama3-8b --precision fp8 >>"$T_TMP/exp" 2>/dev/null
+    "$TRAINPLAN" export --framework "$e_fw" --tp 2 --dp 4 --zero 1 --model llama3-8b \
+        --set stack.grad_reduce_16bit=true >>"$T_TMP/exp" 2>/dev/null
     # uneven stages: slots (126 + 2 over 16), explicit ends (126 over 10)
     for e_pp in "16 --vpp 2" "10"; do
         # shellcheck disable=SC2086
@@ -140,6 +142,26 @@ run_tp export --framework nemo --model llama3-8b --system dgx-h100 \
     --tp 2 --dp 4 --gbs 64 --precision fp8 --zero 1
 expect export-nemo-fp8-recipe exit=0 \
     'grep -qx "mixed_precision: bf16_with_fp8_current_scaling_mixed" "$T_OUT"'
+# 16-bit gradients (the stack's grad_reduce_16bit): Megatron's flag, the
+# Bridge's ddp field (and a note on the precision recipe's, which wins at
+# setup); torchtitan reduces in fp32 only
+run_tp export --framework megatron --model llama3-8b --system dgx-h100 \
+    --tp 2 --dp 4 --zero 1 --set stack.grad_reduce_16bit=true
+expect export-megatron-grad-bf16 exit=0 \
+    'grep -q -- "^--grad-reduce-in-bf16 " "$T_OUT"'
+run_tp export --framework nemo --model llama3-8b --system dgx-h100 \
+    --tp 2 --dp 4 --zero 1 --set stack.grad_reduce_16bit=true
+expect export-nemo-grad-bf16 exit=0 \
+    'grep -qx "  grad_reduce_in_fp32: false" "$T_OUT"' \
+    'grep -q "^# 16-bit gradients: also override the recipe.s mixed_precision.grad_reduce_in_fp32=false" "$T_OUT"'
+run_tp export --framework megatron --model llama3-8b --system dgx-h100 \
+    --tp 2 --dp 4 --zero 1
+expect export-megatron-grad-fp32 exit=0 \
+    '! grep -q -- "--grad-reduce-in-bf16" "$T_OUT"'
+run_tp export --framework torchtitan --stack torchtitan --model llama3-8b \
+    --system dgx-h100 --dp 8 --zero 3 --set stack.grad_reduce_16bit=true
+expect export-torchtitan-grad-bf16 exit=1 stdout= \
+    "stderr1=trainplan: error: --framework torchtitan: torchtitan reduces gradients in fp32 only (training.mixed_precision_reduce), not in 16 bits as the prediction assumed (the stack's grad_reduce_16bit)"
 # the MoE all-to-all overlap: one comm_overlap section (a YAML key twice
 # is an error to strict loaders)
 run_tp export --framework nemo --model mixtral-8x7b --system dgx-h100 --gpus 256

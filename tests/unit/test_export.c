@@ -200,6 +200,30 @@ Test(export, dense_unchanged)
     }
 }
 
+/* 16-bit gradients (the job's grad_reduce_16bit): Megatron-LM's
+ * --grad-reduce-in-bf16, the Bridge's ddp.grad_reduce_in_fp32 = false
+ * with a note on the precision recipe's field; torchtitan refuses
+ * (mixed_precision_reduce: Literal["float32"]); fp32 by default; an fp16
+ * job's gradients are 16-bit already and get no flag. */
+Test(export, grad_reduce_16bit)
+{
+    struct pred_ctx c = ctx_of("llama3-70b");
+    struct plan p = make_plan(8, 4, 8, 1);
+    p.zero = 1;
+    assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "--grad-reduce-in-bf16");
+    assert_lacks(export_text(RES_FW_NEMO, &c, &p), "grad_reduce_in_fp32");
+    c.job.grad_reduce_16bit = true;
+    assert_has(export_text(RES_FW_MEGATRON, &c, &p), "\n--grad-reduce-in-bf16 \\\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p), "\n  grad_reduce_in_fp32: false\n");
+    assert_has(export_text(RES_FW_NEMO, &c, &p),
+               "mixed_precision.grad_reduce_in_fp32=false");
+    assert_has(refused(RES_FW_TORCHTITAN, &c, &p), "torchtitan reduces "
+               "gradients in fp32 only");
+    c.job.precision = JOB_PREC_FP16;
+    assert_lacks(export_text(RES_FW_MEGATRON, &c, &p), "--grad-reduce-in-bf16");
+    assert_lacks(export_text(RES_FW_NEMO, &c, &p), "grad_reduce_in_fp32");
+}
+
 /* What each framework cannot run, with the reason. */
 Test(export, refusals)
 {

@@ -159,6 +159,39 @@ Test(shard, memory_fp16_gradients)
     assert_rel(s.grads_bytes, 4e9, 1e-12);
 }
 
+/* 16-bit gradient reduction (Megatron's --grad-reduce-in-bf16: the DDP
+ * buffer in the parameters' dtype, param_and_grad_buffer.py): P = 1e9
+ * under DDP and the distributed optimizer over dp 8 keeps 2P of
+ * gradients, not 4P; sharded gradients (zero 2 / 3) keep the stack's 4
+ * bytes, 4P / 8 and 4P / 8 + 4U; a stack of 2 bytes stays at 2. The
+ * reduction itself moves 2 bytes an element (pred_grad_reduce_bytes). */
+Test(shard, memory_grad_reduce_16bit)
+{
+    struct pred_ctx c;
+    struct pred_shard_mem s;
+    struct plan p = zplan(1, 8, 1);
+    setup(&c, JOB_RESHARD_ALWAYS, true);
+    c.job.grad_reduce_16bit = true;
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 2e9, 1e-12);
+    assert_rel(s.optimizer_bytes, 1.5e9, 1e-12);
+    cr_assert_eq(pred_grad_reduce_bytes(&c), 2.0);
+    p = zplan(1, 8, 0);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 2e9, 1e-12);
+    p = zplan(1, 8, 2);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 0.5e9, 1e-12);
+    p = zplan(1, 8, 3);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 0.5e9 + 4e7, 1e-12);
+    c.job.grad_reduce_16bit = false;
+    p = zplan(1, 8, 1);
+    pred_shard_mem(&c, &p, 1e9, 1e7, &s);
+    assert_rel(s.grads_bytes, 4e9, 1e-12);
+    cr_assert_eq(pred_grad_reduce_bytes(&c), 4.0);
+}
+
 /* DeepSpeed's ZeRO-3 (zero3_gather "parameter") holds up to
  * stage3_max_live_parameters (1e9) gathered elements, 2 bytes each, and a
  * reduce bucket of 5e8 16-bit gradients, or the largest tensor when it is

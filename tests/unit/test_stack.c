@@ -61,6 +61,22 @@ Test(stack, preset_fields)
     /* torchtitan's Llama repeats K and V to the query heads before SDPA;
      * Transformer Engine runs grouped-query attention as it is */
     cr_assert(tt.repeat_kv && !mc.repeat_kv);
+    /* gradients in fp32 unless a stack file or --set says 16 bits
+     * (Megatron's --grad-reduce-in-bf16); it reaches the job */
+    cr_assert(!mc.grad_reduce_16bit && !lm.grad_reduce_16bit &&
+              !ds.grad_reduce_16bit && !tt.grad_reduce_16bit);
+    {
+        const char *const g16[] = { "stack.grad_reduce_16bit=true" };
+        struct stack b = load_stack("megatron-core", g16, 1);
+        struct model bm = { .dropout = false };
+        struct job bj;
+        job_default(&bj);
+        cr_assert(b.grad_reduce_16bit && !bj.grad_reduce_16bit);
+        stack_apply(&b, &bm, &bj);
+        cr_assert(bj.grad_reduce_16bit);
+        stack_apply(&mc, &bm, &bj);
+        cr_assert(!bj.grad_reduce_16bit);
+    }
     /* the fused masked softmax's longest keys: Megatron-LM v2.6's 2048,
      * the later Megatron-Core's and DeepSpeed forks' 4096 */
     cr_assert_eq(lm.softmax_max_seq, 2048);
