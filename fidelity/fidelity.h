@@ -37,6 +37,8 @@ struct fid_row {
                                    of the host fit (fidelity/cv.c) */
     const char *stack;          /* the stack preset it is predicted with
                                    (static or borrowed from the runs) */
+    enum plan_rule rule;        /* PLAN_OK, or the first rule the plan
+                                   breaks under that stack */
     bool uncalibrated;          /* its system's efficiencies are modelling
                                    defaults: what the tune fit moves */
     bool net_tuned;             /* its system's network share is fitted on

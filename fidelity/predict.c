@@ -391,6 +391,7 @@ static void predict_known(const struct run_row *r, struct model m,
                        (struct pred_band){ st->band_lo, st->band_hi, st->region });
     plan_stages_resolve(&o->plan, &m, &c.limits);
     pred_plan(&c, &o->plan, &res);
+    o->rule = res.rule;
     if (res.rule != PLAN_OK)
         plan_rule_explain(res.rule, &o->plan, &m, &j, &c.limits, o->reason,
                           sizeof o->reason);
@@ -407,6 +408,60 @@ static void predict_known(const struct run_row *r, struct model m,
     o->pred_fits = res.mem.fits;
     if (o->timed)
         o->err_pct = 100.0 * (o->pred_s - r->measured_iter_s) / r->measured_iter_s;
+}
+
+/* The rules a plan breaks because of the software, not the model or the
+ * cluster. */
+static bool stack_rule(enum plan_rule r)
+{
+    switch (r) {
+    case PLAN_RULE_STACK_SCHEDULE: case PLAN_RULE_STACK_ZERO:
+    case PLAN_RULE_STACK_TPO: case PLAN_RULE_STACK_CP: case PLAN_RULE_ZERO_PP:
+    case PLAN_RULE_STACK_RC_BLOCK: case PLAN_RULE_STACK_OVERLAP:
+    case PLAN_RULE_STACK_EP: case PLAN_RULE_STACK_EPO:
+    case PLAN_RULE_STACK_OFFLOAD: case PLAN_RULE_EP_MESH_ETP:
+    case PLAN_RULE_EP_MESH_FOLD:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A row of stack 'other' whose plan the default stack cannot run (a stack
+ * rule: Meta's FSDP under a pipeline, arXiv:2407.21783 sec. 3.3.2, breaks
+ * Megatron-Core's zero-pp) is predicted with the first of these presets
+ * that runs it; kept as it is when none does. torchtitan first: the
+ * PyTorch-native FSDP2 + TP + PP + CP that the Llama 3 paper's 4D
+ * parallelism describes (sec. 3.3.2), then the other FSDP2 stack, then
+ * DeepSpeed's engine and 2021's Megatron. */
+static const char *const other_stacks[] = {
+    "torchtitan", "nemo-automodel", "megatron-deepspeed", "megatron-lm-2021",
+};
+
+static void predict_other(struct systems *sys, const struct model *m,
+                          const struct hw_system *hw, double host_us,
+                          const struct fid_tune *t, struct fid_row *o)
+{
+    enum plan_rule first = o->rule;
+    struct fid_row keep = *o;
+    for (size_t i = 0; i < sizeof other_stacks / sizeof other_stacks[0]; i++) {
+        const char *name = other_stacks[i];
+        const struct stack *st = stack_of(sys, name);
+        if (!st)
+            continue;
+        *o = keep;
+        o->reason[0] = 0;
+        fid_run_plan(o->run, &o->plan);
+        predict_known(o->run, *m, hw, st, host_us, t, o);
+        if (o->rule == PLAN_OK) {
+            o->stack = name;
+            snprintf(o->reason, sizeof o->reason, "stack 'other' predicted "
+                     "as %s (%s: %s)", name, STACK_DEFAULT,
+                     plan_rule_name(first));
+            return;
+        }
+    }
+    *o = keep;
 }
 
 static void predict_row(struct systems *sys, double host_us,
@@ -428,6 +483,9 @@ static void predict_row(struct systems *sys, double host_us,
     else
         predict_known(o->run, m, hw, st, host_us, t, o);
     o->stack = stack_name_of(o->run);
+    if (!why && o->predicted && !strcmp(o->run->stack, "other") &&
+        stack_rule(o->rule))
+        predict_other(sys, &m, hw, host_us, t, o);
 }
 
 /* ---- the report ---- */

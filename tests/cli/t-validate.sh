@@ -34,6 +34,14 @@ run_tp validate $R/small.csv --format csv
 expect runs-stack-other exit=0 '[ ! -s "$T_ERR" ]' \
     'grep -q "^T-07,.*,stack .other. predicted as megatron-core,1$" "$T_OUT"' \
     '[ "$(grep -v "^T-07," "$T_OUT")" = "$(grep -v "^T-07," "$T_TMP/no-stack.csv")" ]'
+# 'other' under a stack rule of the default (FSDP under a pipeline breaks
+# megatron-core's zero-pp): the first preset that runs it, torchtitan, and
+# the note says why; a row that names megatron-core keeps it and the rule
+run_tp validate $R/other-fallback.csv --format csv
+expect runs-other-fallback exit=0 '[ ! -s "$T_ERR" ]' \
+    'grep -q "^T-11,.*,stack .other. predicted as torchtitan (megatron-core: zero-pp),1$" "$T_OUT"' \
+    'grep -q "^T-12,.*,zero-pp: the stack runs zero 3 only without pipeline parallelism" "$T_OUT"' \
+    'grep -q "^T-13,.*,stack .other. predicted as megatron-core,1$" "$T_OUT"'
 check runs-missing-file 4 "trainplan: error: cannot read '$R/none.csv': No such file or directory" -- validate $R/none.csv
 check validate-no-file 2 "trainplan: error: missing the runs file" -- validate
 check validate-two-files 2 "trainplan: error: unexpected argument 'b.csv'" -- validate a.csv b.csv

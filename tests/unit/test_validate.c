@@ -45,3 +45,41 @@ Test(validate, plan_key_keeps_the_vpp_value)
     fid_report_free(v);
     runs_release(&runs);
 }
+
+/* A row of stack 'other' whose plan the default stack cannot run (FSDP
+ * under a pipeline: megatron-core's zero-pp) is predicted with the first
+ * fallback preset that runs it, torchtitan, and says so; one the default
+ * runs, or one that names megatron-core, keeps it. */
+Test(validate, other_stack_falls_back)
+{
+    static const char text[] =
+        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
+        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
+        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
+        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        "T-11,g,B,dgx-h100,H100-SXM5-80GB,64,8,test-8b,32,4096,32,8,14336,"
+        "128256,8192,y,0,0,2,2,16,1,1,1,y,none,3,1,256,bf16,10.0,measured,,n,,"
+        "other\n"
+        "T-12,g,B,dgx-h100,H100-SXM5-80GB,64,8,test-8b,32,4096,32,8,14336,"
+        "128256,8192,y,0,0,2,2,16,1,1,1,y,none,3,1,256,bf16,10.0,measured,,n,,"
+        "megatron-core\n"
+        "T-13,g,B,dgx-h100,H100-SXM5-80GB,64,8,test-8b,32,4096,32,8,14336,"
+        "128256,8192,y,0,0,2,2,16,1,1,1,y,none,1,1,256,bf16,10.0,measured,,n,,"
+        "other\n";
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_report *v;
+    cr_assert_eq(runs_parse(&runs, "other.csv", text, &err), 0, "%s", err.msg);
+    v = fid_report_new(&runs, NULL);
+    cr_assert(v->rows[0].predicted && v->rows[0].rule == PLAN_OK);
+    cr_assert_str_eq(v->rows[0].stack, "torchtitan");
+    cr_assert_str_eq(v->rows[0].reason, "stack 'other' predicted as torchtitan "
+                     "(megatron-core: zero-pp)");
+    cr_assert_str_eq(v->rows[1].stack, "megatron-core");
+    cr_assert_eq(v->rows[1].rule, PLAN_RULE_ZERO_PP);
+    cr_assert_str_eq(v->rows[2].stack, "megatron-core");
+    cr_assert_eq(v->rows[2].rule, PLAN_OK);
+    cr_assert_str_eq(v->rows[2].reason, "stack 'other' predicted as megatron-core");
+    fid_report_free(v);
+    runs_release(&runs);
+}
