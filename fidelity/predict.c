@@ -236,6 +236,31 @@ static void row_grad_reduce(const struct run_row *r, struct job *j)
         j->grad_reduce_16bit = true;
 }
 
+/* Megatron-LM fused the weight-gradient accumulation into the GEMM on
+ * 2022-02-13 (NVIDIA/Megatron-LM 83b1e42f "gradient accumulation fusion":
+ * fused_weight_gradient_dense, on unless --no-gradient-accumulation-fusion,
+ * and only with fp32 accumulation, which bf16 forces: megatron/
+ * arguments.py), before sequence parallelism (2022-03-02, 02bb1f5c
+ * "column parallel linear with sequence parallelism") and selective
+ * recompute: a megatron-lm-2021 row that uses either ran that code, and in
+ * bf16 accumulates inside the GEMM (the stack's grad_accum_bytes, the 2021
+ * hook's pass, is not run; fp16 got the fusion only on 2022-09-27,
+ * 07916bf2). */
+static void row_grad_accum(const struct run_row *r, struct job *j)
+{
+    if (!strcmp(stack_name_of(r), "megatron-lm-2021") &&
+        r->precision == JOB_PREC_BF16 &&
+        (r->sp || r->recompute == PLAN_RECOMPUTE_SELECTIVE))
+        j->grad_accum_bytes = j->grad_accum_bf16_bytes = 0;
+}
+
+/* What the row's software did with the gradients beyond its stack's. */
+static void row_grads(const struct run_row *r, struct job *j)
+{
+    row_grad_reduce(r, j);
+    row_grad_accum(r, j);
+}
+
 /* FP8 primary weights (the stack's fp8_param_gather) came to NVIDIA's
  * MLPerf GPT-3 with round v4.0 (training_results_v4.0 and _v4.1 NVIDIA/
  * benchmarks/gpt3/implementations/<impl>/config_common.sh: FP8_PARAMS=True,
@@ -370,7 +395,7 @@ static void predict_known(const struct run_row *r, struct model m,
     struct pred_result res;
     row_job(r, &j);
     stack_apply(st, &m, &j);
-    row_grad_reduce(r, &j);
+    row_grads(r, &j);
     row_launch(r, &j);
     row_fp8(r, &j);
     row_fp8_params(r, &j);

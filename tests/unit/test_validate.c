@@ -83,3 +83,36 @@ Test(validate, other_stack_falls_back)
     fid_report_free(v);
     runs_release(&runs);
 }
+
+/* A megatron-lm-2021 row with sequence parallelism or selective recompute
+ * ran Megatron-LM of 2022-03 or later, which fuses the weight-gradient
+ * accumulation into the GEMM in bf16 (fidelity/predict.c row_grad_accum):
+ * its bf16 row is faster than its fp16 twin, which still pays the 2021
+ * hook's pass; without either feature the two are the same. */
+Test(validate, megatron_2022_fuses_grad_accumulation)
+{
+#define ROW(id, sp, rc, prec) id ",k,A,selene-a100,A100-SXM4-80GB,64,8,g,24," \
+    "4096,32,32,16384,51200,2048,n,0,0,8,8,1,1,1,1," sp "," rc ",0,1,64," \
+    prec ",10.0,measured,,n,,megatron-lm-2021\n"
+    static const char text[] =
+        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
+        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
+        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
+        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        ROW("A", "y", "selective", "bf16") ROW("B", "y", "selective", "fp16")
+        ROW("C", "n", "full", "bf16") ROW("D", "n", "full", "fp16")
+        ROW("E", "n", "selective", "bf16") ROW("F", "n", "selective", "fp16");
+#undef ROW
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_report *v;
+    cr_assert_eq(runs_parse(&runs, "mlm2022.csv", text, &err), 0, "%s", err.msg);
+    v = fid_report_new(&runs, NULL);
+    for (int i = 0; i < 6; i++)
+        cr_assert(v->rows[i].predicted, "%d: %s", i, v->rows[i].reason);
+    cr_assert_lt(v->rows[0].pred_s, v->rows[1].pred_s * 0.99);
+    cr_assert_eq(v->rows[2].pred_s, v->rows[3].pred_s);
+    cr_assert_lt(v->rows[4].pred_s, v->rows[5].pred_s * 0.99);
+    fid_report_free(v);
+    runs_release(&runs);
+}
