@@ -189,7 +189,11 @@ static void row_fp8(const struct run_row *r, struct job *j)
 }
 
 /* TP communication overlap as the sources ran it (a runs file has no
- * column for it; as row_fp8): the NeMo 25.02 / 25.04 performance tables
+ * column for it; as row_fp8): the Megatron-LM README's H100 benchmark
+ * tables (source megatron_readme_h100 in RUNS.md; NVIDIA/Megatron-LM
+ * README.md "Benchmark Configuration": "Fine-grained overlapping with DP
+ * (--overlap-grad-reduce, --overlap-param-gather), TP (--tp-comm-overlap),
+ * and PP") ran it; the NeMo 25.02 / 25.04 performance tables
  * come from NeMo's performance scripts, whose dense recipes hand a
  * userbuffers configuration to MegatronCommOverlapCallback (NVIDIA/NeMo
  * scripts/performance/llm/pretrain_gpt3_175b.py, pretrain_llama3_70b.py,
@@ -215,7 +219,8 @@ static void row_fp8(const struct run_row *r, struct job *j)
  * model, not of these rows. */
 static void row_tpo(const struct run_row *r, struct plan *p)
 {
-    bool nemo = !strcmp(r->source, "nemo2502") || !strcmp(r->source, "nemo2504");
+    bool nemo = !strcmp(r->source, "nemo2502") || !strcmp(r->source, "nemo2504") ||
+                !strcmp(r->source, "megatron_readme_h100");
     p->tpo = r->sp && nemo && r->moe_experts == 0;
 }
 

@@ -116,3 +116,31 @@ Test(validate, megatron_2022_fuses_grad_accumulation)
     fid_report_free(v);
     runs_release(&runs);
 }
+
+/* The Megatron-LM README's H100 benchmarks ran TP communication overlap
+ * (its "Benchmark Configuration": --tp-comm-overlap): a row of that source
+ * with sequence parallelism is predicted with tpo, as the NeMo tables' are;
+ * another source's is not. */
+Test(validate, readme_rows_overlap_tp)
+{
+#define ROW(id, src) id "," src ",B,dgx-h100,H100-SXM5-80GB,384,8,g,48,7168," \
+    "56,56,28672,131072,4096,n,0,0,8,1,48,1,1,1,y,none,1,1,192,bf16,0.9," \
+    "derived,,n,,megatron-core\n"
+    static const char text[] =
+        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
+        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
+        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
+        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        ROW("R", "megatron_readme_h100") ROW("S", "someone");
+#undef ROW
+    struct runs runs;
+    struct tpl_err err = { 0 };
+    struct fid_report *v;
+    cr_assert_eq(runs_parse(&runs, "readme.csv", text, &err), 0, "%s", err.msg);
+    v = fid_report_new(&runs, NULL);
+    cr_assert(v->rows[0].predicted && v->rows[1].predicted);
+    cr_assert(v->rows[0].plan.tpo && !v->rows[1].plan.tpo);
+    cr_assert_lt(v->rows[0].pred_s, v->rows[1].pred_s);
+    fid_report_free(v);
+    runs_release(&runs);
+}
