@@ -21,6 +21,23 @@ static char *written(const struct fid_report *v, enum res_format fmt)
     return buf;
 }
 
+/* The runs schema's header with the stack column. */
+#define STACK_HEADER \
+    "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers," \
+    "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts," \
+    "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision," \
+    "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+
+/* The fidelity report of a runs text (parsed into *runs, which the caller
+ * releases after fid_report_free). */
+static struct fid_report *report_of(struct runs *runs, const char *name,
+                                    const char *text)
+{
+    struct tpl_err err = { 0 };
+    cr_assert_eq(runs_parse(runs, name, text, &err), 0, "%s", err.msg);
+    return fid_report_new(runs, NULL);
+}
+
 Test(validate, plan_key_keeps_the_vpp_value)
 {
     static const char text[] =
@@ -53,10 +70,7 @@ Test(validate, plan_key_keeps_the_vpp_value)
 Test(validate, other_stack_falls_back)
 {
     static const char text[] =
-        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
-        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
-        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
-        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        STACK_HEADER
         "T-11,g,B,dgx-h100,H100-SXM5-80GB,64,8,test-8b,32,4096,32,8,14336,"
         "128256,8192,y,0,0,2,2,16,1,1,1,y,none,3,1,256,bf16,10.0,measured,,n,,"
         "other\n"
@@ -67,10 +81,8 @@ Test(validate, other_stack_falls_back)
         "128256,8192,y,0,0,2,2,16,1,1,1,y,none,1,1,256,bf16,10.0,measured,,n,,"
         "other\n";
     struct runs runs;
-    struct tpl_err err = { 0 };
     struct fid_report *v;
-    cr_assert_eq(runs_parse(&runs, "other.csv", text, &err), 0, "%s", err.msg);
-    v = fid_report_new(&runs, NULL);
+    v = report_of(&runs, "other.csv", text);
     cr_assert(v->rows[0].predicted && v->rows[0].rule == PLAN_OK);
     cr_assert_str_eq(v->rows[0].stack, "torchtitan");
     cr_assert_str_eq(v->rows[0].reason, "stack 'other' predicted as torchtitan "
@@ -95,19 +107,14 @@ Test(validate, megatron_2022_fuses_grad_accumulation)
     "4096,32,32,16384,51200,2048,n,0,0,8,8,1,1,1,1," sp "," rc ",0,1,64," \
     prec ",10.0,measured,,n,,megatron-lm-2021\n"
     static const char text[] =
-        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
-        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
-        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
-        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        STACK_HEADER
         ROW("A", "y", "selective", "bf16") ROW("B", "y", "selective", "fp16")
         ROW("C", "n", "full", "bf16") ROW("D", "n", "full", "fp16")
         ROW("E", "n", "selective", "bf16") ROW("F", "n", "selective", "fp16");
 #undef ROW
     struct runs runs;
-    struct tpl_err err = { 0 };
     struct fid_report *v;
-    cr_assert_eq(runs_parse(&runs, "mlm2022.csv", text, &err), 0, "%s", err.msg);
-    v = fid_report_new(&runs, NULL);
+    v = report_of(&runs, "mlm2022.csv", text);
     for (int i = 0; i < 6; i++)
         cr_assert(v->rows[i].predicted, "%d: %s", i, v->rows[i].reason);
     cr_assert_lt(v->rows[0].pred_s, v->rows[1].pred_s * 0.99);
@@ -127,17 +134,12 @@ Test(validate, readme_rows_overlap_tp)
     "56,56,28672,131072,4096,n,0,0,8,1,48,1,1,1,y,none,1,1,192,bf16,0.9," \
     "derived,,n,,megatron-core\n"
     static const char text[] =
-        "id,source,confidence,system,gpu,num_gpus,gpus_per_node,model,layers,"
-        "hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,glu,moe_experts,"
-        "moe_topk,tp,pp,dp,cp,ep,vpp,sp,recompute,zero,mbs,gbs,precision,"
-        "measured_iter_s,measured_kind,measured_mem_gib,oom,assumed,stack\n"
+        STACK_HEADER
         ROW("R", "megatron_readme_h100") ROW("S", "someone");
 #undef ROW
     struct runs runs;
-    struct tpl_err err = { 0 };
     struct fid_report *v;
-    cr_assert_eq(runs_parse(&runs, "readme.csv", text, &err), 0, "%s", err.msg);
-    v = fid_report_new(&runs, NULL);
+    v = report_of(&runs, "readme.csv", text);
     cr_assert(v->rows[0].predicted && v->rows[1].predicted);
     cr_assert(v->rows[0].plan.tpo && !v->rows[1].plan.tpo);
     cr_assert_lt(v->rows[0].pred_s, v->rows[1].pred_s);
