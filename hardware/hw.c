@@ -83,7 +83,7 @@ static const char *const efficiency_fields[] = {
 };
 static const char *const kernel_fields[] = {
     "launch_us", "tile_m", "tile_n", "collective_base_us", "p2p_base_us",
-    "gemm_fill_k", "sample_gap_us", NULL,
+    "gemm_fill_k", "sample_gap_us", "tile_k", NULL,
 };
 static const char *const memory_fields[] = { "reserve_gib", NULL };
 static const char *const price_fields[] = { "usd_per_gpu_hour", NULL };
@@ -405,12 +405,14 @@ static int read_efficiency(struct hw_system *hw, const struct conf *c,
 
 /* The kernel group's optional fields, 0 when absent: a GEMM tile's fixed
  * cost in K steps (at most 4096) and the samples' host gap (us, calibrate
- * only). */
+ * only); and the tile's K step (1 when absent: K not rounded). */
 static int read_kernel_extras(struct hw_system *hw, const struct conf_group *k,
                               struct tpl_err *err)
 {
     hw->gemm_fill_k = hw->sample_gap_s = 0;
-    if ((conf_has(k, "gemm_fill_k") &&
+    hw->tile_k = 1;
+    if ((conf_has(k, "tile_k") && conf_int(k, "tile_k", 1, 4096, &hw->tile_k, err)) ||
+        (conf_has(k, "gemm_fill_k") &&
          conf_num(k, "gemm_fill_k", 0, false, 4096, &hw->gemm_fill_k, err)) ||
         (conf_has(k, "sample_gap_us") &&
          conf_num(k, "sample_gap_us", 0, false, 1e6, &hw->sample_gap_s, err)))

@@ -163,6 +163,9 @@ struct hw_system {              /* a plain value: nothing to free */
     /* kernel */
     double launch_s;
     int64_t tile_m, tile_n;
+    int64_t tile_k;             /* a tile's K step: K runs in whole steps
+                                 * (1 when absent: none; predictor/kernel.h
+                                 * pred_k_steps) */
     double gemm_fill_k;         /* a GEMM tile's fixed cost (mainloop
                                  * prologue, epilogue) in K steps (0: none;
                                  * predictor/kernel.h pred_gemm_s) */

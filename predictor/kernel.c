@@ -99,6 +99,7 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
     k->bgemm = hw->bgemm;
     k->tile_m = hw->tile_m;
     k->tile_n = hw->tile_n;
+    k->tile_k = hw->tile_k > 1 ? (double)hw->tile_k : 1;
     k->gemm_fill_k = hw->gemm_fill_k;
     k->sample_gap_s = hw->sample_gap_s;
     k->sms = hw->sms;
@@ -119,6 +120,11 @@ static double covered(const struct pred_kernels *k, double m, double n)
 double pred_quant_eff(const struct pred_kernels *k, double m, double n)
 {
     return (m * n) / covered(k, m, n);     /* useful outputs over covered */
+}
+
+double pred_k_steps(const struct pred_kernels *k, double kk)
+{
+    return k->tile_k > 1 ? ceil(kk / k->tile_k) * k->tile_k : kk;
 }
 
 double pred_sat_eff(const struct pred_kparams *p, double flops)
@@ -144,7 +150,8 @@ static double gemm_split_s(const struct pred_kernels *k, const struct pred_kpara
 {
     double tm = (double)k->tile_m, tn = (double)k->tile_n;
     double waves = ceil(s * ceil(m / tm) * ceil(n / tn) / (double)k->sms);
-    double padded = 2.0 * (kk / s + k->gemm_fill_k) * waves * (double)k->sms * tm * tn;
+    double padded = 2.0 * (pred_k_steps(k, kk / s) + k->gemm_fill_k) * waves *
+                    (double)k->sms * tm * tn;
     double bytes = in_bytes * (m * kk + kk * n) + 2.0 * m * n +
                    (s > 1 ? 8.0 * s * m * n : 0);
     double t_math = padded / (p->peak_flops * pred_sat_eff(p, padded));
@@ -211,7 +218,7 @@ static double bgemm_fit_s(const struct pred_kernels *k, const struct pred_kparam
     const struct hw_bgemm_fit *f = &k->bgemm;
     double tm = (double)k->tile_m, tn = (double)k->tile_n, sms = (double)k->sms;
     double tiles = batch * ceil(m / tm) * ceil(n / tn);
-    double math = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn /
+    double math = 2.0 * pred_k_steps(k, kk) * ceil(tiles / sms) * sms * tm * tn /
                   (p->peak_flops * f->eff[kind]);
     double a = in_bytes * m * kk, b = in_bytes * kk * n, c = 2.0 * m * n;
     double again = a > c ? f->reread * a * (ceil(n / tn) - 1) : 0;
@@ -225,7 +232,7 @@ double pred_bgemm_s(const struct pred_kernels *k, const struct pred_kparams *p,
 {
     double tm = (double)k->tile_m, tn = (double)k->tile_n, sms = (double)k->sms;
     double tiles = batch * ceil(m / tm) * ceil(n / tn);
-    double padded = 2.0 * kk * ceil(tiles / sms) * sms * tm * tn;
+    double padded = 2.0 * pred_k_steps(k, kk) * ceil(tiles / sms) * sms * tm * tn;
     double bytes = batch * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
     double t_math;
     if (k->has_bgemm)

@@ -51,6 +51,7 @@ struct pred_kernels {           /* built once per (system, precision); read-only
     bool has_bgemm;             /* batched-GEMM fit (hw batched_gemm group) */
     struct hw_bgemm_fit bgemm;
     int64_t tile_m, tile_n, sms;
+    double tile_k;              /* a tile's K step (hw; >= 1) */
     double gemm_fill_k;         /* a tile's fixed cost in K steps (hw) */
     double sample_gap_s;        /* calibrate only (hw.h) */
     /* links: achievable bus bandwidth and per-hop latency */
@@ -85,6 +86,16 @@ void pred_kernels_init(struct pred_kernels *k, const struct hw_system *hw,
  * (NVIDIA "Matrix Multiplication Background" user guide, sections on tile and
  * wave quantisation). */
 double pred_quant_eff(const struct pred_kernels *k, double m, double n);
+/* K as a tile's mainloop runs it: whole K steps of k->tile_k, the depth
+ * of the A and B slices one pipeline stage loads (cuBLAS's kernel names
+ * carry it: Ampere "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_
+ * 32x5_nn" steps 32 of K over 5 stages, "..._stages_64x3" 64; Hopper
+ * "sm90_xmma_gemm_f16f16_..._tilesize128x128x64_..." 64, one 128-byte
+ * swizzled TMA row of 16-bit elements). A step is loaded and multiplied
+ * whole, its tail zero-filled, so K = 80 costs a 64-deep kernel two
+ * steps, as K = 128. */
+double pred_k_steps(const struct pred_kernels *k, double kk);
+
 /* Saturating efficiency: eff_max * W / (W + half_flop). */
 double pred_sat_eff(const struct pred_kparams *p, double flops);
 

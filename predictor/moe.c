@@ -198,8 +198,8 @@ double pred_grouped_gemm_s(const struct pred_kernels *k,
      * pred_gemm_s for one GEMM; not its gradient class's correction in
      * log space, fitted on cuBLAS's dense kernels, not the grouped ones) */
     tiles = groups * ceil(m / tm) * ceil(n / tn);
-    padded = 2.0 * (kk + k->gemm_fill_k) * ceil(tiles / (double)k->sms) *
-             (double)k->sms * tm * tn;
+    padded = 2.0 * (pred_k_steps(k, kk) + k->gemm_fill_k) *
+             ceil(tiles / (double)k->sms) * (double)k->sms * tm * tn;
     bytes = groups * (in_bytes * (m * kk + kk * n) + 2.0 * m * n);
     t_math = padded / (kp->peak_flops * pred_sat_eff(kp, padded));
     return fmax(t_math, bytes / k->mem_bytes_per_s) + k->launch_s;

@@ -162,6 +162,34 @@ Test(hw, reserve_below_capacity)
     cr_assert_eq(h.hbm_bytes - h.reserve_bytes, 0.5 * GIB);
 }
 
+/* kernel.tile_k, a tile's K step: 1 (K not rounded) when absent, taken as
+ * written, refused outside 1..4096 with the file, line and field. */
+Test(hw, tile_k_optional_and_bounded)
+{
+    static const char *const with = "kernel: { launch_us = 3.51; tile_m = 128; tile_n = 256;";
+    char text[8192], bad[4096];
+    const char *at = strstr(gpu_text, "kernel:");
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    struct conf c;
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s", err.msg);
+    cr_assert_eq(h.tile_k, 1);
+    cr_assert(at != NULL && strncmp(at, with, strlen(with)) == 0);
+    for (int v = 0; v < 3; v++) {
+        static const char *const val[3] = { "64", "0", "5000" };
+        snprintf(bad, sizeof bad, "%.*s%s tile_k = %s;%s", (int)(at - gpu_text), gpu_text,
+                 with, val[v], at + strlen(with));
+        snprintf(text, sizeof text, "%s%s%s%s", bad, node_text, eff_text, mem_text);
+        cr_assert_eq(conf_load_string(&c, "t", text, &err), 0, "%s", err.msg);
+        cr_assert_eq(hw_system_read(&h, &c, &err), v ? TPL_ECONFIG : 0, "%s", err.msg);
+        conf_release(&c);
+        if (v == 0)
+            cr_assert_eq(h.tile_k, 64);
+        else
+            cr_assert(strstr(err.msg, "t:6:") && strstr(err.msg, "tile_k"), "%s", err.msg);
+    }
+}
+
 /* A field the loader does not know is an error, not ignored: a typo in a
  * system file would otherwise leave a default in place silently. */
 Test(hw, unknown_field_refused)

@@ -41,6 +41,89 @@ Test(kernel, large_gemm_near_peak)
     assert_rel(t, ideal + k.launch_s, 0.01);
 }
 
+/* A tile's mainloop runs K in whole steps of kernel.tile_k (kernel.h
+ * pred_k_steps): dgx-h100's 64 (cuBLAS's Hopper "tilesize128x128x64"),
+ * dgx-a100's 32; a file without the field, 1, leaves K as it is. By hand:
+ * K = 80 runs two steps of 64, 128; K = 64 one; K = 4112 (64 x 64 + 16)
+ * 65, 4160. */
+Test(kernel, k_runs_in_whole_tile_steps)
+{
+    struct pred_kernels k = kernels("dgx-h100"), a = kernels("dgx-a100");
+    cr_assert_eq(k.tile_k, 64.0);
+    cr_assert_eq(a.tile_k, 32.0);
+    cr_assert_eq(pred_k_steps(&k, 80), 128.0);
+    cr_assert_eq(pred_k_steps(&k, 64), 64.0);
+    cr_assert_eq(pred_k_steps(&k, 1), 64.0);
+    cr_assert_eq(pred_k_steps(&k, 4112), 4160.0);
+    cr_assert_eq(pred_k_steps(&a, 80), 96.0);
+    k.tile_k = 1;
+    cr_assert_eq(pred_k_steps(&k, 80), 80.0);
+}
+
+/* A compute-bound GEMM (8192 x 8192 outputs, 4096 tiles of 128 x 128: 32
+ * waves of 132, no split) with K = 4112 times the mainloop of 4160: the
+ * padded work W = 2 (K' + fill) x 32 x 132 x 128^2 at the saturating
+ * efficiency, W / (peak eff_max W / (W + half)) = (W + half) / (peak
+ * eff_max), so (W(4160) + half) / (W(4112) + half) of the unrounded
+ * GEMM's time, launch aside; K = 4160 itself costs the same mainloop
+ * (only its traffic is larger, hidden). */
+Test(kernel, gemm_k_tail_costs_a_whole_step)
+{
+    struct pred_kernels k = kernels("dgx-h100"), one = k;
+    double t64, t1, full, cov = 2.0 * 32 * 132 * 128 * 128, h = k.gemm.half_flop;
+    cr_assert_eq(k.sms, 132);
+    one.tile_k = 1;
+    t64 = pred_gemm_s(&k, &k.gemm, 8192, 8192, 4112, 2) - k.launch_s;
+    t1 = pred_gemm_s(&one, &one.gemm, 8192, 8192, 4112, 2) - one.launch_s;
+    full = pred_gemm_s(&k, &k.gemm, 8192, 8192, 4160, 2) - k.launch_s;
+    assert_rel(t64 / t1, (cov * (4160 + k.gemm_fill_k) + h) / (cov * (4112 + k.gemm_fill_k) + h),
+               1e-12);
+    assert_rel(t64, full, 1e-12);
+}
+
+/* Split along K, each split's tiles run their own K / s in whole steps: an
+ * output of 64 tiles (1024 x 1024, compute-bound) with K = 16416 on 132
+ * SMs splits in 2 (one wave of 128 tiles); each split's 8208 runs 8256
+ * (the whole K rounded first would be 16448 / 2 = 8224). The padded work
+ * 2 (8256 + fill) x 132 x 128^2 at the saturating efficiency, against the
+ * inputs, the output and the 2 fp32 partials written and read. */
+Test(kernel, split_k_rounds_each_split)
+{
+    struct pred_kernels k = kernels("dgx-h100");
+    double s = pred_gemm_splits(&k, &k.gemm, 1024, 1024, 16416, 2), w, bytes, t;
+    cr_assert_eq(s, 2.0);
+    cr_assert(k.gemm.log_mnk[0] == 0 && k.gemm.log_mnk[1] == 0 && k.gemm.log_mnk[2] == 0);
+    w = 2.0 * (8256 + k.gemm_fill_k) * 132 * 128 * 128;
+    bytes = 2.0 * (1024.0 * 16416 * 2) + 2.0 * 1024 * 1024 + 8.0 * 2 * 1024 * 1024;
+    cr_assert_lt(bytes / k.mem_bytes_per_s, w / (k.gemm.peak_flops * pred_sat_eff(&k.gemm, w)));
+    t = fmax(w / (k.gemm.peak_flops * pred_sat_eff(&k.gemm, w)), bytes / k.mem_bytes_per_s);
+    assert_rel(pred_gemm_s(&k, &k.gemm, 1024, 1024, 16416, 2), t + k.launch_s, 1e-12);
+}
+
+/* The batched GEMM's mainloop and the grouped GEMMs' run the same whole
+ * steps: QK^T over a head dimension of 80 (K) costs a 64-deep kernel the
+ * math of 128; with its traffic free (io share huge, no overlap) the two
+ * times are equal, and the unrounded kernel's K = 80 is faster. Expert
+ * GEMMs of K = 4112 and 4160 (compute-bound) likewise. */
+Test(kernel, batched_and_grouped_gemms_round_k)
+{
+    struct hw_system h = load_system("vista-gh200");
+    struct pred_kernels k, one;
+    pred_kernels_init(&k, &h, PRED_GEMM_16BIT);
+    for (int i = 0; i < HW_BGEMM_KINDS; i++)
+        k.bgemm.io_eff[i] = 1e9, k.bgemm.overlap[i] = 0;
+    one = k;
+    one.tile_k = 1;
+    assert_rel(pred_bgemm_s(&k, &k.attn, 64, 2048, 2048, 80, 2),
+               pred_bgemm_s(&k, &k.attn, 64, 2048, 2048, 128, 2), 1e-12);
+    cr_assert_lt(pred_bgemm_s(&one, &one.attn, 64, 2048, 2048, 80, 2),
+                 pred_bgemm_s(&k, &k.attn, 64, 2048, 2048, 80, 2));
+    assert_rel(pred_grouped_gemm_s(&k, &k.gemm, 8, 8192, 4096, 4112, 2),
+               pred_grouped_gemm_s(&k, &k.gemm, 8, 8192, 4096, 4160, 2), 1e-12);
+    cr_assert_lt(pred_grouped_gemm_s(&one, &one.gemm, 8, 8192, 4096, 4112, 2),
+                 pred_grouped_gemm_s(&k, &k.gemm, 8, 8192, 4096, 4112, 2));
+}
+
 Test(kernel, fp8_gemms_use_fp8_peak)
 {
     struct hw_system h = load_system("dgx-h100"), a = load_system("dgx-a100");
