@@ -86,9 +86,16 @@ static void print_band(const struct fid_band *b, int n_all, const char *path)
     const struct stack_region *r = &b->region;
     printf("%s: band_low_pct = %.1f; band_high_pct = %.1f; "
            "validated_gpus_min = %.0f; validated_gpus_max = %.0f; "
-           "validated_params_b_min = %.3g; validated_params_b_max = %.4g;  # ",
+           "validated_params_b_min = %.3g; validated_params_b_max = %.4g; ",
            b->stack, b->low_pct, b->high_pct, r->gpus_lo, r->gpus_hi,
            r->params_b_lo, r->params_b_hi);
+    if (r->n_archs > 0) {
+        printf("validated_archs = [");
+        for (int i = 0; i < r->n_archs; i++)
+            printf("%s\"%s\"", i ? ", " : "", r->archs[i]);
+        printf("]; ");
+    }
+    printf(" # ");
     if (b->pooled)
         printf("%d held-out rows (< %d): the band of all %d rows, width x %.1f",
                b->n, FID_BAND_MIN_ROWS, n_all, FID_BAND_WIDEN);

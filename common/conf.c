@@ -291,6 +291,27 @@ int conf_str(const struct conf_group *g, const char *key, char *buf, size_t n,
     return 0;
 }
 
+bool conf_is_token(const char *v)
+{
+    if (!*v)
+        return false;
+    for (; *v; v++)
+        if (!((*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') ||
+              *v == '-' || *v == '_'))
+            return false;
+    return true;
+}
+
+int conf_token(const struct conf_group *g, const char *key, char *buf, size_t n,
+               struct tpl_err *err)
+{
+    int rc = conf_str(g, key, buf, n, err);
+    if (rc || conf_is_token(buf))
+        return rc;
+    return out_of_range(g, config_setting_get_member(g->s, key), key,
+                        "lower-case letters, digits, '-' or '_'", err);
+}
+
 int conf_enum(const struct conf_group *g, const char *key,
               const char *const names[], int n_names, int *out,
               struct tpl_err *err)

@@ -67,6 +67,12 @@ int conf_str(const struct conf_group *g, const char *key, char *buf, size_t n,
 int conf_enum(const struct conf_group *g, const char *key,
               const char *const names[], int n_names, int *out,
               struct tpl_err *err);
+/* A name token: one or more lower-case letters, digits, '-' or '_' (a GPU
+ * architecture's name, "hopper"). conf_token reads a string member that
+ * must be one, shorter than n. */
+bool conf_is_token(const char *v);
+int conf_token(const struct conf_group *g, const char *key, char *buf, size_t n,
+               struct tpl_err *err);
 /* Optional: returns 0 and leaves *out alone when the member is absent. */
 bool conf_has(const struct conf_group *g, const char *key);
 /* Every one of the required 'keys' (NULL-terminated) present, or one error

@@ -34,8 +34,9 @@ static int source_errors(const struct fid_report *v, struct fid_cv_err *out,
         const struct fid_row *r = &v->rows[i];
         if (!r->predicted || !r->timed)
             continue;
-        out[n++] = (struct fid_cv_err){ r->err_pct, r->stack,
-                                        (double)r->run->num_gpus, r->params_b };
+        out[n] = (struct fid_cv_err){ r->err_pct, r->stack,
+                                      (double)r->run->num_gpus, r->params_b, "" };
+        memcpy(out[n++].arch, r->arch, sizeof r->arch);
     }
     return n;
 }
@@ -52,17 +53,34 @@ int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap)
     return n;
 }
 
+/* Add a row's architecture to the region's, kept sorted (a row of a system
+ * that names none, or beyond STACK_MAX_ARCHS, adds nothing). */
+static void add_arch(struct stack_region *r, const char *arch)
+{
+    int i = 0;
+    if (!*arch || r->n_archs >= STACK_MAX_ARCHS ||
+        (r->n_archs > 0 && stack_region_has_arch(r, arch)))
+        return;
+    while (i < r->n_archs && strcmp(r->archs[i], arch) < 0)
+        i++;
+    memmove(r->archs[i + 1], r->archs[i], (size_t)(r->n_archs - i) * STACK_ARCH_LEN);
+    snprintf(r->archs[i], STACK_ARCH_LEN, "%s", arch);
+    r->n_archs++;
+}
+
 /* The errors of one stack (every stack: NULL) gathered at the front of
- * 'buf', the range of their GPU counts and sizes into *r; returns how many. */
+ * 'buf', the range of their GPU counts and sizes and their architectures
+ * into *r; returns how many. */
 static int stack_errors(const struct fid_cv_err *e, int n, const char *name,
                         double *buf, struct stack_region *r)
 {
     int k = 0;
-    *r = (struct stack_region){ INFINITY, 0, INFINITY, 0 };
+    *r = (struct stack_region){ INFINITY, 0, INFINITY, 0, 0, { "" } };
     for (int i = 0; i < n; i++) {
         if (name && strcmp(e[i].stack, name))
             continue;
         buf[k++] = e[i].err_pct;
+        add_arch(r, e[i].arch);
         r->gpus_lo = fmin(r->gpus_lo, e[i].gpus);
         r->gpus_hi = fmax(r->gpus_hi, e[i].gpus);
         r->params_b_lo = fmin(r->params_b_lo, e[i].params_b);

@@ -41,6 +41,7 @@ struct fid_row {
                                    breaks under that stack */
     bool uncalibrated;          /* its system's efficiencies are modelling
                                    defaults: what the tune fit moves */
+    char arch[STACK_ARCH_LEN];  /* its system's gpu.arch ("" none) */
     bool net_tuned;             /* its system's network share is fitted on
                                    runs (efficiency.network_from_runs): the
                                    tune fit moves that too */
@@ -276,6 +277,7 @@ struct fid_cv_err {
     double err_pct;
     const char *stack;          /* borrowed from the runs */
     double gpus, params_b;      /* parameters in billions */
+    char arch[STACK_ARCH_LEN];  /* its system's gpu.arch ("" none) */
 };
 int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap);
 

@@ -381,6 +381,7 @@ static void row_flags(const struct hw_system *hw, const struct job *j,
                       const struct model *m, struct fid_row *o)
 {
     o->uncalibrated = !hw->calibrated;
+    snprintf(o->arch, sizeof o->arch, "%s", hw->gpu_arch);
     o->net_tuned = hw->net_from_runs;
     o->clock_tuned = hw->clock_from_runs;
     o->launch_blocking = j->launch_blocking;

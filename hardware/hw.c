@@ -65,6 +65,10 @@ static const char *const gpu_fields[] = {
     "name", "bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_gib", "hbm_tbps",
     "sms", "tdp_w", NULL,
 };
+static const char *const gpu_known[] = {    /* gpu_fields and the optional */
+    "name", "bf16_tflops", "fp16_tflops", "fp8_tflops", "hbm_gib", "hbm_tbps",
+    "sms", "tdp_w", "arch", NULL,
+};
 static const char *const node_fields[] = {
     "gpus", "nvlink_domain", "nvlink_gbs", "nvlink_pair_gbs", "nvlink_latency_us",
     "host_gbs", "host_mem_gbs", NULL,
@@ -159,8 +163,11 @@ static int read_gpu(struct hw_system *hw, const struct conf *c,
     struct conf_group g;
     double gib, tbps;
     int64_t sms;
-    if (group(c, "gpu", gpu_fields, &g, err) ||
+    hw->gpu_arch[0] = '\0';
+    if (group(c, "gpu", gpu_known, &g, err) ||
         conf_require(&g, gpu_fields, err) ||    /* every field: all at once */
+        (conf_has(&g, "arch") &&
+         conf_token(&g, "arch", hw->gpu_arch, sizeof hw->gpu_arch, err)) ||
         conf_str(&g, "name", hw->gpu_name, sizeof hw->gpu_name, err) ||
         conf_num(&g, "bf16_tflops", 0, true, 1e6, &hw->bf16_flops, err) ||
         conf_num(&g, "fp16_tflops", 0, true, 1e6, &hw->fp16_flops, err) ||

@@ -109,6 +109,10 @@ struct hw_system {              /* a plain value: nothing to free */
     char calibration[160];      /* where the efficiencies come from; "": the
                                  * system's own samples or sourced figures */
     char gpu_name[64];
+    char gpu_arch[16];          /* gpu.arch, its architecture ("" when the
+                                 * file names none): a stack's band is
+                                 * validated on some (predictor/pred.c
+                                 * pred_band_outside) */
     /* gpu */
     double bf16_flops, fp16_flops, fp8_flops;  /* dense peak, FLOP/s; fp8 0: none */
     double hbm_bytes;                          /* capacity */

@@ -646,7 +646,8 @@ static void rates(const struct pred_ctx *c, const struct plan *p,
     o->tokens_per_s = (double)c->job.gbs * (double)c->job.seq / o->iteration_s;
     o->mfu = o->model_flops / (o->iteration_s * gpus * c->peak_flops);
     o->hfu = o->hw_flops / (o->iteration_s * gpus * c->peak_flops);
-    o->band_outside = pred_band_outside(&c->band, gpus, c->params, NULL, 0);
+    o->band_outside = pred_band_outside(&c->band, gpus, c->params, c->hw.gpu_arch,
+                                        NULL, 0);
     pred_band_apply(o->band_outside && c->band.region.gpus_hi > 0
                         ? pred_band_widen(c->band) : c->band,
                     o->iteration_s, &o->iteration_s_low, &o->iteration_s_high);

@@ -106,25 +106,46 @@ static bool beyond(double v, double lo, double hi)
     return v * PRED_BAND_REACH < lo || v > hi * PRED_BAND_REACH;
 }
 
+/* "a, b" of the region's architectures. */
+static void arch_list(const struct stack_region *r, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n_archs && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", r->archs[i]);
+}
+
 bool pred_band_outside(const struct pred_band *b, double gpus, double params,
-                       char *why, size_t n)
+                       const char *arch, char *why, size_t n)
 {
     const struct stack_region *r = &b->region;
     double pb = params / 1e9;
-    bool none = r->gpus_hi <= 0, far_g, far_p;
+    bool none = r->gpus_hi <= 0, far_g, far_p, far_a;
+    char archs[STACK_MAX_ARCHS * (STACK_ARCH_LEN + 2)], on[sizeof archs + 64];
     far_g = !none && beyond(gpus, r->gpus_lo, r->gpus_hi);
     far_p = !none && beyond(pb, r->params_b_lo, r->params_b_hi);
+    far_a = !none && !(*arch && stack_region_has_arch(r, arch)) && r->n_archs > 0;
+    arch_list(r, archs, sizeof archs);
+    snprintf(on, sizeof on, "%s%s (validated on %s)", *arch ? arch : "a GPU without gpu.arch",
+             *arch ? " GPUs" : "", archs);
     if (why && none)
         snprintf(why, n, "the stack has no validated region");
     else if (why && (far_g || far_p))
         snprintf(why, n, "outside the validated region (%.0f-%.0f GPUs, "
                  "%.3g-%.4g B parameters, x%.0f either way): %.0f GPUs, "
-                 "%.4g B; range widened x%.1f", r->gpus_lo, r->gpus_hi,
+                 "%.4g B%s%s; range widened x%.1f", r->gpus_lo, r->gpus_hi,
                  r->params_b_lo, r->params_b_hi, PRED_BAND_REACH, gpus, pb,
-                 PRED_BAND_WIDEN);
+                 far_a ? ", on " : "", far_a ? on : "", PRED_BAND_WIDEN);
+    else if (why && far_a && *arch)
+        snprintf(why, n, "outside the validated region: no row of this stack "
+                 "ran on %s; range widened x%.1f", on, PRED_BAND_WIDEN);
+    else if (why && far_a)
+        snprintf(why, n, "outside the validated region: the system names no "
+                 "gpu.arch and the stack was validated only on %s GPUs; range "
+                 "widened x%.1f", archs, PRED_BAND_WIDEN);
     else if (why && n)
         why[0] = '\0';
-    return none || far_g || far_p;
+    return none || far_g || far_p || far_a;
 }
 
 struct pred_band pred_band_widen(struct pred_band b)

@@ -186,8 +186,10 @@ struct pred_band {
 
 /* A prediction is outside the validated region when its GPU count or model
  * size lies more than PRED_BAND_REACH times beyond the region's range (a
- * factor-of-two neighbourhood: "similar scale"), or the stack has no
- * region. Outside a region that exists, the band is widened about its
+ * factor-of-two neighbourhood: "similar scale"), when its GPU's
+ * architecture is not one the region's rows ran on (the same system class:
+ * a band measured on Hopper says nothing of an A100 or an MI300X), or the
+ * stack has no region. Outside a region that exists, the band is widened about its
  * centre by PRED_BAND_WIDEN, the factor calibrate --runs applies to a stack
  * with too few rows of its own (fidelity/band.c): a prediction nothing
  * checked gets the width of a stack nothing checked. */
@@ -246,10 +248,11 @@ void pred_ctx_set_stack(struct pred_ctx *c, const char *name,
                         const struct plan_limits *stack, struct pred_band band);
 /* The range [t / (1 + hi), t / (1 + lo)] of a predicted time t. */
 void pred_band_apply(struct pred_band b, double t, double *low, double *high);
-/* Whether a plan on 'gpus' GPUs of a model of 'params' parameters lies
+/* Whether a plan on 'gpus' GPUs of a model of 'params' parameters, on a
+ * GPU of architecture 'arch' (the system's gpu.arch, "" none), lies
  * outside the band's validated region; with 'why', one line saying how. */
 bool pred_band_outside(const struct pred_band *b, double gpus, double params,
-                       char *why, size_t n);
+                       const char *arch, char *why, size_t n);
 /* The band widened about its centre by PRED_BAND_WIDEN (lo kept > -0.9). */
 struct pred_band pred_band_widen(struct pred_band b);
 

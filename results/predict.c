@@ -14,7 +14,8 @@ static void table_time(FILE *fp, const struct pred_ctx *c, const struct plan *p,
     char why[256];
     fprintf(fp, "  %-22s %12.3f s (%.3f-%.3f)\n", "iteration", r->iteration_s,
             r->iteration_s_low, r->iteration_s_high);
-    if (pred_band_outside(&c->band, gpus, c->params, why, sizeof why))
+    if (pred_band_outside(&c->band, gpus, c->params, c->hw.gpu_arch, why,
+                          sizeof why))
         fprintf(fp, "  %-22s %s\n", "", why);
     fprintf(fp, "  %-22s %12.0f  (%.0f per GPU)\n", "tokens/s", r->tokens_per_s,
             r->tokens_per_s / gpus);

@@ -104,8 +104,8 @@ static void table_gpu(FILE *fp, const struct pred_ctx *ctx,
                 r->mem.total_bytes / RES_GIB, r->mem.margin_bytes / RES_GIB, parts);
     }
     if (g->n_hits > 0 && g->results[0].band_outside) {
-        pred_band_outside(&ctx->band, (double)g->gpus, ctx->params, why,
-                          sizeof why);
+        pred_band_outside(&ctx->band, (double)g->gpus, ctx->params,
+                          ctx->hw.gpu_arch, why, sizeof why);
         fprintf(fp, "  %s\n", why);
     }
     if (g->n_hits > 1)

@@ -87,7 +87,7 @@ static const char *const stack_fields[] = {
     "overlap_param_gather", "host_us", "schedules", "zero", "tp_comm_overlap",
     "cp_comm", "framework", "band_low_pct", "band_high_pct",
     "validated_gpus_min", "validated_gpus_max", "validated_params_b_min",
-    "validated_params_b_max", "pipeline_split", "zero_pp", "fsdp_reshard",
+    "validated_params_b_max", "validated_archs", "pipeline_split", "zero_pp", "fsdp_reshard",
     "moe_dispatcher", "moe_a2a_overlap", "ep_mesh",
     "fsdp_copy_out", "selective", "zero3_gather",   /* optional (read_fsdp2) */
     "grad_accum_bytes", "grad_accum_bf16_bytes", "launch_blocking",
@@ -274,12 +274,56 @@ static const char *const region_fields[] = {
     "validated_params_b_max",
 };
 
+static bool listed(const struct stack_region *r, const char *arch)
+{
+    for (int i = 0; i < r->n_archs; i++)
+        if (!strcmp(r->archs[i], arch))
+            return true;
+    return false;
+}
+
+bool stack_region_has_arch(const struct stack_region *r, const char *arch)
+{
+    return r->n_archs == 0 || listed(r, arch);
+}
+
+/* validated_archs (optional): a list of 1 to STACK_MAX_ARCHS architecture
+ * names (tokens), none twice; one name alone (--set stack.validated_archs=
+ * hopper) is a list of one. */
+static int read_archs(struct stack_region *r, const struct conf_group *g,
+                      struct tpl_err *err)
+{
+    const config_setting_t *s = config_setting_get_member(g->s, "validated_archs");
+    bool one = s && config_setting_type(s) == CONFIG_TYPE_STRING;
+    int n = one ? 1 : s && config_setting_is_array(s) ? config_setting_length(s) : -1;
+    char where[200];
+    r->n_archs = 0;
+    if (!s)
+        return 0;
+    for (int i = 0; i < n && n <= STACK_MAX_ARCHS; i++) {
+        const char *v = one ? config_setting_get_string(s)
+                            : config_setting_get_string_elem(s, (unsigned)i);
+        if (!v || !conf_is_token(v) || strlen(v) >= STACK_ARCH_LEN || listed(r, v))
+            break;
+        snprintf(r->archs[r->n_archs++], STACK_ARCH_LEN, "%s", v);
+    }
+    if (n >= 1 && n <= STACK_MAX_ARCHS && r->n_archs == n)
+        return 0;
+    conf_where(g->c, s, where, sizeof where);
+    return tpl_errorf(err, TPL_ECONFIG, "%s: 'validated_archs' must be a list "
+                      "of 1 to %d different architecture names (lower-case "
+                      "letters, digits, '-' or '_', at most %d characters)",
+                      where, STACK_MAX_ARCHS, STACK_ARCH_LEN - 1);
+}
+
 static int read_region(struct stack *s, const struct conf_group *g,
                        struct tpl_err *err)
 {
     double *v = &s->region.gpus_lo;     /* the four, in field order */
     int have = 0;
     char where[200];
+    if (read_archs(&s->region, g, err))
+        return TPL_ECONFIG;
     for (int i = 0; i < 4; i++)
         have += conf_has(g, region_fields[i]);
     if (have == 0)

@@ -32,10 +32,19 @@ enum stack_framework { STACK_FW_MEGATRON, STACK_FW_NEMO, STACK_FW_TORCHTITAN,
 
 /* Where a stack's band was validated: the GPU counts and model sizes
  * (parameters, billions) of the held-out rows behind it (calibrate --runs
- * writes them). All 0: none (a stack file without the fields). */
+ * writes them). All 0: none (a stack file without the fields). And the
+ * GPU architectures those rows ran on (their systems' gpu.arch), sorted;
+ * n_archs 0: not said (a stack file without validated_archs). */
+#define STACK_MAX_ARCHS 8
+#define STACK_ARCH_LEN 16
 struct stack_region {
     double gpus_lo, gpus_hi, params_b_lo, params_b_hi;
+    int n_archs;
+    char archs[STACK_MAX_ARCHS][STACK_ARCH_LEN];
 };
+/* Whether the region's architectures include 'arch' (true when it names
+ * none). */
+bool stack_region_has_arch(const struct stack_region *r, const char *arch);
 
 struct stack {                  /* a plain value */
     char name[64];

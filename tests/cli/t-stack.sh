@@ -31,7 +31,7 @@ same_output stack-set --sed 's/megatron-core/megatron-lm-2021/' \
     predict $K_PLAN --set stack.attention=unfused --set stack.dropout=true \
     --set stack.overlap_grad_reduce=false --set stack.overlap_param_gather=false \
     --set stack.host_us=61.1 --set stack.zero=0,3 --set stack.zero_pp=0 --set stack.tp_comm_overlap=none --set stack.cp_comm=none \
-    --set stack.band_low_pct=-14.7 --set stack.band_high_pct=3.8 --set stack.grad_accum_bytes=10 \
+    --set stack.band_low_pct=-14.7 --set stack.band_high_pct=3.8 --set stack.validated_archs=ampere --set stack.grad_accum_bytes=10 \
     --set stack.framework=megatron vs predict $K_PLAN --stack megatron-lm-2021
 # --attention overrides the stack's kernel
 # shellcheck disable=SC2086

@@ -179,7 +179,8 @@ Test(compose, error_band)
     struct plan_limits any = { .tp_domain = 8, PLAN_ANY_STACK };
     struct pred_result o, plain;
     double low, high;
-    pred_band_apply((struct pred_band){ -0.20, 0.25, { 0, 0, 0, 0 } }, 10, &low, &high);
+    pred_band_apply((struct pred_band){ -0.20, 0.25, { 0, 0, 0, 0, 0, { "" } } }, 10, &low,
+                    &high);
     assert_rel(low, 8.0, 1e-12);
     assert_rel(high, 12.5, 1e-12);
     setup(&c, false, true);
@@ -187,7 +188,7 @@ Test(compose, error_band)
     cr_assert_eq(plain.iteration_s_low, plain.iteration_s);
     cr_assert_eq(plain.iteration_s_high, plain.iteration_s);
     pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25,
-                       { 1, 8, 1e-9, 1e9 } });
+                       { 1, 8, 1e-9, 1e9, 0, { "" } } });
     o = compose(&c, &p, &x);
     cr_assert_eq(o.iteration_s, plain.iteration_s);
     cr_assert(!o.band_outside, "2 GPUs inside 1..8");
@@ -196,11 +197,22 @@ Test(compose, error_band)
     /* a region of 1000..2000 GPUs: 2 GPUs lie outside; the band widens
      * x1.5 about its centre 0.025: -0.3125 .. 0.3625 */
     pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25,
-                       { 1000, 2000, 1e-9, 1e9 } });
+                       { 1000, 2000, 1e-9, 1e9, 0, { "" } } });
     o = compose(&c, &p, &x);
     cr_assert(o.band_outside);
     assert_rel(o.iteration_s_low, plain.iteration_s / 1.3625, 1e-12);
     assert_rel(o.iteration_s_high, plain.iteration_s / 0.6875, 1e-12);
+    /* inside the scale, validated on another architecture than the
+     * system's gpu.arch: outside, widened the same; on its own, inside */
+    pred_ctx_set_stack(&c, "s", &any, (struct pred_band){ -0.20, 0.25,
+                       { 1, 8, 1e-9, 1e9, 1, { "cdna3" } } });
+    o = compose(&c, &p, &x);
+    cr_assert(o.band_outside, "%s is not cdna3", c.hw.gpu_arch);
+    assert_rel(o.iteration_s_low, plain.iteration_s / 1.3625, 1e-12);
+    snprintf(c.band.region.archs[0], STACK_ARCH_LEN, "%s", c.hw.gpu_arch);
+    o = compose(&c, &p, &x);
+    cr_assert(!o.band_outside && *c.hw.gpu_arch);
+    assert_rel(o.iteration_s_low, plain.iteration_s / 1.25, 1e-12);
 }
 
 /* Interleaving (sec. 2.2.2) with vpp 2: the bubble halves, (pp - 1)/vpp x

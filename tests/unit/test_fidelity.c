@@ -362,7 +362,8 @@ Test(fidelity, quantile_by_hand)
     cr_assert_eq(fid_quantile(one, 1, 0.9), -7.0);
 }
 
-/* Bands by hand. Stack "a": errors 1 .. 20 (20 rows, its own band):
+/* Bands by hand. Stack "a": errors 1 .. 20 (20 rows, its own band, on
+ * hopper and ampere GPUs, listed sorted once each):
  * q 0.1: h = 1.9, 2 + 0.9 = 2.9; q 0.9: h = 17.1, 18 + 0.1 = 18.1.
  * Stack "b": -100 and 100 (2 rows: pooled). All 22 sorted: -100, 1 .. 20,
  * 100; q 0.1: h = 2.1, x[2] = 2 + 0.1 = 2.1; q 0.9: h = 18.9, x[18] = 18
@@ -374,9 +375,11 @@ Test(fidelity, bands_by_hand)
     const char *names[3] = { "a", "b", "c" };
     struct fid_band b[3];
     for (int i = 0; i < 20; i++)                /* given in reverse */
-        e[i] = (struct fid_cv_err){ 20 - i, "a", 8 << (i % 4), 1 + i };
-    e[20] = (struct fid_cv_err){ 100, "b", 4096, 175 };
-    e[21] = (struct fid_cv_err){ -100, "b", 2, 0.5 };
+        e[i] = (struct fid_cv_err){ 20 - i, "a", 8 << (i % 4), 1 + i,
+                                    "hopper" };
+    snprintf(e[7].arch, sizeof e[7].arch, "ampere");
+    e[20] = (struct fid_cv_err){ 100, "b", 4096, 175, "blackwell" };
+    e[21] = (struct fid_cv_err){ -100, "b", 2, 0.5, "" };
     cr_assert_eq(fid_bands_of(e, 22, names, 3, b), 0);
     cr_assert(!b[0].pooled && b[0].n == 20);
     assert_rel(b[0].low_pct, 2.9, 1e-12);
@@ -392,6 +395,9 @@ Test(fidelity, bands_by_hand)
     cr_assert(b[0].region.params_b_lo == 1 && b[0].region.params_b_hi == 20);
     cr_assert(b[1].region.gpus_lo == 2 && b[1].region.gpus_hi == 4096);
     cr_assert(b[2].region.params_b_lo == 0.5 && b[2].region.params_b_hi == 175);
+    cr_assert(b[0].region.n_archs == 2 && !strcmp(b[0].region.archs[0], "ampere") &&
+              !strcmp(b[0].region.archs[1], "hopper"));
+    cr_assert(b[1].region.n_archs == 3 && !strcmp(b[1].region.archs[1], "blackwell"));
     cr_assert_eq(fid_bands_of(e, 0, names, 3, b), -1);
 }
 

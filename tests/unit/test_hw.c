@@ -162,6 +162,39 @@ Test(hw, reserve_below_capacity)
     cr_assert_eq(h.hbm_bytes - h.reserve_bytes, 0.5 * GIB);
 }
 
+/* gpu.arch: optional ("" absent), a lower-case name; a bad one names its
+ * file, line and field. The presets' by their GPUs' architectures. */
+Test(hw, gpu_arch_optional)
+{
+    static const char *const tail = "sms = 108;";
+    char text[8192], g[1024];
+    const char *at = strstr(gpu_text, tail);
+    struct hw_system h;
+    struct tpl_err err = { 0 };
+    struct conf c;
+    cr_assert_eq(read_system(&h, node_text, eff_text, mem_text, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(h.gpu_arch, "");
+    cr_assert(at != NULL);
+    for (int v = 0; v < 3; v++) {
+        static const char *const val[3] = { "\"hopper\"", "\"Hopper\"", "3" };
+        snprintf(g, sizeof g, "%.*s arch = %s; %s", (int)(at - gpu_text), gpu_text, val[v],
+                 at);
+        snprintf(text, sizeof text, "%s%s%s%s", g, node_text, eff_text, mem_text);
+        cr_assert_eq(conf_load_string(&c, "t", text, &err), 0, "%s", err.msg);
+        cr_assert_eq(hw_system_read(&h, &c, &err), v ? TPL_ECONFIG : 0, "%s", err.msg);
+        conf_release(&c);
+        if (v == 0)
+            cr_assert_str_eq(h.gpu_arch, "hopper");
+        else
+            cr_assert(strstr(err.msg, "t:3:") && strstr(err.msg, "'arch' must be"), "%s",
+                      err.msg);
+    }
+    cr_assert_str_eq(load_system("dgx-a100").gpu_arch, "ampere");
+    cr_assert_str_eq(load_system("dgx-h100").gpu_arch, "hopper");
+    cr_assert_str_eq(load_system("gb200-nvl72").gpu_arch, "blackwell");
+    cr_assert_str_eq(load_system("mi300x").gpu_arch, "cdna3");
+}
+
 /* kernel.tile_k, a tile's K step: 1 (K not rounded) when absent, taken as
  * written, refused outside 1..4096 with the file, line and field. */
 Test(hw, tile_k_optional_and_bounded)

@@ -333,22 +333,38 @@ Test(pred, op_level_selective_recompute)
  * (-0.8 and 0, centre -0.4, would give -1.0 and 0.2). */
 Test(pred, band_region_by_hand)
 {
-    struct pred_band b = { -0.2, 0.1, { 8, 1024, 1, 100 } }, w;
+    struct pred_band b = { -0.2, 0.1, { 8, 1024, 1, 100, 0, { "" } } }, w;
     char why[256];
-    cr_assert(!pred_band_outside(&b, 2048, 200e9, NULL, 0));
-    cr_assert(!pred_band_outside(&b, 4, 0.5e9, why, sizeof why));
+    cr_assert(!pred_band_outside(&b, 2048, 200e9, "hopper", NULL, 0));
+    cr_assert(!pred_band_outside(&b, 4, 0.5e9, "hopper", why, sizeof why));
     cr_assert_str_eq(why, "");
-    cr_assert(pred_band_outside(&b, 2049, 1e9, why, sizeof why));
+    cr_assert(pred_band_outside(&b, 2049, 1e9, "hopper", why, sizeof why));
     cr_assert(strstr(why, "outside the validated region (8-1024 GPUs"), "%s", why);
-    cr_assert(pred_band_outside(&b, 3, 1e9, NULL, 0));
-    cr_assert(pred_band_outside(&b, 64, 201e9, NULL, 0));
-    cr_assert(pred_band_outside(&b, 64, 0.49e9, NULL, 0));
-    b.region = (struct stack_region){ 0, 0, 0, 0 };
-    cr_assert(pred_band_outside(&b, 64, 1e9, why, sizeof why));
+    cr_assert(pred_band_outside(&b, 3, 1e9, "hopper", NULL, 0));
+    cr_assert(pred_band_outside(&b, 64, 201e9, "hopper", NULL, 0));
+    cr_assert(pred_band_outside(&b, 64, 0.49e9, "hopper", NULL, 0));
+    /* validated on ampere and blackwell: a hopper (or unnamed) GPU is
+     * outside at any scale, and says which it was validated on */
+    b.region.n_archs = 2;
+    snprintf(b.region.archs[0], STACK_ARCH_LEN, "ampere");
+    snprintf(b.region.archs[1], STACK_ARCH_LEN, "blackwell");
+    cr_assert(pred_band_outside(&b, 64, 1e9, "hopper", why, sizeof why));
+    cr_assert_str_eq(why, "outside the validated region: no row of this stack ran on "
+                     "hopper GPUs (validated on ampere, blackwell); range widened x1.5");
+    cr_assert(!pred_band_outside(&b, 64, 1e9, "blackwell", why, sizeof why));
+    cr_assert(pred_band_outside(&b, 64, 1e9, "", why, sizeof why));
+    cr_assert_str_eq(why, "outside the validated region: the system names no gpu.arch "
+                     "and the stack was validated only on ampere, blackwell GPUs; range "
+                     "widened x1.5");
+    cr_assert(pred_band_outside(&b, 4096, 1e9, "hopper", why, sizeof why));
+    cr_assert(strstr(why, "4096 GPUs, 1 B, on hopper GPUs (validated on ampere, "
+                     "blackwell); range widened"), "%s", why);
+    b.region = (struct stack_region){ 0, 0, 0, 0, 0, { "" } };
+    cr_assert(pred_band_outside(&b, 64, 1e9, "hopper", why, sizeof why));
     cr_assert_str_eq(why, "the stack has no validated region");
     w = pred_band_widen(b);
     cr_assert(fabs(w.lo + 0.275) < 1e-12 && fabs(w.hi - 0.175) < 1e-12);
-    w = pred_band_widen((struct pred_band){ -0.8, 0, { 0, 0, 0, 0 } });
+    w = pred_band_widen((struct pred_band){ -0.8, 0, { 0, 0, 0, 0, 0, { "" } } });
     cr_assert(w.lo == -0.9 && fabs(w.hi - 0.2) < 1e-12);
 }
 

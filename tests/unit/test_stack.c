@@ -366,6 +366,44 @@ Test(stack, validated_region)
                      "below 'validated_gpus_min' (8)");
 }
 
+/* validated_archs: optional (none: every architecture inside), a list of
+ * 1 to 8 different lower-case names or one name alone; anything else
+ * names its line. The presets carry the architectures of their rows. */
+Test(stack, validated_archs)
+{
+    struct stack s;
+    struct tpl_err err = { 0 };
+    static const char *const bad[] = {
+        "[]", "[\"Hopper\"]", "[\"hopper\", \"hopper\"]", "[1]", "5",
+        "[\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\"]",
+        "[\"a-very-long-arch-name\"]",
+    };
+    char text[1024];
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1]; };", &err), 0);
+    cr_assert(s.region.n_archs == 0 && stack_region_has_arch(&s.region, "hopper"));
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  validated_archs = [\"ampere\", \"hopper\"]; };", &err), 0,
+                 "%s", err.msg);
+    cr_assert(s.region.n_archs == 2 && stack_region_has_arch(&s.region, "hopper") &&
+              !stack_region_has_arch(&s.region, "blackwell") &&
+              !stack_region_has_arch(&s.region, ""));
+    cr_assert_eq(read_text(&s, FIELDS_BUT_ZERO "  zero = [1];\n"
+                           "  validated_archs = \"cdna3\"; };", &err), 0, "%s", err.msg);
+    cr_assert(s.region.n_archs == 1 && !strcmp(s.region.archs[0], "cdna3"));
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, FIELDS_BUT_ZERO "  zero = [1];\n"
+                 "  validated_archs = %s; };", bad[i]);
+        cr_assert_eq(read_text(&s, text, &err), TPL_ECONFIG, "%s", bad[i]);
+        cr_assert(strstr(err.msg, "'validated_archs' must be a list") &&
+                  strstr(err.msg, "k:8:"), "%s: %s", bad[i], err.msg);
+    }
+    s = load_stack("megatron-core", NULL, 0);
+    cr_assert(s.region.n_archs == 2 && !strcmp(s.region.archs[0], "blackwell") &&
+              !strcmp(s.region.archs[1], "hopper"));
+    s = load_stack("megatron-deepspeed", NULL, 0);
+    cr_assert(s.region.n_archs == 1 && !strcmp(s.region.archs[0], "ampere"));
+}
+
 /* The optional FSDP2 fields: absent, no copy-out, Megatron's selective
  * recompute and one gather per unit (megatron-core); torchtitan's FSDP2
  * copies out and its selective is the op-level policy; the DeepSpeed
