@@ -58,8 +58,7 @@ int fid_cv_errors(const struct runs *runs, struct fid_cv_err *out, int cap)
 static void add_arch(struct stack_region *r, const char *arch)
 {
     int i = 0;
-    if (!*arch || r->n_archs >= STACK_MAX_ARCHS ||
-        (r->n_archs > 0 && stack_region_has_arch(r, arch)))
+    if (!*arch || r->n_archs >= STACK_MAX_ARCHS || stack_region_lists(r, arch))
         return;
     while (i < r->n_archs && strcmp(r->archs[i], arch) < 0)
         i++;

@@ -124,7 +124,9 @@ bool pred_band_outside(const struct pred_band *b, double gpus, double params,
     char archs[STACK_MAX_ARCHS * (STACK_ARCH_LEN + 2)], on[sizeof archs + 64];
     far_g = !none && beyond(gpus, r->gpus_lo, r->gpus_hi);
     far_p = !none && beyond(pb, r->params_b_lo, r->params_b_hi);
-    far_a = !none && !(*arch && stack_region_has_arch(r, arch)) && r->n_archs > 0;
+    far_a = !none && r->n_archs > 0 && !stack_region_lists(r, arch);
+    if (!why)                   /* the search's path: no text */
+        return none || far_g || far_p || far_a;
     arch_list(r, archs, sizeof archs);
     snprintf(on, sizeof on, "%s%s (validated on %s)", *arch ? arch : "a GPU without gpu.arch",
              *arch ? " GPUs" : "", archs);

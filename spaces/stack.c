@@ -274,7 +274,7 @@ static const char *const region_fields[] = {
     "validated_params_b_max",
 };
 
-static bool listed(const struct stack_region *r, const char *arch)
+bool stack_region_lists(const struct stack_region *r, const char *arch)
 {
     for (int i = 0; i < r->n_archs; i++)
         if (!strcmp(r->archs[i], arch))
@@ -284,7 +284,7 @@ static bool listed(const struct stack_region *r, const char *arch)
 
 bool stack_region_has_arch(const struct stack_region *r, const char *arch)
 {
-    return r->n_archs == 0 || listed(r, arch);
+    return r->n_archs == 0 || stack_region_lists(r, arch);
 }
 
 /* validated_archs (optional): a list of 1 to STACK_MAX_ARCHS architecture
@@ -303,7 +303,8 @@ static int read_archs(struct stack_region *r, const struct conf_group *g,
     for (int i = 0; i < n && n <= STACK_MAX_ARCHS; i++) {
         const char *v = one ? config_setting_get_string(s)
                             : config_setting_get_string_elem(s, (unsigned)i);
-        if (!v || !conf_is_token(v) || strlen(v) >= STACK_ARCH_LEN || listed(r, v))
+        if (!v || !conf_is_token(v) || strlen(v) >= STACK_ARCH_LEN ||
+            stack_region_lists(r, v))
             break;
         snprintf(r->archs[r->n_archs++], STACK_ARCH_LEN, "%s", v);
     }

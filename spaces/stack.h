@@ -42,8 +42,9 @@ struct stack_region {
     int n_archs;
     char archs[STACK_MAX_ARCHS][STACK_ARCH_LEN];
 };
-/* Whether the region's architectures include 'arch' (true when it names
- * none). */
+/* Whether the region names 'arch' among its architectures; has_arch is
+ * also true when it names none (every architecture inside). */
+bool stack_region_lists(const struct stack_region *r, const char *arch);
 bool stack_region_has_arch(const struct stack_region *r, const char *arch);
 
 struct stack {                  /* a plain value */
